@@ -1,0 +1,2 @@
+//! `solver SCENARIO.yaml -o OUT` — pipeline stage 3.
+fn main() {}

@@ -1,0 +1,10 @@
+//! The multiresolution DEM solver (pipeline stage 3): scenario schema, rigid bodies,
+//! contact model, broad + narrow phase, integrators, frames and statistics.
+//!
+//! The step loop follows seed 000 Alg. 1 / Alg. 5: broad phase → candidate pairs →
+//! narrow phase (surrogate-tree traversal + triangle kernels) → merged contacts → forces →
+//! integration. Units are SI (m, kg, s, N).
+#![warn(missing_docs)]
+
+pub mod frames;
+pub mod scenario;

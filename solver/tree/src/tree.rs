@@ -1,0 +1,59 @@
+//! In-memory layout of a surrogate tree (shared by builder, file format, validator and
+//! traversal).
+//!
+//! Following seed 000 App. B, every internal node holds exactly one surrogate triangle and
+//! leaves hold sets of real mesh triangles. All geometry lives in one flat `f32` triangle
+//! soup (Implementation remark 2): surrogate triangles and leaf triangles alike are indices
+//! into [`SurrogateTree::soup`].
+//!
+//! Halo widths are stored as *geometric offsets* so that one tree serves any ε chosen in a
+//! scenario: a surrogate's halo is `ε_s = offset + ε`, where ε is the halo of the real mesh
+//! triangles. Conservativeness (Def. 4.3, DESIGN.md §5): every vertex of every child lies
+//! within `offset_s − offset_child` of the surrogate triangle (real triangles have offset 0).
+
+use msdem_geom::math::Tri;
+
+/// Marker for "no triangle" in [`Node::tri`] (leaves).
+pub const NO_TRIANGLE: u32 = u32::MAX;
+
+/// One node of a surrogate tree.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Node {
+    /// Internal node: index of its surrogate triangle in the soup. Leaf: [`NO_TRIANGLE`].
+    pub tri: u32,
+    /// Internal node: index of the first child node; leaf: index of the first real triangle
+    /// in the soup. Children of a node (and triangles of a leaf) are contiguous.
+    pub first: u32,
+    /// Number of child nodes (internal) or real triangles (leaf).
+    pub count: u32,
+    /// Distance from the root (root = 0).
+    pub level: u32,
+    /// Conservative offset [m]: the surrogate's halo is `offset + ε_mesh`. 0 for leaves.
+    pub offset: f32,
+    /// Inner distance E [m] (poster §4): a point within E of the surrogate triangle is
+    /// certainly within contact range of the children. 0 for leaves.
+    pub inner: f32,
+}
+
+impl Node {
+    /// True for a leaf (a set of real mesh triangles).
+    pub fn is_leaf(&self) -> bool {
+        self.tri == NO_TRIANGLE
+    }
+}
+
+/// A surrogate tree over one particle or obstacle mesh, in the mesh's own frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SurrogateTree {
+    /// Nodes; index 0 is the root.
+    pub nodes: Vec<Node>,
+    /// Flat triangle soup: surrogate triangles and (reordered) real mesh triangles.
+    pub soup: Vec<Tri>,
+    /// For each soup entry that is a real triangle, its index in the source mesh;
+    /// [`NO_TRIANGLE`] for surrogate triangles.
+    pub source: Vec<u32>,
+    /// SHA-256 of the source mesh file's bytes.
+    pub mesh_hash: [u8; 32],
+    /// SHA-256 of the builder parameters (canonical encoding).
+    pub params_hash: [u8; 32],
+}

@@ -1,0 +1,1 @@
+//! Helpers for the end-to-end tests: locating the built binaries and scratch folders.

@@ -1,0 +1,2 @@
+//! Exporter library.
+#![warn(missing_docs)]

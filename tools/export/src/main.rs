@@ -1,0 +1,2 @@
+//! `export` — thin binary.
+fn main() {}

@@ -1,0 +1,2 @@
+//! meshgen — thin binary.
+fn main() {}

@@ -1,0 +1,2 @@
+//! Pipeline runner library.
+#![warn(missing_docs)]

@@ -1,0 +1,2 @@
+//! `pipeline` — thin binary.
+fn main() {}

@@ -1,0 +1,2 @@
+//! treebuild — thin binary.
+fn main() {}
