@@ -185,3 +185,201 @@ pub struct StatsFile {
     /// One entry per completed step.
     pub steps: Vec<StepStats>,
 }
+
+/// Errors reading or writing run-output files.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// I/O failure.
+    #[error("{path}: {source}")]
+    Io {
+        /// File concerned.
+        path: std::path::PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// The file does not start with the expected magic.
+    #[error("{path}: not a msdem {what} file (wrong magic)")]
+    Magic {
+        /// File concerned.
+        path: std::path::PathBuf,
+        /// Expected kind of file.
+        what: &'static str,
+    },
+    /// The file has another format version.
+    #[error("{path}: format version {found}, this build reads version {expected}")]
+    Version {
+        /// File concerned.
+        path: std::path::PathBuf,
+        /// Version in the file.
+        found: u32,
+        /// Version this build reads.
+        expected: u32,
+    },
+    /// The body could not be decoded (truncated or corrupt).
+    #[error("{path}: corrupt or truncated {what} file: {detail}")]
+    Corrupt {
+        /// File concerned.
+        path: std::path::PathBuf,
+        /// Kind of file.
+        what: &'static str,
+        /// Decoder message.
+        detail: String,
+    },
+}
+
+fn kind_of(magic: &[u8; 8]) -> &'static str {
+    match magic {
+        m if m == &MANIFEST_MAGIC => "run manifest",
+        m if m == &FRAME_MAGIC => "frame",
+        m if m == &STATS_MAGIC => "statistics",
+        _ => "run output",
+    }
+}
+
+/// Encodes `magic + version + postcard(record)`.
+pub fn encode<T: Serialize>(magic: &[u8; 8], record: &T) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    // Encoding plain structs into a Vec cannot fail.
+    let body = postcard::to_allocvec(record).unwrap_or_default();
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Decodes bytes written by [`encode`]; `path` only names the file in errors.
+pub fn decode<T: for<'de> Deserialize<'de>>(
+    path: &std::path::Path,
+    magic: &[u8; 8],
+    bytes: &[u8],
+) -> Result<T, FrameError> {
+    let what = kind_of(magic);
+    if bytes.len() < 12 || &bytes[..8] != magic {
+        return Err(FrameError::Magic {
+            path: path.to_path_buf(),
+            what,
+        });
+    }
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if version != FORMAT_VERSION {
+        return Err(FrameError::Version {
+            path: path.to_path_buf(),
+            found: version,
+            expected: FORMAT_VERSION,
+        });
+    }
+    let (value, rest) =
+        postcard::take_from_bytes::<T>(&bytes[12..]).map_err(|e| FrameError::Corrupt {
+            path: path.to_path_buf(),
+            what,
+            detail: e.to_string(),
+        })?;
+    if !rest.is_empty() {
+        return Err(FrameError::Corrupt {
+            path: path.to_path_buf(),
+            what,
+            detail: format!("{} trailing bytes", rest.len()),
+        });
+    }
+    Ok(value)
+}
+
+/// Writes a record atomically (temporary file in the same folder, then rename).
+pub fn write_record<T: Serialize>(
+    path: &std::path::Path,
+    magic: &[u8; 8],
+    record: &T,
+) -> Result<(), FrameError> {
+    use std::io::Write;
+    let io = |source| FrameError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(&encode(magic, record)).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+/// Reads a record written by [`write_record`], checking magic and version first.
+pub fn read_record<T: for<'de> Deserialize<'de>>(
+    path: &std::path::Path,
+    magic: &[u8; 8],
+) -> Result<T, FrameError> {
+    let bytes = std::fs::read(path).map_err(|source| FrameError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    decode(path, magic, &bytes)
+}
+
+/// Path of output frame `index` inside a run folder.
+pub fn frame_path(run: &std::path::Path, index: u32) -> std::path::PathBuf {
+    run.join("frames").join(format!("frame_{index:06}.msdem"))
+}
+
+/// Path of the manifest inside a run folder.
+pub fn manifest_path(run: &std::path::Path) -> std::path::PathBuf {
+    run.join("run.msdem")
+}
+
+/// Path of the statistics file inside a run folder.
+pub fn stats_path(run: &std::path::Path) -> std::path::PathBuf {
+    run.join("stats.msdem")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Frame {
+        Frame {
+            step: 42,
+            time: 0.0042,
+            bodies: vec![BodyState {
+                position: [1.0, 2.0, 3.0],
+                orientation: [1.0, 0.0, 0.0, 0.0],
+                velocity: [0.5, 0.0, -1.0],
+                angular_velocity: [0.0, 2.0, 0.0],
+            }],
+            contacts: vec![ContactRecord {
+                a: 0,
+                b: Other::Obstacle(1),
+                point: [1.0, 2.0, 2.9],
+                normal: [0.0, 0.0, 1.0],
+                force: [0.0, 0.1, 9.81],
+            }],
+        }
+    }
+
+    #[test]
+    fn frame_round_trips_byte_identically() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.msdem");
+        write_record(&p, &FRAME_MAGIC, &sample()).unwrap();
+        let back: Frame = read_record(&p, &FRAME_MAGIC).unwrap();
+        assert_eq!(back, sample());
+        let first = std::fs::read(&p).unwrap();
+        write_record(&p, &FRAME_MAGIC, &back).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), first);
+    }
+
+    #[test]
+    fn wrong_magic_version_and_truncation_are_refused() {
+        let p = std::path::Path::new("x.msdem");
+        let good = encode(&FRAME_MAGIC, &sample());
+        let e = decode::<Frame>(p, &MANIFEST_MAGIC, &good).unwrap_err();
+        assert!(e.to_string().contains("wrong magic"), "{e}");
+        let mut v2 = good.clone();
+        v2[8] = 9;
+        let e = decode::<Frame>(p, &FRAME_MAGIC, &v2).unwrap_err();
+        assert!(e.to_string().contains("format version 9"), "{e}");
+        let e = decode::<Frame>(p, &FRAME_MAGIC, &good[..good.len() - 3]).unwrap_err();
+        assert!(e.to_string().contains("corrupt or truncated"), "{e}");
+    }
+}

@@ -7,4 +7,5 @@
 #![warn(missing_docs)]
 
 pub mod frames;
+pub mod world;
 pub mod scenario;
