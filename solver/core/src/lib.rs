@@ -6,6 +6,14 @@
 //! integration. Units are SI (m, kg, s, N).
 #![warn(missing_docs)]
 
+pub mod broad;
+pub mod contact;
+pub mod error;
 pub mod frames;
-pub mod world;
+pub mod integrate;
+pub mod narrow;
+pub mod run;
 pub mod scenario;
+pub mod setup;
+pub mod step;
+pub mod world;

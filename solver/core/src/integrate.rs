@@ -1,0 +1,1 @@
+//! (physics) — see module docs once implemented.

@@ -1,0 +1,1 @@
+//! (scenario/run) — see module docs once implemented.
