@@ -1,0 +1,88 @@
+//! Errors of the exporter.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while exporting a run folder.
+///
+/// Every message names the file concerned and, where it helps, the offending value.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The run folder does not exist or is not a folder.
+    #[error("{path}: run folder not found")]
+    MissingRun {
+        /// Run folder given.
+        path: PathBuf,
+    },
+    /// Reading a run-output file (manifest, frame, statistics) failed.
+    #[error(transparent)]
+    Frame(#[from] msdem_solver::frames::FrameError),
+    /// Reading a mesh failed.
+    #[error("{path}: cannot read mesh: {detail}")]
+    Mesh {
+        /// Mesh file.
+        path: PathBuf,
+        /// Reader message.
+        detail: String,
+    },
+    /// A mesh file's SHA-256 differs from the one recorded in the manifest.
+    #[error("{path}: mesh changed since the run (SHA-256 {found}, manifest records {expected})")]
+    MeshHash {
+        /// Mesh file.
+        path: PathBuf,
+        /// Hash in the manifest (hex).
+        expected: String,
+        /// Hash of the file now (hex).
+        found: String,
+    },
+    /// The run folder holds no frame files.
+    #[error("{path}: no frame files (frame_NNNNNN.msdem)")]
+    NoFrames {
+        /// The `frames` folder.
+        path: PathBuf,
+    },
+    /// The requested preview frame does not exist.
+    #[error("{path}: preview frame {index} not found")]
+    NoSuchFrame {
+        /// The `frames` folder.
+        path: PathBuf,
+        /// Requested frame index.
+        index: u32,
+    },
+    /// A frame or manifest is inconsistent with the rest of the run.
+    #[error("{path}: {detail}")]
+    Inconsistent {
+        /// File concerned.
+        path: PathBuf,
+        /// What does not match.
+        detail: String,
+    },
+    /// I/O failure on an output or input path.
+    #[error("{path}: {source}")]
+    Io {
+        /// File concerned.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// Drawing a plot or preview failed.
+    #[error("{path}: cannot draw: {detail}")]
+    Draw {
+        /// Output image.
+        path: PathBuf,
+        /// Backend message.
+        detail: String,
+    },
+}
+
+impl ExportError {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> ExportError {
+        let path = path.into();
+        move |source| ExportError::Io { path, source }
+    }
+}
+
+/// Lower-case hex of a hash, for messages.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,197 @@
+//! Reading a run folder written by the solver (`solver/core/src/frames.rs`): the manifest,
+//! the meshes it names (hash-checked), the list of frames, single frames and statistics.
+
+use std::path::{Path, PathBuf};
+
+use msdem_mesh::TriMesh;
+use msdem_solver::frames::{
+    frame_path, manifest_path, read_record, stats_path, Frame, Other, RunManifest, StatsFile,
+    FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC,
+};
+
+use crate::error::{hex, ExportError};
+use crate::mesh_io::load_mesh;
+
+/// A validated run folder: manifest, meshes (in the mesh frame) and frame indices.
+#[derive(Clone, Debug)]
+pub struct RunFolder {
+    /// The run folder.
+    pub root: PathBuf,
+    /// The manifest (`run.msdem`).
+    pub manifest: RunManifest,
+    /// One mesh per [`RunManifest::shapes`] entry, mesh frame [m].
+    pub shape_meshes: Vec<TriMesh>,
+    /// One mesh per [`RunManifest::obstacles`] entry, mesh frame [m].
+    pub obstacle_meshes: Vec<TriMesh>,
+    /// Indices of the frame files present, ascending.
+    pub frames: Vec<u32>,
+}
+
+impl RunFolder {
+    /// Opens a run folder: reads the manifest, loads every mesh it names (paths relative to
+    /// the run folder) and checks its SHA-256 against the manifest, lists the frames.
+    pub fn open(root: &Path) -> Result<Self, ExportError> {
+        if !root.is_dir() {
+            return Err(ExportError::MissingRun {
+                path: root.to_path_buf(),
+            });
+        }
+        let mpath = manifest_path(root);
+        let manifest: RunManifest = read_record(&mpath, &MANIFEST_MAGIC)?;
+        check_manifest(&mpath, &manifest)?;
+        let load = |rel: &str, hash: &[u8; 32]| -> Result<TriMesh, ExportError> {
+            let path = root.join(rel);
+            let (mesh, found) = load_mesh(&path)?;
+            if &found != hash {
+                return Err(ExportError::MeshHash {
+                    path,
+                    expected: hex(hash),
+                    found: hex(&found),
+                });
+            }
+            Ok(mesh)
+        };
+        let shape_meshes = manifest
+            .shapes
+            .iter()
+            .map(|s| load(&s.mesh, &s.mesh_hash))
+            .collect::<Result<Vec<_>, _>>()?;
+        let obstacle_meshes = manifest
+            .obstacles
+            .iter()
+            .map(|o| load(&o.mesh, &o.mesh_hash))
+            .collect::<Result<Vec<_>, _>>()?;
+        let frames = list_frames(root)?;
+        Ok(RunFolder {
+            root: root.to_path_buf(),
+            manifest,
+            shape_meshes,
+            obstacle_meshes,
+            frames,
+        })
+    }
+
+    /// Path of frame `index`.
+    pub fn frame_path(&self, index: u32) -> PathBuf {
+        frame_path(&self.root, index)
+    }
+
+    /// Reads frame `index` and checks it against the manifest (body count, contact ids,
+    /// finite values, non-zero quaternions).
+    pub fn read_frame(&self, index: u32) -> Result<Frame, ExportError> {
+        let path = self.frame_path(index);
+        let frame: Frame = read_record(&path, &FRAME_MAGIC)?;
+        check_frame(&path, &self.manifest, &frame)?;
+        Ok(frame)
+    }
+
+    /// Reads the per-step statistics (`stats.msdem`).
+    pub fn read_stats(&self) -> Result<StatsFile, ExportError> {
+        Ok(read_record(&stats_path(&self.root), &STATS_MAGIC)?)
+    }
+}
+
+fn check_manifest(path: &Path, m: &RunManifest) -> Result<(), ExportError> {
+    for (i, p) in m.particles.iter().enumerate() {
+        if p.shape as usize >= m.shapes.len() {
+            return Err(ExportError::Inconsistent {
+                path: path.to_path_buf(),
+                detail: format!(
+                    "particle {i} uses shape {} but the manifest has {} shapes",
+                    p.shape,
+                    m.shapes.len()
+                ),
+            });
+        }
+    }
+    for (i, o) in m.obstacles.iter().enumerate() {
+        let finite = o.translation.iter().chain(&o.rotation).all(|v| v.is_finite());
+        if !finite || o.rotation.iter().all(|v| *v == 0.0) {
+            return Err(ExportError::Inconsistent {
+                path: path.to_path_buf(),
+                detail: format!("obstacle {i} ({}) has an invalid pose", o.name),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_frame(path: &Path, m: &RunManifest, f: &Frame) -> Result<(), ExportError> {
+    let bad = |detail: String| ExportError::Inconsistent {
+        path: path.to_path_buf(),
+        detail,
+    };
+    if f.bodies.len() != m.particles.len() {
+        return Err(bad(format!(
+            "{} bodies, the manifest has {} particles",
+            f.bodies.len(),
+            m.particles.len()
+        )));
+    }
+    if !f.time.is_finite() {
+        return Err(bad(format!("time is {}", f.time)));
+    }
+    for (i, b) in f.bodies.iter().enumerate() {
+        let finite = b
+            .position
+            .iter()
+            .chain(&b.orientation)
+            .chain(&b.velocity)
+            .chain(&b.angular_velocity)
+            .all(|v| v.is_finite());
+        if !finite {
+            return Err(bad(format!("body {i} has a non-finite state")));
+        }
+        if b.orientation.iter().all(|v| *v == 0.0) {
+            return Err(bad(format!("body {i} has a zero orientation quaternion")));
+        }
+    }
+    for (i, c) in f.contacts.iter().enumerate() {
+        let (other_ok, other) = match c.b {
+            Other::Particle(j) => ((j as usize) < m.particles.len(), format!("particle {j}")),
+            Other::Obstacle(j) => ((j as usize) < m.obstacles.len(), format!("obstacle {j}")),
+        };
+        if (c.a as usize) >= m.particles.len() || !other_ok {
+            return Err(bad(format!(
+                "contact {i} refers to particle {} and {other}, which do not exist",
+                c.a
+            )));
+        }
+        let finite = c
+            .point
+            .iter()
+            .chain(&c.normal)
+            .chain(&c.force)
+            .all(|v| v.is_finite());
+        if !finite {
+            return Err(bad(format!("contact {i} has a non-finite value")));
+        }
+    }
+    Ok(())
+}
+
+/// Lists `RUN/frames/frame_NNNNNN.msdem` (other files are ignored), ascending.
+fn list_frames(root: &Path) -> Result<Vec<u32>, ExportError> {
+    let dir = root.join("frames");
+    let entries = std::fs::read_dir(&dir).map_err(ExportError::io(&dir))?;
+    let mut frames = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(ExportError::io(&dir))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let index = name
+            .strip_prefix("frame_")
+            .and_then(|s| s.strip_suffix(".msdem"))
+            .filter(|s| s.len() >= 6 && s.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|s| s.parse::<u32>().ok())
+            .filter(|i| name == format!("frame_{i:06}.msdem"));
+        if let Some(index) = index {
+            frames.push(index);
+        }
+    }
+    if frames.is_empty() {
+        return Err(ExportError::NoFrames { path: dir });
+    }
+    frames.sort_unstable();
+    Ok(frames)
+}
