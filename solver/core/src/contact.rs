@@ -1,1 +1,54 @@
-//! (physics) — see module docs once implemented.
+//! Contact model of seed 000 §2: contact points from the narrow phase, their merging
+//! (Implementation remark 1) and the forces they exert.
+//!
+//! Pipeline of this module, used by every integrator (explicit now, implicit Picard later):
+//!
+//! 1. [`RawContact`]s — one per fine–fine triangle pair in contact, from the narrow phase,
+//!    in world coordinates;
+//! 2. [`merge::merge_pair`] — contact points of one body pair closer than ε are replaced by
+//!    their average (remark 1), giving [`Contact`]s;
+//! 3. [`pair::PairParams`] — the pair's margin, effective mass and material values;
+//! 4. [`force::contact_force`] — the force of one merged contact (fade-in spring, restitution
+//!    damping, regularised Coulomb friction), and [`force::accumulate_forces`] to sum
+//!    forces and torques about the centres of mass.
+//!
+//! Conventions: the first side `a` of a pair is always a particle; `b` is a particle with a
+//! larger id or an obstacle. Normals point from `b` towards `a`. Units: m, kg, s, N.
+
+pub mod force;
+pub mod merge;
+pub mod pair;
+
+use crate::frames::Other;
+use msdem_geom::math::Vec3;
+
+/// One contact of a fine–fine triangle pair (seed 000 Def. 2.1), world frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RawContact {
+    /// Closest point on body `a`'s triangle [m].
+    pub p: Vec3,
+    /// Closest point on body `b`'s triangle [m].
+    pub q: Vec3,
+    /// Distance between the two triangles `|p − q|` [m] (≤ the pair's margin).
+    pub dist: f64,
+    /// Robust unit normal from `b` towards `a` used when `dist` is too small for
+    /// `(p − q)/|p − q|` to be meaningful (intersecting triangles): the normalised
+    /// difference of the two triangles' outward normals `n_b − n_a` (see
+    /// [`crate::narrow`]).
+    pub fallback_normal: Vec3,
+}
+
+/// A merged contact point of one body pair (Implementation remark 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact {
+    /// First body: a particle id.
+    pub a: u32,
+    /// Second body.
+    pub b: Other,
+    /// Contact point: average of the merged midpoints `(p + q)/2` [m].
+    pub point: Vec3,
+    /// Unit normal from `b` towards `a`.
+    pub normal: Vec3,
+    /// Average triangle distance of the merged points [m], in `[0, margin]`.
+    pub dist: f64,
+}
