@@ -1,1 +1,102 @@
-//! (scenario/run) — see module docs once implemented.
+//! Errors of the solver stage: scenario parsing, setup and the run loop.
+//!
+//! Every message is one line naming the file (with `line:column` for scenario errors), the
+//! element concerned and the offending value, so that the `solver` binary can print it as is.
+
+use std::path::PathBuf;
+
+use crate::frames::FrameError;
+
+/// Everything that can stop the solver.
+#[derive(Debug, thiserror::Error)]
+pub enum SolverError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// File concerned.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// A scenario error at a known position.
+    #[error("{file}:{line}:{column}: {message}")]
+    Scenario {
+        /// Scenario file.
+        file: PathBuf,
+        /// Line (1-based).
+        line: usize,
+        /// Column (1-based).
+        column: usize,
+        /// What is wrong (starts with the key path where one is known).
+        message: String,
+    },
+    /// A scenario error without a position (the message starts with the key path).
+    #[error("{file}: {message}")]
+    ScenarioUnlocated {
+        /// Scenario file.
+        file: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Setting up the world from a valid scenario failed (mesh, tree, placement,
+    /// initial interpenetration); `context` names the scenario entry.
+    #[error("{file}: {context}: {message}")]
+    Setup {
+        /// Scenario file.
+        file: PathBuf,
+        /// Scenario entry, e.g. `shapes.grain` or `generators[1] (random_box)`.
+        context: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A surrogate tree file is missing.
+    #[error(
+        "{tree}: missing surrogate tree for {mesh}; build it with treebuild (pipeline stage 2)"
+    )]
+    MissingTree {
+        /// Tree file.
+        tree: PathBuf,
+        /// Mesh it should be built from.
+        mesh: PathBuf,
+    },
+    /// A surrogate tree was built from another mesh.
+    #[error(
+        "{tree}: stale surrogate tree (built from a different mesh than {mesh}); \
+         rebuild it with treebuild (pipeline stage 2)"
+    )]
+    StaleTree {
+        /// Tree file.
+        tree: PathBuf,
+        /// Mesh the scenario names.
+        mesh: PathBuf,
+    },
+    /// Bodies interpenetrate at the start.
+    #[error("{file}: initially interpenetrating bodies: {pairs}")]
+    Interpenetration {
+        /// Scenario file.
+        file: PathBuf,
+        /// The pairs, e.g. `particle 0 (particles[0]) and particle 3 (generators[0] (lattice))`.
+        pairs: String,
+    },
+    /// The output folder cannot be used.
+    #[error("{path}: {message}")]
+    Output {
+        /// Output folder.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A non-finite value appeared during the run.
+    #[error("step {step}: particle {particle}: non-finite {what}")]
+    NonFinite {
+        /// Step at which it was detected.
+        step: u64,
+        /// Particle id.
+        particle: u32,
+        /// Which quantity (e.g. `position`, `velocity`).
+        what: String,
+    },
+    /// Writing or reading a run-output file failed.
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+}

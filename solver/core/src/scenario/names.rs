@@ -1,0 +1,93 @@
+//! Checking references to shape and material names where they are written.
+//!
+//! A scenario is parsed twice (see `load`): the first pass collects the names defined under
+//! `shapes:` and `materials:`; the second pass installs them here, so that a reference such as
+//! `particles[3].shape: gravel` is checked inside the YAML scalar's visitor and the error
+//! carries that scalar's line and column. Outside the second pass references are accepted
+//! unchecked.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+
+/// Names defined by the scenario being parsed on this thread.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Known {
+    /// Shape names, sorted.
+    pub shapes: Vec<String>,
+    /// Material names, sorted.
+    pub materials: Vec<String>,
+}
+
+thread_local! {
+    static KNOWN: RefCell<Option<Known>> = const { RefCell::new(None) };
+}
+
+/// Installs `known` for the duration of `f` on this thread (restored afterwards, also when
+/// `f` unwinds).
+pub(crate) fn with_known<T>(known: Known, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Known>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let prev = self.0.take();
+            KNOWN.with(|k| *k.borrow_mut() = prev);
+        }
+    }
+    let prev = KNOWN.with(|k| k.borrow_mut().replace(known));
+    let _restore = Restore(prev);
+    f()
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Shape,
+    Material,
+}
+
+struct NameVisitor(Kind);
+
+impl Visitor<'_> for NameVisitor {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.0 {
+            Kind::Shape => f.write_str("the name of a shape defined under `shapes:`"),
+            Kind::Material => f.write_str("the name of a material defined under `materials:`"),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        KNOWN.with(|k| match k.borrow().as_ref() {
+            None => Ok(v.to_owned()),
+            Some(known) => {
+                let (what, list) = match self.0 {
+                    Kind::Shape => ("shape", &known.shapes),
+                    Kind::Material => ("material", &known.materials),
+                };
+                if list.iter().any(|n| n == v) {
+                    Ok(v.to_owned())
+                } else if list.is_empty() {
+                    Err(E::custom(format_args!(
+                        "unknown {what} `{v}` (no {what}s are defined)"
+                    )))
+                } else {
+                    Err(E::custom(format_args!(
+                        "unknown {what} `{v}` (defined: {})",
+                        list.join(", ")
+                    )))
+                }
+            }
+        })
+    }
+}
+
+/// A reference to a shape name.
+pub(crate) fn shape_ref<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    d.deserialize_str(NameVisitor(Kind::Shape))
+}
+
+/// A reference to a material name.
+pub(crate) fn material_ref<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    d.deserialize_str(NameVisitor(Kind::Material))
+}

@@ -1,0 +1,236 @@
+//! Validating deserializers for scenario values.
+//!
+//! Every check runs *inside* the YAML scalar's visitor, so `serde_norway` attaches the
+//! scalar's own line and column (and its key path) to the error: a `dt: -1` is reported at
+//! the `-1`, not at the enclosing mapping.
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+
+/// Which numbers a field accepts.
+#[derive(Clone, Copy)]
+enum Rule {
+    /// Any finite number.
+    Finite,
+    /// Finite and `> 0`.
+    Positive,
+    /// Finite and `≥ 0`.
+    NonNegative,
+    /// Finite and in `(0, 1]` (coefficient of restitution).
+    Restitution,
+}
+
+impl Rule {
+    fn expected(self) -> &'static str {
+        match self {
+            Rule::Finite => "a finite number",
+            Rule::Positive => "a finite number > 0",
+            Rule::NonNegative => "a finite number ≥ 0",
+            Rule::Restitution => "a number in (0, 1]",
+        }
+    }
+
+    fn accepts(self, v: f64) -> bool {
+        v.is_finite()
+            && match self {
+                Rule::Finite => true,
+                Rule::Positive => v > 0.0,
+                Rule::NonNegative => v >= 0.0,
+                Rule::Restitution => v > 0.0 && v <= 1.0,
+            }
+    }
+}
+
+struct NumberVisitor(Rule);
+
+impl<'de> Visitor<'de> for NumberVisitor {
+    type Value = f64;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.0.expected())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+        if self.0.accepts(v) {
+            Ok(v)
+        } else {
+            Err(E::custom(format_args!(
+                "invalid value {}, expected {}",
+                show(v),
+                self.0.expected()
+            )))
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+        self.visit_f64(v as f64)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+        self.visit_f64(v as f64)
+    }
+}
+
+/// Formats a number the way YAML spells the special values.
+fn show(v: f64) -> String {
+    if v.is_nan() {
+        ".nan".to_owned()
+    } else if v.is_infinite() {
+        if v > 0.0 { ".inf" } else { "-.inf" }.to_owned()
+    } else {
+        v.to_string()
+    }
+}
+
+fn number<'de, D: Deserializer<'de>>(d: D, rule: Rule) -> Result<f64, D::Error> {
+    d.deserialize_f64(NumberVisitor(rule))
+}
+
+/// A finite number.
+pub(crate) fn finite<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(d, Rule::Finite)
+}
+
+/// A finite number `> 0`.
+pub(crate) fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(d, Rule::Positive)
+}
+
+/// A finite number `≥ 0`.
+pub(crate) fn non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(d, Rule::NonNegative)
+}
+
+/// A coefficient of restitution in `(0, 1]`.
+pub(crate) fn restitution<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(d, Rule::Restitution)
+}
+
+/// One finite number, as a sequence element.
+struct Finite(f64);
+
+impl<'de> Deserialize<'de> for Finite {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        finite(d).map(Finite)
+    }
+}
+
+/// A sequence of exactly `N` finite numbers.
+fn finite_array<'de, D: Deserializer<'de>, const N: usize>(d: D) -> Result<[f64; N], D::Error> {
+    struct ArrayVisitor<const N: usize>;
+
+    impl<'de, const N: usize> Visitor<'de> for ArrayVisitor<N> {
+        type Value = [f64; N];
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "a list of {N} finite numbers")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<[f64; N], A::Error> {
+            let mut out = [0.0; N];
+            for (i, slot) in out.iter_mut().enumerate() {
+                match seq.next_element::<Finite>()? {
+                    Some(v) => *slot = v.0,
+                    None => return Err(de::Error::invalid_length(i, &self)),
+                }
+            }
+            if seq.next_element::<de::IgnoredAny>()?.is_some() {
+                return Err(de::Error::invalid_length(N + 1, &self));
+            }
+            Ok(out)
+        }
+    }
+
+    d.deserialize_seq(ArrayVisitor::<N>)
+}
+
+/// A 3-vector of finite numbers.
+pub(crate) fn vec3<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 3], D::Error> {
+    finite_array::<D, 3>(d)
+}
+
+/// A quaternion `[w, x, y, z]` of finite numbers, not all zero (normalised later).
+pub(crate) fn quaternion<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 4], D::Error> {
+    struct QuatVisitor;
+
+    impl<'de> Visitor<'de> for QuatVisitor {
+        type Value = [f64; 4];
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a quaternion [w, x, y, z] of finite numbers, not all zero")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<[f64; 4], A::Error> {
+            let mut q = [0.0; 4];
+            for (i, slot) in q.iter_mut().enumerate() {
+                match seq.next_element::<Finite>()? {
+                    Some(v) => *slot = v.0,
+                    None => return Err(de::Error::invalid_length(i, &self)),
+                }
+            }
+            if seq.next_element::<de::IgnoredAny>()?.is_some() {
+                return Err(de::Error::invalid_length(5, &self));
+            }
+            let norm2: f64 = q.iter().map(|c| c * c).sum();
+            if !(norm2 > 1e-24) || !norm2.is_finite() {
+                return Err(de::Error::custom(
+                    "invalid quaternion: its norm is zero or not finite",
+                ));
+            }
+            Ok(q)
+        }
+    }
+
+    d.deserialize_seq(QuatVisitor)
+}
+
+/// Accepts integers `≥ 1` that fit a `u32`; the check runs inside the scalar's visitor.
+struct CountVisitor;
+
+impl Visitor<'_> for CountVisitor {
+    type Value = u32;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a count ≥ 1")
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<u32, E> {
+        match u32::try_from(v) {
+            Ok(0) => Err(E::custom("invalid value 0, expected a count ≥ 1")),
+            Ok(n) => Ok(n),
+            Err(_) => Err(E::custom(format_args!("count {v} is too large"))),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<u32, E> {
+        if v < 1 {
+            Err(E::custom(format_args!(
+                "invalid value {v}, expected a count ≥ 1"
+            )))
+        } else {
+            self.visit_u64(v as u64)
+        }
+    }
+}
+
+/// One count, as a sequence element.
+struct Count(u32);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_u32(CountVisitor).map(Count)
+    }
+}
+
+/// A count `≥ 1`.
+pub(crate) fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    d.deserialize_u32(CountVisitor)
+}
+
+/// Three counts `≥ 1`.
+pub(crate) fn count3<'de, D: Deserializer<'de>>(d: D) -> Result<[u32; 3], D::Error> {
+    let [a, b, c] = <[Count; 3]>::deserialize(d)?;
+    Ok([a.0, b.0, c.0])
+}
