@@ -1,1 +1,117 @@
-//! (physics) — see module docs once implemented.
+//! Broad phase of a step (seed 000 Alg. 1 line 3, DESIGN.md §7): the candidate body pairs
+//! whose bounding spheres, including the halos ε, overlap.
+//!
+//! * particle–particle: spheres `(x, r + ε)` through `msdem-broadphase` (the algorithm of
+//!   [`BroadPhaseChoice`]);
+//! * particle–obstacle: the particle's sphere against the obstacle's world AABB (which
+//!   already includes the obstacle's ε); the obstacle's surrogate tree does the rest in the
+//!   narrow phase.
+//!
+//! Output order is deterministic: particle pairs `(a, b)`, `a < b`, ascending, then
+//! particle–obstacle pairs ascending by `(particle, obstacle)`.
+
+use crate::frames::Other;
+use crate::world::{Body, BroadPhaseChoice, Obstacle, World};
+use msdem_broadphase::{BroadPhase, BroadPhaseError, BroadPhaseKind, HGridConfig, Sphere};
+use msdem_geom::math::Vec3;
+
+/// A candidate pair: `a` is a particle id, `b` a particle with a larger id or an obstacle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CandidatePair {
+    /// Particle id.
+    pub a: u32,
+    /// The other body.
+    pub b: Other,
+}
+
+/// Reusable state of the broad phase (the grid and its buffers).
+#[derive(Default)]
+pub struct BroadStage {
+    phase: Option<(BroadPhaseChoice, Box<dyn BroadPhase>)>,
+    spheres: Vec<Sphere>,
+    pairs: Vec<(u32, u32)>,
+}
+
+impl std::fmt::Debug for BroadStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BroadStage")
+            .field("phase", &self.phase.as_ref().map(|p| p.0))
+            .field("spheres", &self.spheres.len())
+            .finish()
+    }
+}
+
+/// The `msdem-broadphase` algorithm behind a scenario's choice: `Grid` is the hierarchical
+/// grid of seed 001 (one level, i.e. linked cells, for monodisperse scenes).
+pub fn broadphase_kind(choice: BroadPhaseChoice) -> BroadPhaseKind {
+    match choice {
+        BroadPhaseChoice::Grid => BroadPhaseKind::HGrid(HGridConfig::default()),
+        BroadPhaseChoice::AllPairs => BroadPhaseKind::AllPairs,
+    }
+}
+
+/// Closed test of a sphere against an axis-aligned box `(min, max)`.
+pub fn sphere_touches_aabb(center: &Vec3, radius: f64, aabb: &(Vec3, Vec3)) -> bool {
+    let closest = center.sup(&aabb.0).inf(&aabb.1);
+    (closest - center).norm_squared() <= radius * radius
+}
+
+/// Bounding sphere of a particle including its halo [m].
+pub fn bounding_sphere(body: &Body) -> Sphere {
+    Sphere::new(body.position.into(), body.radius + body.epsilon)
+}
+
+fn obstacle_pairs(bodies: &[Body], obstacles: &[Obstacle], out: &mut Vec<CandidatePair>) {
+    for (a, body) in bodies.iter().enumerate() {
+        for (o, ob) in obstacles.iter().enumerate() {
+            if sphere_touches_aabb(&body.position, body.radius + body.epsilon, &ob.aabb) {
+                out.push(CandidatePair {
+                    a: a as u32,
+                    b: Other::Obstacle(o as u32),
+                });
+            }
+        }
+    }
+}
+
+impl BroadStage {
+    /// Clears `out` and fills it with the candidate pairs of `world`'s current state.
+    pub fn candidates(
+        &mut self,
+        world: &World,
+        out: &mut Vec<CandidatePair>,
+    ) -> Result<(), BroadPhaseError> {
+        out.clear();
+        let choice = world.params.broadphase;
+        let phase = match &mut self.phase {
+            Some((c, p)) if *c == choice => p,
+            slot => &mut slot.insert((choice, broadphase_kind(choice).build()?)).1,
+        };
+        self.spheres.clear();
+        self.spheres.extend(world.bodies.iter().map(bounding_sphere));
+        phase.find_pairs(&self.spheres, &mut self.pairs)?;
+        out.extend(self.pairs.iter().map(|&(a, b)| CandidatePair {
+            a,
+            b: Other::Particle(b),
+        }));
+        obstacle_pairs(&world.bodies, &world.obstacles, out);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sphere_box_test_is_closed_and_exact_at_corners() {
+        let aabb = (Vec3::zeros(), Vec3::new(1.0, 1.0, 1.0));
+        assert!(sphere_touches_aabb(&Vec3::new(0.5, 0.5, 1.5), 0.5, &aabb));
+        assert!(!sphere_touches_aabb(&Vec3::new(0.5, 0.5, 1.5), 0.499, &aabb));
+        let c = Vec3::new(1.3, 1.3, 1.3);
+        let d = (3.0f64 * 0.09).sqrt();
+        assert!(sphere_touches_aabb(&c, d + 1e-12, &aabb));
+        assert!(!sphere_touches_aabb(&c, d - 1e-9, &aabb));
+        assert!(sphere_touches_aabb(&Vec3::new(0.5, 0.5, 0.5), 0.01, &aabb));
+    }
+}

@@ -144,7 +144,8 @@ pub enum KernelChoice {
 /// Broad-phase algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BroadPhaseChoice {
-    /// Uniform grid / linked cells.
+    /// Grid-based: the hierarchical grid of seed 001 (`msdem_broadphase::HGrid`), which
+    /// reduces to single-level linked cells for monodisperse scenes.
     Grid,
     /// Every pair (for tests).
     AllPairs,
