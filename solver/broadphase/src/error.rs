@@ -1,0 +1,63 @@
+//! Error type of the broad phase.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in a broad-phase query or configuration.
+///
+/// Bad input never panics and never produces a partial pair list: the output vector is left
+/// empty when an error is returned.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum BroadPhaseError {
+    /// A centre coordinate or the radius is NaN or infinite.
+    #[error("sphere {index}: non-finite centre or radius (centre {center:?}, radius {radius})")]
+    NonFinite {
+        /// Index of the offending sphere in the input slice.
+        index: usize,
+        /// Its centre \[m\].
+        center: [f64; 3],
+        /// Its radius \[m\].
+        radius: f64,
+    },
+    /// The radius is negative.
+    #[error("sphere {index}: negative radius {radius} m")]
+    NegativeRadius {
+        /// Index of the offending sphere.
+        index: usize,
+        /// Its radius \[m\].
+        radius: f64,
+    },
+    /// The centre is so far from the origin, relative to the cell size, that cell indices
+    /// would lose precision (|x| / cell size ≥ 2⁴⁰).
+    #[error(
+        "sphere {index}: centre {center:?} is too far from the origin for cell size {cell_size} m"
+    )]
+    OutOfRange {
+        /// Index of the offending sphere.
+        index: usize,
+        /// Its centre \[m\].
+        center: [f64; 3],
+        /// The cell size it was mapped with \[m\].
+        cell_size: f64,
+    },
+    /// The sphere does not fit the largest cell of a caller-given grid.
+    #[error(
+        "sphere {index}: diameter {diameter} m does not fit the largest cell size {cell_size} m"
+    )]
+    TooLarge {
+        /// Index of the offending sphere.
+        index: usize,
+        /// Its diameter (including the Verlet skin) \[m\].
+        diameter: f64,
+        /// Largest configured cell size \[m\].
+        cell_size: f64,
+    },
+    /// More spheres than a `u32` index can address.
+    #[error("{count} spheres exceed the u32 index range")]
+    TooMany {
+        /// Number of spheres given.
+        count: usize,
+    },
+    /// An invalid configuration value (cell sizes, skin, level count).
+    #[error("invalid broad-phase configuration: {0}")]
+    Config(String),
+}

@@ -1,0 +1,224 @@
+//! The hierarchical grid (HGrid) broad phase of Ogarko & Luding (seed 001), Top-Down
+//! variant, with automatic levels (§5.2.3) and an optional Verlet skin.
+
+use crate::cells::{Grid, FIT_MARGIN};
+use crate::levels::plan_cell_sizes;
+use crate::search::find_all;
+use crate::sphere::overlap_raw;
+use crate::{validate, BroadPhase, BroadPhaseError, BroadPhaseStats, Sphere};
+
+/// Parameters of an [`HGrid`].
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HGridConfig {
+    /// Number of levels; `None` chooses it by the cost model of seed 001 (eq. 27).
+    /// Ignored when `cell_sizes` is given.
+    pub levels: Option<usize>,
+    /// Explicit cell sizes \[m\], strictly increasing; `None` chooses them by the
+    /// constant-particles-per-cell rule (seed 001 eq. 37, q = 1). Every sphere (radius +
+    /// skin/2) must fit the largest cell.
+    pub cell_sizes: Option<Vec<f64>>,
+    /// Verlet skin \[m\] (≥ 0). With a skin, the grid is searched with radii inflated by
+    /// skin/2 and the candidate pairs are reused, only re-filtered with the exact overlap
+    /// test, until some sphere has moved more than skin/2 since the last rebuild (or a
+    /// radius or the sphere count changed). 0 rebuilds on every query.
+    pub skin: f64,
+}
+
+impl HGridConfig {
+    /// Checks the values (finite, positive, strictly increasing sizes, level count ≥ 1).
+    pub fn validate(&self) -> Result<(), BroadPhaseError> {
+        if !(self.skin.is_finite() && self.skin >= 0.0) {
+            return Err(BroadPhaseError::Config(format!(
+                "skin must be finite and ≥ 0, got {}",
+                self.skin
+            )));
+        }
+        if self.levels == Some(0) {
+            return Err(BroadPhaseError::Config("levels must be ≥ 1".into()));
+        }
+        if let Some(sizes) = &self.cell_sizes {
+            if sizes.is_empty() {
+                return Err(BroadPhaseError::Config("cell_sizes is empty".into()));
+            }
+            for (i, &s) in sizes.iter().enumerate() {
+                if !(s.is_finite() && s > 0.0) {
+                    return Err(BroadPhaseError::Config(format!(
+                        "cell_sizes[{i}] = {s} is not a positive finite length"
+                    )));
+                }
+                if i > 0 && s <= sizes[i - 1] {
+                    return Err(BroadPhaseError::Config(format!(
+                        "cell_sizes[{i}] = {s} is not larger than cell_sizes[{}] = {}",
+                        i - 1,
+                        sizes[i - 1]
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Signature of the sphere set the automatic levels were planned for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PlanKey {
+    count: usize,
+    min_radius: f64,
+    max_radius: f64,
+    volume: f64,
+}
+
+/// Candidate pairs kept between rebuilds when the skin is positive.
+#[derive(Clone, Debug, Default)]
+struct Verlet {
+    centers: Vec<[f64; 3]>,
+    radii: Vec<f64>,
+    candidates: Vec<(u32, u32)>,
+}
+
+/// Hierarchical grid broad phase (seed 001 §2; DESIGN.md §7).
+///
+/// *Rebuild policy:* with `skin = 0` the grid is rebuilt from scratch (O(N), counting sort)
+/// on every [`BroadPhase::find_pairs`]; with `skin > 0` see [`HGridConfig::skin`]. The
+/// automatic cell sizes are re-planned only when the sphere count, the smallest or
+/// largest radius change, or the domain volume changes by more than 8×.
+#[derive(Clone, Debug, Default)]
+pub struct HGrid {
+    config: HGridConfig,
+    grid: Grid,
+    sizes: Vec<f64>,
+    plan: Option<PlanKey>,
+    verlet: Option<Verlet>,
+    stats: BroadPhaseStats,
+}
+
+impl HGrid {
+    /// A new HGrid; fails on an invalid configuration.
+    pub fn new(config: HGridConfig) -> Result<Self, BroadPhaseError> {
+        config.validate()?;
+        let sizes = config.cell_sizes.clone().unwrap_or_default();
+        Ok(HGrid {
+            config,
+            sizes,
+            ..Default::default()
+        })
+    }
+
+    /// The cell sizes \[m\] of the last rebuild (empty before the first query).
+    pub fn cell_sizes(&self) -> &[f64] {
+        &self.sizes
+    }
+
+    /// Spheres per level in the last rebuild.
+    pub fn level_counts(&self) -> Vec<usize> {
+        self.grid.levels.iter().map(|l| l.count).collect()
+    }
+
+    /// Re-plans the automatic cell sizes if the sphere set changed enough.
+    fn plan(&mut self, spheres: &[Sphere], inflate: f64) {
+        if self.config.cell_sizes.is_some() {
+            return;
+        }
+        let mut key = PlanKey {
+            count: spheres.len(),
+            min_radius: f64::INFINITY,
+            max_radius: 0.0,
+            volume: 0.0,
+        };
+        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        for s in spheres {
+            key.min_radius = key.min_radius.min(s.radius);
+            key.max_radius = key.max_radius.max(s.radius);
+            for a in 0..3 {
+                lo[a] = lo[a].min(s.center[a]);
+                hi[a] = hi[a].max(s.center[a]);
+            }
+        }
+        let dmax = 2.0 * (key.max_radius + inflate);
+        key.volume = (0..3).map(|a| (hi[a] - lo[a]).max(dmax)).product();
+        if let Some(old) = self.plan {
+            let same = old.count == key.count
+                && old.min_radius == key.min_radius
+                && old.max_radius == key.max_radius
+                && key.volume <= 8.0 * old.volume
+                && old.volume <= 8.0 * key.volume;
+            if same && !self.sizes.is_empty() {
+                return;
+            }
+        }
+        let need: Vec<f64> = spheres
+            .iter()
+            .map(|s| 2.0 * (s.radius + inflate) * (1.0 + FIT_MARGIN))
+            .collect();
+        self.sizes = plan_cell_sizes(&need, key.volume, self.config.levels);
+        self.plan = Some(key);
+    }
+
+    /// Whether the kept candidates still cover every overlap of `spheres`.
+    fn verlet_valid(&self, spheres: &[Sphere]) -> bool {
+        let Some(v) = &self.verlet else {
+            return false;
+        };
+        if v.centers.len() != spheres.len() {
+            return false;
+        }
+        let half = 0.5 * self.config.skin;
+        let limit = half * half;
+        spheres
+            .iter()
+            .zip(v.centers.iter().zip(&v.radii))
+            .all(|(s, (c, &r))| {
+                let d2 = (0..3).map(|a| (s.center[a] - c[a]).powi(2)).sum::<f64>();
+                s.radius == r && d2 <= limit
+            })
+    }
+}
+
+impl BroadPhase for HGrid {
+    fn find_pairs(
+        &mut self,
+        spheres: &[Sphere],
+        out: &mut Vec<(u32, u32)>,
+    ) -> Result<(), BroadPhaseError> {
+        out.clear();
+        self.stats = BroadPhaseStats::default();
+        validate(spheres)?;
+        let skin = self.config.skin;
+        if skin > 0.0 && self.verlet_valid(spheres) {
+            if let Some(v) = &self.verlet {
+                out.extend(v.candidates.iter().copied().filter(|&(i, j)| {
+                    let (a, b) = (&spheres[i as usize], &spheres[j as usize]);
+                    overlap_raw(&a.center, a.radius, &b.center, b.radius)
+                }));
+                self.stats.sphere_tests = v.candidates.len() as u64;
+                return Ok(());
+            }
+        }
+        let inflate = 0.5 * skin;
+        self.plan(spheres, inflate);
+        if let Err(e) = self.grid.build(spheres, inflate, &self.sizes) {
+            self.verlet = None;
+            return Err(e);
+        }
+        if skin > 0.0 {
+            let mut v = self.verlet.take().unwrap_or_default();
+            self.stats = find_all(&self.grid, &mut v.candidates);
+            v.centers.clear();
+            v.centers.extend(spheres.iter().map(|s| s.center));
+            v.radii.clear();
+            v.radii.extend(spheres.iter().map(|s| s.radius));
+            out.extend(v.candidates.iter().copied().filter(|&(i, j)| {
+                let (a, b) = (&spheres[i as usize], &spheres[j as usize]);
+                overlap_raw(&a.center, a.radius, &b.center, b.radius)
+            }));
+            self.verlet = Some(v);
+        } else {
+            self.stats = find_all(&self.grid, out);
+        }
+        Ok(())
+    }
+
+    fn stats(&self) -> BroadPhaseStats {
+        self.stats
+    }
+}
