@@ -1,8 +1,34 @@
 //! Surrogate-triangle trees (seed 000 §4, App. A/B; DESIGN.md §5) — pipeline stage 2 —
 //! and the multiresolution contact detection over them (seed 000 §5.1, Alg. 5).
 //!
+//! * [`build_tree`]: top-down k-means construction (Alg. 7) with eq. (6) surrogate fits,
+//!   conservative offsets and inner distances;
+//! * [`validate()`]: structural and conservativeness checks;
+//! * [`write_tree`] / [`load_tree`]: the versioned, checksummed `.tree` file;
+//! * [`find_contacts`]: simultaneous descent of two trees (Alg. 5 / §5.4);
+//! * [`summary`]: per-level statistics printed by `treebuild`.
+//!
 //! Lengths in metres.
 #![warn(missing_docs)]
 
+mod bounds;
+pub mod build;
+mod dist;
+pub mod error;
+mod fit;
+pub mod params;
+mod split;
+pub mod stats;
+pub mod traverse;
 mod tree;
+pub mod validate;
+
+pub use build::{build_tree, build_tree_with_progress};
+pub use error::TreeError;
+pub use params::BuildParams;
+pub use stats::{summary, LevelSummary, TreeSummary};
+pub use traverse::{
+    find_contacts, find_contacts_with, LevelStats, Mode, Scratch, TriContact, Unfold, MAX_LEVELS,
+};
 pub use tree::{Node, SurrogateTree, NO_TRIANGLE};
+pub use validate::validate;

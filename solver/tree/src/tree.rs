@@ -6,10 +6,22 @@
 //! soup (Implementation remark 2): surrogate triangles and leaf triangles alike are indices
 //! into [`SurrogateTree::soup`].
 //!
+//! Layout invariants (checked by [`crate::validate()`]):
+//! * nodes are in breadth-first order: index 0 is the root, the children of a node are
+//!   contiguous and stored after it;
+//! * the real triangles occupy the front of the soup, `soup[..real_count()]`, in
+//!   depth-first leaf order, so the real triangles of every leaf *and of every subtree* are
+//!   contiguous; the surrogate triangles follow, one per internal node;
+//! * a mesh with at most `leaf_size` triangles has a single leaf as root (no surrogate).
+//!
 //! Halo widths are stored as *geometric offsets* so that one tree serves any ε chosen in a
 //! scenario: a surrogate's halo is `ε_s = offset + ε`, where ε is the halo of the real mesh
-//! triangles. Conservativeness (Def. 4.3, DESIGN.md §5): every vertex of every child lies
-//! within `offset_s − offset_child` of the surrogate triangle (real triangles have offset 0).
+//! triangles. `offset` is the largest distance from any real mesh vertex in the node's
+//! subtree to its surrogate triangle, so `real^ε ⊆ surrogate^(offset+ε)` for every real
+//! triangle below (conservative, Def. 4.3; see [`crate::bounds`] for why this is tighter
+//! than the recursive child-offset sum). `inner` = h bounds the distance from any point of
+//! the surrogate to the real triangles below, so with `E = ε − h` a point within `E` of the
+//! surrogate is within ε of the real geometry (poster §4).
 
 use msdem_geom::math::Tri;
 
@@ -28,10 +40,12 @@ pub struct Node {
     pub count: u32,
     /// Distance from the root (root = 0).
     pub level: u32,
-    /// Conservative offset [m]: the surrogate's halo is `offset + ε_mesh`. 0 for leaves.
+    /// Conservative offset [m]: max distance from a real vertex below to the surrogate
+    /// triangle, so the surrogate's halo is `offset + ε_mesh`. 0 for leaves.
     pub offset: f32,
-    /// Inner distance E [m] (poster §4): a point within E of the surrogate triangle is
-    /// certainly within contact range of the children. 0 for leaves.
+    /// Inner distance h [m] (poster §4): every point of the surrogate triangle lies within
+    /// h of the real triangles below, so the inner halo is `E = ε_mesh − h` (a point within
+    /// E of the surrogate is within ε_mesh of the real geometry). 0 for leaves.
     pub inner: f32,
 }
 
@@ -56,4 +70,19 @@ pub struct SurrogateTree {
     pub mesh_hash: [u8; 32],
     /// SHA-256 of the builder parameters (canonical encoding).
     pub params_hash: [u8; 32],
+}
+
+impl SurrogateTree {
+    /// Number of real mesh triangles (they occupy `soup[..real_count()]`).
+    pub fn real_count(&self) -> usize {
+        self.source
+            .iter()
+            .take_while(|&&s| s != NO_TRIANGLE)
+            .count()
+    }
+
+    /// Number of levels (1 for a single leaf).
+    pub fn depth(&self) -> u32 {
+        self.nodes.iter().map(|n| n.level + 1).max().unwrap_or(0)
+    }
 }
