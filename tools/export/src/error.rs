@@ -16,14 +16,9 @@ pub enum ExportError {
     /// Reading a run-output file (manifest, frame, statistics) failed.
     #[error(transparent)]
     Frame(#[from] msdem_solver::frames::FrameError),
-    /// Reading a mesh failed.
-    #[error("{path}: cannot read mesh: {detail}")]
-    Mesh {
-        /// Mesh file.
-        path: PathBuf,
-        /// Reader message.
-        detail: String,
-    },
+    /// Reading a mesh failed (the message names the file).
+    #[error(transparent)]
+    Mesh(#[from] msdem_mesh::MeshError),
     /// A mesh file's SHA-256 differs from the one recorded in the manifest.
     #[error("{path}: mesh changed since the run (SHA-256 {found}, manifest records {expected})")]
     MeshHash {

@@ -12,7 +12,10 @@
 pub mod atomic;
 mod base64;
 pub mod error;
+pub mod export;
+pub mod fonts;
 pub mod mesh_io;
+pub mod plots;
 pub mod ply;
 pub mod png_out;
 pub mod preview;

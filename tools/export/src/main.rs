@@ -1,2 +1,70 @@
-//! `export` — thin binary.
-fn main() {}
+//! `export` — pipeline stage 4: a solver run folder to VTK (.vtp/.pvd), PLY, plots and a
+//! preview picture (see `docs/cli.md`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use msdem_export::export::{export_run, ExportOptions, PreviewFrame};
+
+/// Export a solver run folder for ParaView: OUTDIR/vtk/{particles,obstacles,contacts}.pvd
+/// with one .vtp per frame, OUTDIR/ply/frame_NNNNNN.ply (+ obstacles.ply),
+/// OUTDIR/plots/*.png and OUTDIR/preview.png.
+#[derive(Parser, Debug)]
+#[command(name = "export", version)]
+struct Args {
+    /// Run folder written by `solver` (holds run.msdem, frames/, stats.msdem).
+    rundir: PathBuf,
+    /// Output folder [default: RUNDIR].
+    #[arg(short = 'o', long = "out", value_name = "OUTDIR")]
+    out: Option<PathBuf>,
+    /// Do not write the VTK files (vtk/*.vtp, vtk/*.pvd).
+    #[arg(long)]
+    no_vtk: bool,
+    /// Do not write the PLY files (ply/*.ply).
+    #[arg(long)]
+    no_ply: bool,
+    /// Do not write the statistics plots (plots/*.png).
+    #[arg(long)]
+    no_plots: bool,
+    /// Frame shown in preview.png: a frame index (as in frame_NNNNNN) or `last`.
+    #[arg(long, value_name = "FRAME|last", default_value = "last", value_parser = parse_preview)]
+    preview: PreviewFrame,
+}
+
+fn parse_preview(s: &str) -> Result<PreviewFrame, String> {
+    if s == "last" {
+        return Ok(PreviewFrame::Last);
+    }
+    s.parse::<u32>()
+        .map(PreviewFrame::Index)
+        .map_err(|_| format!("expected a frame index or `last`, got {s:?}"))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let opts = ExportOptions {
+        out: args.out,
+        vtk: !args.no_vtk,
+        ply: !args.no_ply,
+        plots: !args.no_plots,
+        preview: args.preview,
+        ..ExportOptions::new(args.rundir)
+    };
+    match export_run(&opts) {
+        Ok(s) => {
+            println!(
+                "export: {} frames -> {} ({} files, preview of frame {})",
+                s.frames,
+                s.out.display(),
+                s.files,
+                s.preview_frame
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("export: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

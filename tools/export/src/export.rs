@@ -1,0 +1,220 @@
+//! The export stage as one call: validate the whole run folder first, then write every
+//! output file atomically, the `.pvd` collections last (so a `.pvd` never points at a
+//! missing file).
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::atomic::write_atomic;
+use crate::error::ExportError;
+use crate::plots::{render_chart, run_charts, PLOT_SIZE};
+use crate::ply::ply_bytes;
+use crate::png_out::png_bytes;
+use crate::preview::render_preview;
+use crate::pvd::{pvd_bytes, PvdEntry};
+use crate::raster::Image;
+use crate::run_reader::RunFolder;
+use crate::scene::{pose_obstacles, pose_particles};
+use crate::vtk_series::{contacts_polydata, obstacles_polydata, particles_polydata};
+
+/// Which frame the preview shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreviewFrame {
+    /// The last frame of the run.
+    Last,
+    /// The frame with this index (`frame_NNNNNN.msdem`).
+    Index(u32),
+}
+
+/// What to export and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportOptions {
+    /// Run folder written by the solver.
+    pub run: PathBuf,
+    /// Output folder (default: the run folder).
+    pub out: Option<PathBuf>,
+    /// Write `vtk/*.vtp` and `vtk/*.pvd`.
+    pub vtk: bool,
+    /// Write `ply/frame_NNNNNN.ply` and `ply/obstacles.ply`.
+    pub ply: bool,
+    /// Write `plots/*.png` (needs `stats.msdem`).
+    pub plots: bool,
+    /// Frame shown in `preview.png`.
+    pub preview: PreviewFrame,
+    /// Size of `preview.png` [px].
+    pub preview_size: (u32, u32),
+}
+
+impl ExportOptions {
+    /// Everything enabled, output into the run folder, preview of the last frame.
+    pub fn new(run: impl Into<PathBuf>) -> Self {
+        ExportOptions {
+            run: run.into(),
+            out: None,
+            vtk: true,
+            ply: true,
+            plots: true,
+            preview: PreviewFrame::Last,
+            preview_size: (1024, 768),
+        }
+    }
+}
+
+/// What an export wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportSummary {
+    /// Output folder.
+    pub out: PathBuf,
+    /// Frames exported.
+    pub frames: usize,
+    /// Index of the frame shown in `preview.png`.
+    pub preview_frame: u32,
+    /// Files written.
+    pub files: usize,
+}
+
+/// First error in frame order (deterministic whatever the thread schedule).
+fn first_error<T>(results: Vec<Result<T, ExportError>>) -> Result<Vec<T>, ExportError> {
+    results.into_iter().collect()
+}
+
+fn write_png(path: &Path, img: &Image) -> Result<(), ExportError> {
+    let bytes = png_bytes(img).map_err(|e| ExportError::Draw {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })?;
+    write_atomic(path, &bytes)
+}
+
+/// Exports a run folder (see the crate documentation for the output layout).
+///
+/// Bad input (missing folder, missing/corrupt/wrong-version manifest, frame or statistics,
+/// mesh hash mismatch, unknown preview frame) is reported before anything is written.
+pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
+    let run = RunFolder::open(&opts.run)?;
+    let out = opts.out.clone().unwrap_or_else(|| opts.run.clone());
+    let preview_frame = match opts.preview {
+        PreviewFrame::Last => *run.frames.last().unwrap_or(&0),
+        PreviewFrame::Index(i) if run.frames.binary_search(&i).is_ok() => i,
+        PreviewFrame::Index(index) => {
+            return Err(ExportError::NoSuchFrame {
+                path: opts.run.join("frames"),
+                index,
+            })
+        }
+    };
+    // Validation pass: every frame decodes and matches the manifest.
+    let times = first_error(
+        run.frames
+            .par_iter()
+            .map(|&i| run.read_frame(i).map(|f| f.time))
+            .collect(),
+    )?;
+    let stats = if opts.plots {
+        Some(run.read_stats()?)
+    } else {
+        None
+    };
+
+    let obstacles = pose_obstacles(&run);
+    let vtk_dir = out.join("vtk");
+    let ply_dir = out.join("ply");
+    let first = run.frames[0];
+    let obstacles_vtp = format!("obstacles_{first:06}.vtp");
+    let mut files = 0;
+    if opts.vtk {
+        write_atomic(
+            &vtk_dir.join(&obstacles_vtp),
+            &obstacles_polydata(&obstacles).to_vtp(),
+        )?;
+        files += 1;
+    }
+    if opts.ply {
+        let path = ply_dir.join("obstacles.ply");
+        let bytes = ply_bytes(&obstacles, "obstacle_id", "msdem obstacles (static)")
+            .map_err(ExportError::io(&path))?;
+        write_atomic(&path, &bytes)?;
+        files += 1;
+    }
+    if opts.vtk || opts.ply {
+        let per_frame = first_error(
+            run.frames
+                .par_iter()
+                .map(|&i| -> Result<usize, ExportError> {
+                    let frame = run.read_frame(i)?;
+                    let posed = pose_particles(&run, &frame);
+                    let mut n = 0;
+                    if opts.vtk {
+                        let p = vtk_dir.join(format!("particles_{i:06}.vtp"));
+                        write_atomic(&p, &particles_polydata(&posed).to_vtp())?;
+                        let c = vtk_dir.join(format!("contacts_{i:06}.vtp"));
+                        write_atomic(&c, &contacts_polydata(&frame).to_vtp())?;
+                        n += 2;
+                    }
+                    if opts.ply {
+                        let path = ply_dir.join(format!("frame_{i:06}.ply"));
+                        let comment = format!(
+                            "msdem frame {i} step {} time {:?} s",
+                            frame.step, frame.time
+                        );
+                        let bytes = ply_bytes(&posed.soup, "particle_id", &comment)
+                            .map_err(ExportError::io(&path))?;
+                        write_atomic(&path, &bytes)?;
+                        n += 1;
+                    }
+                    Ok(n)
+                })
+                .collect(),
+        )?;
+        files += per_frame.iter().sum::<usize>();
+    }
+    if let Some(stats) = &stats {
+        for chart in run_charts(&run.manifest, stats) {
+            let path = out.join("plots").join(format!("{}.png", chart.stem));
+            let img = render_chart(&chart, PLOT_SIZE).map_err(|detail| ExportError::Draw {
+                path: path.clone(),
+                detail,
+            })?;
+            write_png(&path, &img)?;
+            files += 1;
+        }
+    }
+    {
+        let frame = run.read_frame(preview_frame)?;
+        let posed = pose_particles(&run, &frame);
+        let (w, h) = opts.preview_size;
+        let (img, _) = render_preview(&posed.soup, &obstacles, w, h);
+        write_png(&out.join("preview.png"), &img)?;
+        files += 1;
+    }
+    if opts.vtk {
+        let series = |prefix: &str| -> Vec<PvdEntry> {
+            run.frames
+                .iter()
+                .zip(&times)
+                .map(|(&i, &time)| PvdEntry {
+                    time,
+                    file: format!("{prefix}_{i:06}.vtp"),
+                })
+                .collect()
+        };
+        let static_obstacles: Vec<PvdEntry> = times
+            .iter()
+            .map(|&time| PvdEntry {
+                time,
+                file: obstacles_vtp.clone(),
+            })
+            .collect();
+        write_atomic(&vtk_dir.join("particles.pvd"), &pvd_bytes(&series("particles")))?;
+        write_atomic(&vtk_dir.join("contacts.pvd"), &pvd_bytes(&series("contacts")))?;
+        write_atomic(&vtk_dir.join("obstacles.pvd"), &pvd_bytes(&static_obstacles))?;
+        files += 3;
+    }
+    Ok(ExportSummary {
+        out,
+        frames: run.frames.len(),
+        preview_frame,
+        files,
+    })
+}

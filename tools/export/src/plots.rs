@@ -1,0 +1,234 @@
+//! Plots of the per-step statistics (`stats.msdem`) as PNG: kinetic energy, contacts,
+//! triangle-pair checks per tree level over time (log y, one line per level, as seed 000
+//! §6 Fig. 4) and wall time per step per phase.
+
+use std::ops::Range;
+
+use msdem_solver::frames::{RunManifest, StatsFile};
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::prelude::*;
+
+use crate::fonts::{text_available, FAMILY};
+use crate::raster::Image;
+
+/// Size of every plot [px].
+pub const PLOT_SIZE: (u32, u32) = (900, 560);
+
+/// One named line: `(x, y)` points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Legend entry.
+    pub name: String,
+    /// Points in drawing order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart to draw.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chart {
+    /// Output file stem (`plots/<stem>.png`).
+    pub stem: &'static str,
+    /// Caption.
+    pub title: String,
+    /// x-axis description.
+    pub x_label: String,
+    /// y-axis description.
+    pub y_label: String,
+    /// Lines.
+    pub series: Vec<Series>,
+    /// Logarithmic y axis (non-positive values are left out, breaking the line).
+    pub log_y: bool,
+}
+
+/// The charts of a run: `energy`, `contacts`, `checks_per_level`, `wall_time`.
+pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
+    let steps = &stats.steps;
+    let line = |name: &str, f: &dyn Fn(&msdem_solver::frames::StepStats) -> f64| Series {
+        name: name.to_string(),
+        points: steps.iter().map(|s| (s.time, f(s))).collect(),
+    };
+    let time = "simulated time [s]".to_string();
+    let mut energy = vec![line("kinetic", &|s| s.kinetic_energy)];
+    if steps.iter().any(|s| s.potential_energy != 0.0) {
+        energy.push(line("potential", &|s| s.potential_energy));
+        energy.push(line("kinetic + potential", &|s| {
+            s.kinetic_energy + s.potential_energy
+        }));
+    }
+    let levels = steps
+        .iter()
+        .map(|s| s.checks_per_level.len())
+        .max()
+        .unwrap_or(0)
+        .max(manifest.levels as usize);
+    let mut checks: Vec<Series> = (0..levels)
+        .map(|l| {
+            line(&format!("level {l}"), &|s| {
+                s.checks_per_level.get(l).copied().unwrap_or(0) as f64
+            })
+        })
+        .collect();
+    checks.push(line("exact fallbacks", &|s| s.fallbacks as f64));
+    let ms = |f: fn(&msdem_solver::frames::PhaseTimes) -> f64| {
+        move |s: &msdem_solver::frames::StepStats| 1e3 * f(&s.wall)
+    };
+    vec![
+        Chart {
+            stem: "energy",
+            title: "Energy".into(),
+            x_label: time.clone(),
+            y_label: "energy [J]".into(),
+            series: energy,
+            log_y: false,
+        },
+        Chart {
+            stem: "contacts",
+            title: "Contacts per step".into(),
+            x_label: time.clone(),
+            y_label: "count".into(),
+            series: vec![
+                line("merged contact points", &|s| f64::from(s.contacts)),
+                line("broad-phase candidate pairs", &|s| {
+                    f64::from(s.candidate_pairs)
+                }),
+            ],
+            log_y: false,
+        },
+        Chart {
+            stem: "checks_per_level",
+            title: "Triangle-pair checks per tree level".into(),
+            x_label: time.clone(),
+            y_label: "checks per step".into(),
+            series: checks,
+            log_y: true,
+        },
+        Chart {
+            stem: "wall_time",
+            title: "Wall time per step".into(),
+            x_label: time,
+            y_label: "wall time [ms]".into(),
+            series: vec![
+                line("broad phase", &ms(|w| w.broad)),
+                line("narrow phase", &ms(|w| w.narrow)),
+                line("forces", &ms(|w| w.forces)),
+                line("integration", &ms(|w| w.integrate)),
+                line("total", &ms(|w| w.broad + w.narrow + w.forces + w.integrate)),
+            ],
+            log_y: false,
+        },
+    ]
+}
+
+fn widen(lo: f64, hi: f64) -> Range<f64> {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return 0.0..1.0;
+    }
+    if hi > lo {
+        let pad = 0.04 * (hi - lo);
+        (lo - pad)..(hi + pad)
+    } else {
+        let pad = if lo == 0.0 { 1.0 } else { 0.5 * lo.abs() };
+        (lo - pad)..(hi + pad)
+    }
+}
+
+/// Runs of consecutive points the axis can show.
+fn runs(points: &[(f64, f64)], log_y: bool) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    for &(x, y) in points {
+        let ok = x.is_finite() && y.is_finite() && (!log_y || y > 0.0);
+        match (ok, out.last_mut()) {
+            (true, Some(run)) => run.push((x, y)),
+            (false, Some(run)) if !run.is_empty() => out.push(Vec::new()),
+            _ => {}
+        }
+    }
+    out.retain(|r| !r.is_empty());
+    out
+}
+
+type Failure = Box<dyn std::error::Error>;
+
+fn draw_lines<'a, X, Y>(
+    root: &DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>,
+    chart: &Chart,
+    x: X,
+    y: Y,
+    text: bool,
+) -> Result<(), Failure>
+where
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let mut builder = ChartBuilder::on(root);
+    builder.margin(16);
+    if text {
+        builder
+            .caption(&chart.title, (FAMILY, 24))
+            .x_label_area_size(48)
+            .y_label_area_size(80);
+    }
+    let mut ctx = builder.build_cartesian_2d(x, y)?;
+    if text {
+        ctx.configure_mesh()
+            .x_desc(chart.x_label.as_str())
+            .y_desc(chart.y_label.as_str())
+            .label_style((FAMILY, 14))
+            .draw()?;
+    }
+    for (i, s) in chart.series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        for (k, run) in runs(&s.points, chart.log_y).into_iter().enumerate() {
+            let drawn = ctx.draw_series(LineSeries::new(run, color.stroke_width(2)))?;
+            if k == 0 {
+                drawn.label(s.name.as_str()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                });
+            }
+        }
+    }
+    if text {
+        ctx.configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font((FAMILY, 14))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()?;
+    }
+    Ok(())
+}
+
+/// Draws a chart into an RGB image of `size` (text only if the embedded font registered).
+pub fn render_chart(chart: &Chart, size: (u32, u32)) -> Result<Image, String> {
+    let text = text_available();
+    let mut rgb = vec![0u8; 3 * size.0 as usize * size.1 as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let all = chart
+            .series
+            .iter()
+            .flat_map(|s| runs(&s.points, chart.log_y))
+            .flatten();
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        for (x, y) in all {
+            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        }
+        let xr = widen(x0, x1);
+        let result = if chart.log_y {
+            let (lo, hi) = if y0.is_finite() { (y0 / 2.0, y1 * 2.0) } else { (1.0, 10.0) };
+            draw_lines(&root, chart, xr, (lo..hi).log_scale(), text)
+        } else {
+            draw_lines(&root, chart, xr, widen(y0.min(0.0), y1), text)
+        };
+        result.map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(Image {
+        width: size.0,
+        height: size.1,
+        rgb,
+    })
+}
