@@ -88,7 +88,8 @@ impl BroadStage {
             slot => &mut slot.insert((choice, broadphase_kind(choice).build()?)).1,
         };
         self.spheres.clear();
-        self.spheres.extend(world.bodies.iter().map(bounding_sphere));
+        self.spheres
+            .extend(world.bodies.iter().map(bounding_sphere));
         phase.find_pairs(&self.spheres, &mut self.pairs)?;
         out.extend(self.pairs.iter().map(|&(a, b)| CandidatePair {
             a,
@@ -107,7 +108,11 @@ mod tests {
     fn sphere_box_test_is_closed_and_exact_at_corners() {
         let aabb = (Vec3::zeros(), Vec3::new(1.0, 1.0, 1.0));
         assert!(sphere_touches_aabb(&Vec3::new(0.5, 0.5, 1.5), 0.5, &aabb));
-        assert!(!sphere_touches_aabb(&Vec3::new(0.5, 0.5, 1.5), 0.499, &aabb));
+        assert!(!sphere_touches_aabb(
+            &Vec3::new(0.5, 0.5, 1.5),
+            0.499,
+            &aabb
+        ));
         let c = Vec3::new(1.3, 1.3, 1.3);
         let d = (3.0f64 * 0.09).sqrt();
         assert!(sphere_touches_aabb(&c, d + 1e-12, &aabb));

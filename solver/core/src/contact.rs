@@ -36,6 +36,10 @@ pub struct RawContact {
     /// difference of the two triangles' outward normals `n_b − n_a` (see
     /// [`crate::narrow`]).
     pub fallback_normal: Vec3,
+    /// Soup index of `a`'s triangle in its surrogate tree.
+    pub tri_a: u32,
+    /// Soup index of `b`'s triangle in its surrogate tree.
+    pub tri_b: u32,
 }
 
 /// A merged contact point of one body pair (Implementation remark 1).

@@ -17,6 +17,9 @@
 //! possible.
 
 pub mod energy;
+pub mod stability;
+
+pub use stability::stable_dt_estimate;
 
 use crate::contact::force::Wrench;
 use crate::world::Body;

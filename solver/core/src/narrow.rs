@@ -1,1 +1,168 @@
-//! (physics) — see module docs once implemented.
+//! Narrow phase of a step (seed 000 Alg. 5): per candidate pair, the multiresolution
+//! traversal of the two surrogate trees in body `a`'s mesh frame, with the results mapped
+//! back to the world.
+//!
+//! Pairs are processed in parallel with rayon; every pair writes into its own buffer, and
+//! buffers are read in pair order afterwards, so the outcome does not depend on the number
+//! of threads. Within a pair, contacts are sorted by triangle indices `(tri_a, tri_b)`, so
+//! that the (order-dependent) merge of remark 1 sees the same sequence in both detection
+//! modes.
+//!
+//! **Robust normal** ([`RawContact::fallback_normal`]): when the triangle distance is tiny
+//! (intersecting triangles; see [`crate::contact::pair::TINY_DISTANCE`]) `p − q` carries no
+//! direction. Then the normal is taken from the triangles' outward normals: the obstacle's
+//! face normal for particle–obstacle pairs, `normalise(n_b − n_a)` for particle pairs
+//! (both terms point from `b` towards `a` for touching surfaces), and the direction between
+//! the centres of mass if those cancel.
+
+use crate::broad::CandidatePair;
+use crate::contact::pair::TINY_DISTANCE;
+use crate::contact::RawContact;
+use crate::frames::Other;
+use crate::world::{DetectionMode, KernelChoice, World};
+use msdem_geom::kernel::KernelKind;
+use msdem_geom::math::{Iso3, Point3, Tri, Vec3, P32};
+use msdem_tree::traverse::{find_contacts, LevelStats, Mode, Scratch, TriContact};
+use msdem_tree::SurrogateTree;
+use rayon::prelude::*;
+
+/// Traversal mode of a detection choice.
+pub fn traverse_mode(mode: DetectionMode) -> Mode {
+    match mode {
+        DetectionMode::Hierarchy => Mode::Hierarchy,
+        DetectionMode::Flat => Mode::Flat,
+    }
+}
+
+/// Triangle kernel of a kernel choice.
+pub fn kernel_kind(kernel: KernelChoice) -> KernelKind {
+    match kernel {
+        KernelChoice::Exact => KernelKind::Exact,
+        KernelChoice::Hybrid => KernelKind::Hybrid,
+    }
+}
+
+/// Raw contacts and check counters of one candidate pair.
+#[derive(Clone, Debug, Default)]
+pub struct PairContacts {
+    /// Fine–fine contacts, world frame, in traversal order.
+    pub raw: Vec<RawContact>,
+    /// Triangle-pair checks of the traversal.
+    pub stats: LevelStats,
+}
+
+/// Per-thread buffers of the traversal.
+#[derive(Debug, Default)]
+struct ThreadScratch {
+    traverse: Scratch,
+    hits: Vec<TriContact>,
+}
+
+fn point(p: &P32) -> Point3 {
+    Point3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]))
+}
+
+/// Unit outward normal of a triangle (zero if degenerate), in the triangle's frame.
+fn outward_normal(t: &Tri) -> Vec3 {
+    let [a, b, c] = t.v.map(|v| point(&v));
+    (b - a)
+        .cross(&(c - a))
+        .try_normalize(0.0)
+        .unwrap_or_else(Vec3::zeros)
+}
+
+/// The geometry of side `b` of a pair: tree, halo [m] and mesh → world pose.
+fn side_b(world: &World, b: Other) -> (&SurrogateTree, f64, Iso3) {
+    match b {
+        Other::Particle(j) => {
+            let body = &world.bodies[j as usize];
+            let shape = &world.shapes[body.shape as usize];
+            (&shape.tree, body.epsilon, body.mesh_to_world(&shape.com))
+        }
+        Other::Obstacle(o) => {
+            let ob = &world.obstacles[o as usize];
+            (&ob.tree, ob.epsilon, ob.pose)
+        }
+    }
+}
+
+/// Runs the traversal of one candidate pair and appends its contacts (world frame) to
+/// `out.raw`, its checks to `out.stats`.
+fn narrow_pair(
+    world: &World,
+    pair: &CandidatePair,
+    ts: &mut ThreadScratch,
+    out: &mut PairContacts,
+) {
+    let body_a = &world.bodies[pair.a as usize];
+    let shape_a = &world.shapes[body_a.shape as usize];
+    let a_to_world = body_a.mesh_to_world(&shape_a.com);
+    let (tree_b, eps_b, b_to_world) = side_b(world, pair.b);
+    let b_to_a = a_to_world.inverse() * b_to_world;
+    ts.hits.clear();
+    find_contacts(
+        &shape_a.tree,
+        body_a.epsilon as f32,
+        tree_b,
+        eps_b as f32,
+        &b_to_a,
+        traverse_mode(world.params.detection),
+        kernel_kind(world.params.kernel),
+        &mut ts.traverse,
+        &mut ts.hits,
+        &mut out.stats,
+    );
+    // Canonical order: the merge (remark 1) is order-dependent, and both traversal modes
+    // must lead to the same merged contacts (Lemma 5.1).
+    ts.hits.sort_unstable_by_key(|h| (h.tri_a, h.tri_b));
+    let margin = body_a.epsilon + eps_b;
+    out.raw.extend(ts.hits.iter().map(|h| {
+        let p = a_to_world * point(&h.p);
+        let q = a_to_world * point(&h.q);
+        let dist = f64::from(h.dist);
+        let fallback_normal = if dist <= TINY_DISTANCE * margin {
+            let n_a = a_to_world * outward_normal(&shape_a.tree.soup[h.tri_a as usize]);
+            let n_b = b_to_world * outward_normal(&tree_b.soup[h.tri_b as usize]);
+            robust_normal(world, pair, &n_a, &n_b)
+        } else {
+            Vec3::zeros()
+        };
+        RawContact {
+            p: p.coords,
+            q: q.coords,
+            dist,
+            fallback_normal,
+            tri_a: h.tri_a,
+            tri_b: h.tri_b,
+        }
+    }));
+}
+
+/// Normal from `b` towards `a` for intersecting triangles with world outward normals `n_a`
+/// and `n_b` (see the module docs).
+fn robust_normal(world: &World, pair: &CandidatePair, n_a: &Vec3, n_b: &Vec3) -> Vec3 {
+    let xa = world.bodies[pair.a as usize].position;
+    match pair.b {
+        Other::Obstacle(_) if n_b.norm_squared() > 0.0 => *n_b,
+        Other::Obstacle(_) => Vec3::z(),
+        Other::Particle(j) => (n_b - n_a).try_normalize(1e-6).unwrap_or_else(|| {
+            (xa - world.bodies[j as usize].position)
+                .try_normalize(0.0)
+                .unwrap_or_else(Vec3::z)
+        }),
+    }
+}
+
+/// Narrow phase over all candidate pairs: `results[i]` receives the contacts and checks of
+/// `pairs[i]` (buffers are reused between calls). Runs in parallel; deterministic.
+pub fn narrow_phase(world: &World, pairs: &[CandidatePair], results: &mut Vec<PairContacts>) {
+    results.resize_with(pairs.len(), PairContacts::default);
+    results.par_iter_mut().zip(pairs.par_iter()).for_each_init(
+        ThreadScratch::default,
+        |ts, (out, pair)| {
+            out.raw.clear();
+            out.stats = LevelStats::default();
+            narrow_pair(world, pair, ts, out);
+        },
+    );
+}

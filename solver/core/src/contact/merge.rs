@@ -103,6 +103,8 @@ mod tests {
             q,
             dist: (p - q).norm(),
             fallback_normal: Vec3::z(),
+            tri_a: 0,
+            tri_b: 0,
         }
     }
 
