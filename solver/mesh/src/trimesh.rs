@@ -2,11 +2,11 @@
 
 use msdem_geom::math::Tri;
 
-/// Indexed triangle mesh [m]. Triangles are counter-clockwise seen from outside, so
+/// Indexed triangle mesh \[m\]. Triangles are counter-clockwise seen from outside, so
 /// `(b − a) × (c − a)` is the outward normal of a closed particle mesh.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TriMesh {
-    /// Vertex positions [m].
+    /// Vertex positions \[m\].
     pub vertices: Vec<[f64; 3]>,
     /// Vertex indices per triangle.
     pub triangles: Vec<[u32; 3]>,

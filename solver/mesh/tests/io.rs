@@ -1,0 +1,231 @@
+//! File I/O: round trips, a second (hand-written) PLY reader, foreign PLY variants, errors.
+
+mod common;
+
+use common::*;
+use msdem_mesh::generate::{cuboid, noise_sphere, NoiseSphere};
+use msdem_mesh::hash::hash_bytes;
+use msdem_mesh::io::{decode_mesh, Format};
+use msdem_mesh::{read_mesh, write_mesh, MeshError, TriMesh};
+use std::path::Path;
+
+fn bumpy() -> TriMesh {
+    noise_sphere(&NoiseSphere {
+        radius: 0.013,
+        subdivisions: 2,
+        eta: 1.4,
+        seed: 7,
+        octaves: 4,
+        stretch: 1.3,
+    })
+    .unwrap()
+}
+
+/// Independent minimal binary-little-endian PLY reader for exactly the layout the writer
+/// promises: `double x y z`, `list uchar uint vertex_indices`.
+fn hand_parse(bytes: &[u8]) -> TriMesh {
+    let end = b"end_header\n";
+    let body_at = bytes.windows(end.len()).position(|w| w == end).unwrap() + end.len();
+    let header = std::str::from_utf8(&bytes[..body_at]).unwrap();
+    let lines: Vec<&str> = header.lines().collect();
+    assert_eq!(lines[0], "ply");
+    assert_eq!(lines[1], "format binary_little_endian 1.0");
+    let count = |name: &str| -> usize {
+        let l = lines
+            .iter()
+            .find(|l| l.starts_with(&format!("element {name} ")))
+            .unwrap();
+        l.split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    let props: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("property"))
+        .collect();
+    assert_eq!(
+        props,
+        [
+            "property double x",
+            "property double y",
+            "property double z",
+            "property list uchar uint vertex_indices"
+        ]
+    );
+    let (nv, nf) = (count("vertex"), count("face"));
+    let mut at = body_at;
+    let mut take = |n: usize| {
+        let s = &bytes[at..at + n];
+        at += n;
+        s
+    };
+    let mut mesh = TriMesh::default();
+    for _ in 0..nv {
+        let mut p = [0.0; 3];
+        for c in &mut p {
+            *c = f64::from_le_bytes(take(8).try_into().unwrap());
+        }
+        mesh.vertices.push(p);
+    }
+    for _ in 0..nf {
+        assert_eq!(take(1)[0], 3);
+        let mut t = [0u32; 3];
+        for i in &mut t {
+            *i = u32::from_le_bytes(take(4).try_into().unwrap());
+        }
+        mesh.triangles.push(t);
+    }
+    assert_eq!(at, bytes.len(), "trailing bytes");
+    mesh
+}
+
+#[test]
+fn ply_round_trip_is_exact_and_readable_by_an_independent_parser() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = bumpy();
+    let p = dir.path().join("s.ply");
+    write_mesh(&p, &mesh).unwrap();
+    let bytes = std::fs::read(&p).unwrap();
+    assert_eq!(hand_parse(&bytes), mesh);
+    let (back, hash) = read_mesh(&p).unwrap();
+    assert_eq!(back, mesh);
+    assert_eq!(hash, hash_bytes(&bytes));
+    // write → read → write gives identical bytes
+    let p2 = dir.path().join("s2.ply");
+    write_mesh(&p2, &back).unwrap();
+    assert_eq!(std::fs::read(&p2).unwrap(), bytes);
+}
+
+#[test]
+fn same_parameters_give_byte_identical_files_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    for ext in ["ply", "obj", "stl"] {
+        let a = dir.path().join(format!("a.{ext}"));
+        let b = dir.path().join(format!("b.{ext}"));
+        write_mesh(&a, &bumpy()).unwrap();
+        write_mesh(&b, &bumpy()).unwrap();
+        assert_eq!(
+            std::fs::read(&a).unwrap(),
+            std::fs::read(&b).unwrap(),
+            "{ext}"
+        );
+    }
+}
+
+/// Triangles as sorted lists of corner coordinates (index-free comparison).
+fn soup(m: &TriMesh) -> Vec<[[u64; 3]; 3]> {
+    let mut s: Vec<_> = m
+        .triangles
+        .iter()
+        .map(|t| t.map(|i| m.vertices[i as usize].map(f64::to_bits)))
+        .collect();
+    s.sort();
+    s
+}
+
+#[test]
+fn obj_round_trip_is_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = bumpy();
+    let p = dir.path().join("s.obj");
+    write_mesh(&p, &mesh).unwrap();
+    let (back, _) = read_mesh(&p).unwrap();
+    assert_eq!(back.vertices.len(), mesh.vertices.len());
+    assert_eq!(soup(&back), soup(&mesh));
+}
+
+#[test]
+fn stl_round_trip_welds_to_the_original_topology_in_f32() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = bumpy();
+    let p = dir.path().join("s.STL");
+    write_mesh(&p, &mesh).unwrap();
+    let (back, _) = read_mesh(&p).unwrap();
+    assert_eq!(back.vertices.len(), mesh.vertices.len());
+    assert_eq!(back.triangles.len(), mesh.triangles.len());
+    let mut rounded = mesh.clone();
+    for v in &mut rounded.vertices {
+        *v = v.map(|c| f64::from(c as f32));
+    }
+    assert_eq!(soup(&back), soup(&rounded));
+    let report = msdem_mesh::check::check_mesh(&back, msdem_mesh::check::Role::Particle);
+    assert!(report.is_valid(), "{report}");
+}
+
+#[test]
+fn ascii_ply_with_float_vertex_index_and_quads_is_fan_triangulated() {
+    let text = "ply\nformat ascii 1.0\ncomment unit square\nelement vertex 5\n\
+property float x\nproperty float y\nproperty float z\nproperty uchar red\n\
+element face 2\nproperty list uchar int vertex_index\nend_header\n\
+0 0 0 1\n1 0 0 2\n1 1 0 3\n0 1 0 4\n0.5 0.5 1 5\n4 0 1 2 3\n3 0 1 4\n";
+    let m = decode_mesh(text.as_bytes(), Format::Ply, Path::new("q.ply")).unwrap();
+    assert_eq!(m.vertices[4], [0.5, 0.5, 1.0]);
+    assert_eq!(m.triangles, vec![[0, 1, 2], [0, 2, 3], [0, 1, 4]]);
+}
+
+#[test]
+fn obj_quads_in_two_groups_weld_into_a_closed_cube() {
+    let mut text = String::new();
+    for i in 0..8 {
+        text += &format!("v {} {} {}\n", i & 1, (i >> 1) & 1, (i >> 2) & 1);
+    }
+    // Outward quads (1-based indices), split over two groups.
+    text += "g a\nf 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\ng b\nf 3 7 8 4\nf 1 5 7 3\nf 2 4 8 6\n";
+    let m = decode_mesh(text.as_bytes(), Format::Obj, Path::new("c.obj")).unwrap();
+    assert_eq!(m.vertices.len(), 8);
+    assert_eq!(m.triangles.len(), 12);
+    let report = msdem_mesh::check::check_mesh(&m, msdem_mesh::check::Role::Particle);
+    assert!(report.is_valid(), "{report}");
+    assert!((report.signed_volume.unwrap() - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn broken_files_give_errors_naming_file_and_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = cuboid([1.0, 1.0, 1.0], 1).unwrap();
+    let p = dir.path().join("cut.ply");
+    write_mesh(&p, &good).unwrap();
+    let bytes = std::fs::read(&p).unwrap();
+    std::fs::write(&p, &bytes[..bytes.len() - 7]).unwrap();
+    let e = read_mesh(&p).unwrap_err();
+    assert!(matches!(e, MeshError::Parse { .. }), "{e:?}");
+    assert!(e.to_string().starts_with(&p.display().to_string()), "{e}");
+    assert!(!e.to_string().contains('\n'), "{e}");
+
+    let text = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n\
+property float z\nelement face 2\nproperty list uchar int vertex_indices\nend_header\n\
+0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n3 0 1 3\n";
+    let e = decode_mesh(text.as_bytes(), Format::Ply, Path::new("x.ply")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "x.ply: PLY parse error: face 1: vertex index 3 out of range (3 vertices)"
+    );
+    let e = decode_mesh(b"f 1 2 3\n", Format::Obj, Path::new("y.obj")).unwrap_err();
+    assert!(e.to_string().starts_with("y.obj: OBJ parse error"), "{e}");
+    let e = decode_mesh(
+        b"solid x\nfacet normal 0 0 1\nouter loop\n",
+        Format::Stl,
+        Path::new("z.stl"),
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("z.stl: STL parse error"), "{e}");
+
+    let e = read_mesh(dir.path().join("missing.ply")).unwrap_err();
+    assert!(matches!(e, MeshError::Io { .. }) && e.to_string().contains("missing.ply"));
+    let e = read_mesh(dir.path().join("mesh.off")).unwrap_err();
+    assert!(
+        e.to_string().contains("unsupported mesh format \"off\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn failed_writes_leave_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bad = cuboid([1.0, 1.0, 1.0], 1).unwrap();
+    bad.triangles[3][1] = 99;
+    let p = dir.path().join("bad.ply");
+    let e = write_mesh(&p, &bad).unwrap_err();
+    assert!(e.to_string().contains("triangle 3"), "{e}");
+    assert!(write_mesh(dir.path().join("nodir/x.ply"), &tetra()).is_err());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
