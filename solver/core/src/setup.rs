@@ -1,1 +1,212 @@
-//! (scenario/run) — see module docs once implemented.
+//! Scenario → [`World`]: instanced geometry, materials, particles, obstacles, parameters.
+//!
+//! Steps, each failing with a one-line [`SolverError`] that names the scenario entry:
+//! 1. shapes (`shapes:`, particle role: closed and outward) and obstacles (obstacle role):
+//!    mesh, mass properties per unit density (divergence theorem), bounding radius about the
+//!    centre of mass, prebuilt surrogate tree — refused when missing or built from another
+//!    mesh, naming `treebuild` (pipeline stage 2). One `Arc<SurrogateTree>` per shape, shared
+//!    by all its particles (DESIGN.md §2).
+//! 2. particles: the explicit list, then the generators in order (see [`place`]).
+//! 3. initial interpenetration check ([`overlap`]): particles whose real triangles cross or
+//!    that lie inside one another, and particles crossing an obstacle, are listed in one
+//!    error. Halo overlap is allowed.
+//!
+//! `Shape::mesh_path` / `Obstacle::mesh_path` are absolute here; the run writer makes them
+//! relative to the run folder in the manifest.
+
+use rayon::prelude::*;
+
+use crate::error::SolverError;
+use crate::scenario::{BroadPhaseSpec, DetectionModeSpec, IntegratorSpec, KernelSpec, Scenario};
+use crate::world::{
+    BroadPhaseChoice, DetectionMode, Integrator, KernelChoice, Material, Params, World,
+};
+
+mod bodies;
+mod geometry;
+pub mod overlap;
+pub mod place;
+
+use overlap::{penetration, Penetration, PlacedMesh};
+
+/// Most interpenetrating pairs listed in the error message.
+pub const MAX_LISTED_PAIRS: usize = 8;
+
+/// Builds the initial world of a parsed scenario (see the module documentation).
+pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
+    let mut shapes = Vec::with_capacity(scenario.shapes.len());
+    let mut shape_meshes = Vec::with_capacity(scenario.shapes.len());
+    for (name, spec) in &scenario.shapes {
+        let (shape, mesh) = geometry::load_shape(scenario, name, spec)?;
+        shapes.push(shape);
+        shape_meshes.push(mesh);
+    }
+    let mut obstacles = Vec::with_capacity(scenario.obstacles.len());
+    let mut obstacle_meshes = Vec::with_capacity(scenario.obstacles.len());
+    for (i, spec) in scenario.obstacles.iter().enumerate() {
+        let (obstacle, mesh) = geometry::load_obstacle(scenario, i, spec)?;
+        obstacles.push(obstacle);
+        obstacle_meshes.push(mesh);
+    }
+    let materials: Vec<Material> = scenario
+        .materials
+        .iter()
+        .map(|(name, m)| Material {
+            name: name.clone(),
+            density: m.density,
+            epsilon: m.epsilon,
+            spring: m.spring,
+            friction: m.friction,
+            restitution: m.restitution,
+        })
+        .collect();
+    let soups: Vec<place::ObstacleSoup> = obstacles
+        .iter()
+        .zip(&obstacle_meshes)
+        .map(|(o, m)| place::ObstacleSoup::new(m.world_soup(&o.pose), o.epsilon))
+        .collect();
+    let (bodies, origins) = bodies::build_bodies(scenario, &shapes, &materials, &soups)?;
+
+    let world = World {
+        name: scenario.name.clone(),
+        shapes,
+        materials,
+        bodies,
+        obstacles,
+        params: params(scenario),
+        time: 0.0,
+        step: 0,
+    };
+    check_interpenetration(scenario, &world, &shape_meshes, &obstacle_meshes, &origins)?;
+    Ok(world)
+}
+
+fn params(s: &Scenario) -> Params {
+    Params {
+        dt: s.time.dt,
+        end: s.time.end,
+        output_every: s.time.output_every,
+        gravity: s.gravity.into(),
+        integrator: match s.integrator {
+            IntegratorSpec::Explicit => Integrator::Explicit,
+        },
+        detection: match s.detection.mode {
+            DetectionModeSpec::Hierarchy => DetectionMode::Hierarchy,
+            DetectionModeSpec::Flat => DetectionMode::Flat,
+        },
+        kernel: match s.detection.kernel {
+            KernelSpec::Exact => KernelChoice::Exact,
+            KernelSpec::Hybrid => KernelChoice::Hybrid,
+        },
+        broadphase: match s.broadphase {
+            BroadPhaseSpec::Grid => BroadPhaseChoice::Grid,
+            BroadPhaseSpec::AllPairs => BroadPhaseChoice::AllPairs,
+        },
+    }
+}
+
+/// One side of a candidate pair.
+#[derive(Clone, Copy)]
+enum Side {
+    Particle(usize),
+    Obstacle(usize),
+}
+
+/// Refuses a world whose bodies interpenetrate, listing the pairs (ids and origins).
+fn check_interpenetration(
+    scenario: &Scenario,
+    world: &World,
+    shape_meshes: &[geometry::SetupMesh],
+    obstacle_meshes: &[geometry::SetupMesh],
+    origins: &[String],
+) -> Result<(), SolverError> {
+    let bodies = &world.bodies;
+    // Candidates: overlapping bounding spheres (particles), sphere vs box (obstacles).
+    let mut candidates: Vec<(usize, Side)> = Vec::new();
+    for i in 0..bodies.len() {
+        for j in i + 1..bodies.len() {
+            let d = (bodies[i].position - bodies[j].position).norm();
+            if d < bodies[i].radius + bodies[j].radius {
+                candidates.push((i, Side::Particle(j)));
+            }
+        }
+        for (k, o) in world.obstacles.iter().enumerate() {
+            let c = bodies[i].position;
+            let r = bodies[i].radius;
+            if (0..3).all(|a| c[a] + r >= o.aabb.0[a] && c[a] - r <= o.aabb.1[a]) {
+                candidates.push((i, Side::Obstacle(k)));
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    let placed_particle = |i: usize| {
+        let b = &bodies[i];
+        let shape = &world.shapes[b.shape as usize];
+        let m = &shape_meshes[b.shape as usize];
+        PlacedMesh::new(
+            &m.vertices,
+            m.triangles.clone(),
+            &b.mesh_to_world(&shape.com),
+            true,
+        )
+    };
+    let placed_obstacles: Vec<PlacedMesh> = world
+        .obstacles
+        .iter()
+        .zip(obstacle_meshes)
+        .map(|(o, m)| PlacedMesh::new(&m.vertices, m.triangles.clone(), &o.pose, false))
+        .collect();
+    let found: Vec<Option<Penetration>> = candidates
+        .par_iter()
+        .map(|&(i, other)| {
+            let a = placed_particle(i);
+            match other {
+                Side::Particle(j) => penetration(&a, &placed_particle(j)),
+                Side::Obstacle(k) => penetration(&a, &placed_obstacles[k]),
+            }
+        })
+        .collect();
+    let pairs: Vec<String> = candidates
+        .iter()
+        .zip(&found)
+        .filter_map(|(&(i, other), p)| p.map(|p| describe(world, origins, i, other, p)))
+        .collect();
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    let mut list = pairs
+        .iter()
+        .take(MAX_LISTED_PAIRS)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if pairs.len() > MAX_LISTED_PAIRS {
+        list.push_str(&format!(
+            "; and {} more pairs",
+            pairs.len() - MAX_LISTED_PAIRS
+        ));
+    }
+    Err(SolverError::Interpenetration {
+        file: scenario.file.clone(),
+        pairs: list,
+    })
+}
+
+fn describe(world: &World, origins: &[String], i: usize, other: Side, p: Penetration) -> String {
+    let first = format!("particle {i} ({})", origins[i]);
+    let second = match other {
+        Side::Particle(j) => format!("particle {j} ({})", origins[j]),
+        Side::Obstacle(k) => format!(
+            "obstacle {k} `{}` (obstacles[{k}])",
+            world.obstacles[k].name
+        ),
+    };
+    let how = match p {
+        Penetration::Crossing { a, b } => format!("triangles {a} and {b} cross"),
+        Penetration::FirstInside => "the first lies inside the second".to_owned(),
+        Penetration::SecondInside => "the second lies inside the first".to_owned(),
+    };
+    format!("{first} and {second} ({how})")
+}
