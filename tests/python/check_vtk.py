@@ -62,7 +62,7 @@ def array_values(data, name, path, ncomp):
     if arr is None:
         problem(f"{path}: no data array {name!r}")
         return None
-    if arr.GetNumberOfComponents() != ncomp:
+    if ncomp is not None and arr.GetNumberOfComponents() != ncomp:
         problem(f"{path}: {name} has {arr.GetNumberOfComponents()} components, expected {ncomp}")
         return None
     return [arr.GetTuple(i) for i in range(arr.GetNumberOfTuples())]
@@ -102,7 +102,10 @@ def check_polydata(path, pd, exp, kind):
         if conn != exp["triangles"]:
             problem(f"{path}: triangle connectivity differs from the meshes")
     for name, want in exp.get("point_data", {}).items():
-        ncomp = len(want[0]) if want and isinstance(want[0], list) else 1
+        if not want:
+            ncomp = None
+        else:
+            ncomp = len(want[0]) if isinstance(want[0], list) else 1
         got = array_values(pd.GetPointData(), name, path, ncomp)
         compare_tuples(path, name, got, want, 1e-9)
     for name, want in exp.get("cell_data", {}).items():

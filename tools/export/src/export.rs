@@ -206,9 +206,18 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
                 file: obstacles_vtp.clone(),
             })
             .collect();
-        write_atomic(&vtk_dir.join("particles.pvd"), &pvd_bytes(&series("particles")))?;
-        write_atomic(&vtk_dir.join("contacts.pvd"), &pvd_bytes(&series("contacts")))?;
-        write_atomic(&vtk_dir.join("obstacles.pvd"), &pvd_bytes(&static_obstacles))?;
+        write_atomic(
+            &vtk_dir.join("particles.pvd"),
+            &pvd_bytes(&series("particles")),
+        )?;
+        write_atomic(
+            &vtk_dir.join("contacts.pvd"),
+            &pvd_bytes(&series("contacts")),
+        )?;
+        write_atomic(
+            &vtk_dir.join("obstacles.pvd"),
+            &pvd_bytes(&static_obstacles),
+        )?;
         files += 3;
     }
     Ok(ExportSummary {

@@ -112,7 +112,10 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
                 line("narrow phase", &ms(|w| w.narrow)),
                 line("forces", &ms(|w| w.forces)),
                 line("integration", &ms(|w| w.integrate)),
-                line("total", &ms(|w| w.broad + w.narrow + w.forces + w.integrate)),
+                line(
+                    "total",
+                    &ms(|w| w.broad + w.narrow + w.forces + w.integrate),
+                ),
             ],
             log_y: false,
         },
@@ -212,13 +215,22 @@ pub fn render_chart(chart: &Chart, size: (u32, u32)) -> Result<Image, String> {
             .iter()
             .flat_map(|s| runs(&s.points, chart.log_y))
             .flatten();
-        let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        let (mut x0, mut x1, mut y0, mut y1) = (
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        );
         for (x, y) in all {
             (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
         }
         let xr = widen(x0, x1);
         let result = if chart.log_y {
-            let (lo, hi) = if y0.is_finite() { (y0 / 2.0, y1 * 2.0) } else { (1.0, 10.0) };
+            let (lo, hi) = if y0.is_finite() {
+                (y0 / 2.0, y1 * 2.0)
+            } else {
+                (1.0, 10.0)
+            };
             draw_lines(&root, chart, xr, (lo..hi).log_scale(), text)
         } else {
             draw_lines(&root, chart, xr, widen(y0.min(0.0), y1), text)

@@ -67,7 +67,10 @@ impl Camera {
         let (centre, scale) = if lo[0] <= hi[0] {
             let ext = [hi[0] - lo[0], hi[1] - lo[1]];
             let fit = |k: usize| (size[k] - 2.0 * MARGIN).max(1.0) / ext[k].max(1e-300);
-            ([(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0], fit(0).min(fit(1)))
+            (
+                [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0],
+                fit(0).min(fit(1)),
+            )
         } else {
             ([0.0; 2], 1.0)
         };

@@ -108,14 +108,20 @@ mod tests {
     fn covered_pixels_match_the_triangle_area() {
         let mut r = Raster::new(200, 200, BG);
         // Right triangle with legs 150 px: area 11 250 px²; either winding.
-        r.fill_triangle([[20.0, 20.0, 0.0], [170.0, 20.0, 0.0], [20.0, 170.0, 0.0]], RED);
+        r.fill_triangle(
+            [[20.0, 20.0, 0.0], [170.0, 20.0, 0.0], [20.0, 170.0, 0.0]],
+            RED,
+        );
         let img = r.into_image();
         let n = count(&img, RED) as f64;
         assert!((n - 11_250.0).abs() < 160.0, "{n}");
         assert_eq!(img.pixel(30, 30), RED);
         assert_eq!(img.pixel(160, 160), BG);
         let mut r = Raster::new(200, 200, BG);
-        r.fill_triangle([[20.0, 20.0, 0.0], [20.0, 170.0, 0.0], [170.0, 20.0, 0.0]], RED);
+        r.fill_triangle(
+            [[20.0, 20.0, 0.0], [20.0, 170.0, 0.0], [170.0, 20.0, 0.0]],
+            RED,
+        );
         assert_eq!(count(&r.into_image(), RED) as f64, n);
     }
 
@@ -138,7 +144,14 @@ mod tests {
     #[test]
     fn offscreen_and_degenerate_triangles_draw_nothing() {
         let mut r = Raster::new(20, 20, BG);
-        r.fill_triangle([[-50.0, -50.0, 0.0], [-10.0, -50.0, 0.0], [-50.0, -10.0, 0.0]], RED);
+        r.fill_triangle(
+            [
+                [-50.0, -50.0, 0.0],
+                [-10.0, -50.0, 0.0],
+                [-50.0, -10.0, 0.0],
+            ],
+            RED,
+        );
         r.fill_triangle([[0.0, 0.0, 0.0], [10.0, 10.0, 0.0], [20.0, 20.0, 0.0]], RED);
         assert_eq!(count(&r.into_image(), RED), 0);
     }

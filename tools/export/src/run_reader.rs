@@ -105,7 +105,11 @@ fn check_manifest(path: &Path, m: &RunManifest) -> Result<(), ExportError> {
         }
     }
     for (i, o) in m.obstacles.iter().enumerate() {
-        let finite = o.translation.iter().chain(&o.rotation).all(|v| v.is_finite());
+        let finite = o
+            .translation
+            .iter()
+            .chain(&o.rotation)
+            .all(|v| v.is_finite());
         if !finite || o.rotation.iter().all(|v| *v == 0.0) {
             return Err(ExportError::Inconsistent {
                 path: path.to_path_buf(),

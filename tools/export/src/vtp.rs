@@ -138,7 +138,13 @@ fn write_cells(out: &mut String, tag: &str, connectivity: Vec<i64>, per_cell: i6
     let offsets: Vec<i64> = (1..=n).map(|k| k * per_cell).collect();
     out.push_str(&format!("      <{tag}>\n"));
     let ind = "        ";
-    write_array(out, ind, Some("connectivity"), 1, &Values::I64(connectivity));
+    write_array(
+        out,
+        ind,
+        Some("connectivity"),
+        1,
+        &Values::I64(connectivity),
+    );
     write_array(out, ind, Some("offsets"), 1, &Values::I64(offsets));
     out.push_str(&format!("      </{tag}>\n"));
 }

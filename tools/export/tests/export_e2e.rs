@@ -1,0 +1,263 @@
+//! End-to-end: a synthetic run folder → the `export` binary → VTK's own reader (Python),
+//! an independent PLY parser (Python), PNG decoding; plus bad-input and determinism checks.
+
+mod fixture;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn export(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_export"))
+        .args(args)
+        .output()
+        .expect("run export")
+}
+
+fn export_to(run: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args: Vec<&std::ffi::OsStr> = vec![run.as_os_str(), "-o".as_ref(), out.as_os_str()];
+    args.extend(extra.iter().map(|s| std::ffi::OsStr::new(*s)));
+    export(&args)
+}
+
+/// `$MSDEM_PYTHON`, else `python3`; fails (never skips) when VTK is not importable.
+fn python() -> String {
+    let py = std::env::var("MSDEM_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let ok = Command::new(&py)
+        .args(["-c", "import vtk"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "`{py} -c 'import vtk'` failed: run `make pyenv` and set MSDEM_PYTHON=.venv/bin/python \
+         (make test does both)"
+    );
+    py
+}
+
+fn run_script(script: &str, out: &Path, expected: &Path) -> (bool, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/python");
+    let o = Command::new(python())
+        .arg(root.join(script))
+        .arg(out)
+        .arg(expected)
+        .output()
+        .expect("run python");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (o.status.success() && text.contains("OK"), text)
+}
+
+fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut r = dec.read_info().unwrap();
+    let mut buf = vec![0; r.output_buffer_size()];
+    let info = r.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn exports_every_format_and_independent_readers_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fixture::write_run(&run);
+    let out = tmp.path().join("out");
+    let o = export_to(&run, &out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let expected = tmp.path().join("expected.json");
+    std::fs::write(&expected, fixture::expected_json(0.0)).unwrap();
+    for script in ["check_vtk.py", "check_ply.py"] {
+        let (ok, text) = run_script(script, &out, &expected);
+        assert!(ok, "{script} failed:\n{text}");
+    }
+    // The readers do catch a wrong pose (1 mm off in frame 1).
+    let wrong = tmp.path().join("wrong.json");
+    std::fs::write(&wrong, fixture::expected_json(1e-3)).unwrap();
+    for script in ["check_vtk.py", "check_ply.py"] {
+        let (ok, text) = run_script(script, &out, &wrong);
+        assert!(
+            !ok && text.contains("frame_000001") || text.contains("particles_000001"),
+            "{script}: {text}"
+        );
+    }
+
+    for stem in ["energy", "contacts", "checks_per_level", "wall_time"] {
+        let (w, h, rgb) = decode_png(&out.join("plots").join(format!("{stem}.png")));
+        assert_eq!((w, h), (900, 560));
+        let white = rgb.chunks(3).filter(|p| *p == [255, 255, 255]).count();
+        let n = (w * h) as usize;
+        assert!(
+            white < n - 2000 && white > n / 2,
+            "{stem}: {white} of {n} white"
+        );
+    }
+    // Preview of the last frame: background in the corners, every particle's colour shows.
+    let (w, h, rgb) = decode_png(&out.join("preview.png"));
+    assert_eq!((w, h), (1024, 768));
+    for (x, y) in [(0, 0), (w - 1, h - 1)] {
+        let i = 3 * (y * w + x) as usize;
+        assert_eq!(&rgb[i..i + 3], &[255, 255, 255]);
+    }
+    let grey = rgb
+        .chunks(3)
+        .filter(|p| p[0] == p[1] && p[1] == p[2] && p[0] < 200)
+        .count();
+    assert!(grey > 10_000, "floor visible: {grey} grey pixels");
+    for id in 0..3u32 {
+        let base = msdem_export::preview::particle_color(id);
+        let hue = |p: &[u8]| {
+            let s: f64 = p.iter().map(|&c| f64::from(c)).sum::<f64>().max(1.0);
+            p.iter().map(|&c| f64::from(c) / s).collect::<Vec<_>>()
+        };
+        let want = hue(&base);
+        let n = rgb
+            .chunks(3)
+            .filter(|p| hue(p).iter().zip(&want).all(|(a, b)| (a - b).abs() < 0.02))
+            .count();
+        assert!(n > 200, "particle {id}: {n} pixels of its colour");
+    }
+}
+
+#[test]
+fn output_bytes_are_identical_across_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fixture::write_run(&run);
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    assert!(export_to(&run, &a, &[]).status.success());
+    assert!(export_to(&run, &b, &[]).status.success());
+    let (fa, fb) = (files_under(&a), files_under(&b));
+    // 3 frames × (2 vtp + 1 ply) + static obstacles (vtp, ply) + 3 pvd + 4 plots + preview.
+    assert_eq!(fa.len(), 3 * 3 + 2 + 3 + 4 + 1, "{fa:?}");
+    for (x, y) in fa.iter().zip(&fb) {
+        assert_eq!(x.strip_prefix(&a).unwrap(), y.strip_prefix(&b).unwrap());
+        assert!(
+            std::fs::read(x).unwrap() == std::fs::read(y).unwrap(),
+            "{}",
+            x.display()
+        );
+    }
+}
+
+#[test]
+fn default_output_folder_is_the_run_folder_and_flags_disable_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fixture::write_run(&run);
+    let o = export(&[
+        run.as_os_str(),
+        "--no-vtk".as_ref(),
+        "--no-ply".as_ref(),
+        "--no-plots".as_ref(),
+        "--preview".as_ref(),
+        "1".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(run.join("preview.png").is_file());
+    for d in ["vtk", "ply", "plots"] {
+        assert!(!run.join(d).exists(), "{d} written despite --no-{d}");
+    }
+    assert!(String::from_utf8_lossy(&o.stdout).contains("preview of frame 1"));
+}
+
+/// Runs export into a fresh folder and checks: failure, one stderr line containing
+/// `needle`, and no output folder created.
+fn assert_refused(run: &Path, extra: &[&str], needle: &str) {
+    let out = run.parent().unwrap().join("refused_out");
+    let o = export_to(run, &out, extra);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success(),
+        "accepted; expected error containing {needle:?}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+    assert!(!out.exists(), "output written despite the error: {err}");
+}
+
+#[test]
+fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fixture::write_run(&run);
+
+    assert_refused(&tmp.path().join("nope"), &[], "nope: run folder not found");
+    assert_refused(&run, &["--preview", "7"], "preview frame 7 not found");
+
+    let frame2 = run.join("frames/frame_000002.msdem");
+    let good = std::fs::read(&frame2).unwrap();
+    std::fs::write(&frame2, &good[..good.len() - 5]).unwrap();
+    assert_refused(
+        &run,
+        &[],
+        "frame_000002.msdem: corrupt or truncated frame file",
+    );
+    let mut v9 = good.clone();
+    v9[8] = 9;
+    std::fs::write(&frame2, &v9).unwrap();
+    assert_refused(&run, &[], "frame_000002.msdem: format version 9");
+    std::fs::write(&frame2, &good).unwrap();
+
+    let manifest = run.join("run.msdem");
+    let good_manifest = std::fs::read(&manifest).unwrap();
+    std::fs::write(&manifest, b"MSDEMFRM\x01\x00\x00\x00").unwrap();
+    assert_refused(
+        &run,
+        &[],
+        "run.msdem: not a msdem run manifest file (wrong magic)",
+    );
+    std::fs::remove_file(&manifest).unwrap();
+    assert_refused(&run, &[], "run.msdem");
+    std::fs::write(&manifest, &good_manifest).unwrap();
+
+    let mesh = run.join("meshes/tetra.ply");
+    let good_mesh = std::fs::read(&mesh).unwrap();
+    let (mut other, _) = msdem_mesh::read_mesh(&mesh).unwrap();
+    other.vertices[3][2] = 0.75;
+    msdem_mesh::write_mesh(&mesh, &other).unwrap();
+    assert_refused(&run, &[], "tetra.ply: mesh changed since the run");
+    std::fs::write(&mesh, &good_mesh).unwrap();
+
+    std::fs::remove_file(fixture_stats(&run)).unwrap();
+    assert_refused(&run, &[], "stats.msdem");
+    // Without plots the statistics are not needed.
+    let out = tmp.path().join("noplots");
+    assert!(export_to(&run, &out, &["--no-plots"]).status.success());
+}
+
+fn fixture_stats(run: &Path) -> PathBuf {
+    msdem_solver::frames::stats_path(run)
+}
+
+#[test]
+fn missing_frames_folder_or_empty_run_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fixture::write_run(&run);
+    for (index, _, _) in fixture::FRAMES {
+        std::fs::remove_file(msdem_solver::frames::frame_path(&run, index)).unwrap();
+    }
+    assert_refused(&run, &[], "no frame files");
+}
