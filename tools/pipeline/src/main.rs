@@ -1,2 +1,53 @@
-//! `pipeline` — thin binary.
-fn main() {}
+//! `pipeline` — runs meshgen → treebuild → solver → export for one pipeline file, skipping
+//! the stages whose inputs are unchanged (thin binary over `msdem_pipeline`).
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use msdem_pipeline::{run_pipeline, RunOptions};
+
+/// Run a pipeline file: stage binaries are taken from this executable's folder, results go
+/// to out/NAME/ (meshes/, trees/, scenario.yaml, run/ with the exporter's vtk/, ply/, plots/).
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// The pipeline file (YAML, `version: 1`), e.g. pipelines/staircase.yaml.
+    pipeline: PathBuf,
+    /// Run every selected stage even when its inputs are unchanged.
+    #[arg(long)]
+    force: bool,
+    /// Run only one kind of stage (mesh, tree, solve, export) or one stage (tree:grain).
+    #[arg(long, value_name = "STAGE")]
+    only: Option<String>,
+    /// Output folder instead of out/NAME.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("cannot locate the pipeline executable")?;
+    let bin_dir = exe
+        .parent()
+        .context("the pipeline executable has no parent folder")?
+        .to_owned();
+    let opts = RunOptions {
+        pipeline: args.pipeline,
+        out_dir: args.out,
+        bin_dir,
+        force: args.force,
+        only: args.only,
+    };
+    run_pipeline(&opts, &mut std::io::stdout())?;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

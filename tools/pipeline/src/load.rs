@@ -1,0 +1,134 @@
+//! Reading a pipeline file: version first, then the typed schema, then the references.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::PipelineError;
+use crate::names::{with_known, Known};
+use crate::spec::{PipelineSpec, PIPELINE_VERSION};
+
+/// Just the version key, read before anything else so that a file of another version gets
+/// a version error rather than a list of schema differences.
+#[derive(Deserialize)]
+struct VersionProbe {
+    #[serde(rename = "version")]
+    _version: SupportedVersion,
+}
+
+/// A `version` value equal to [`PIPELINE_VERSION`].
+struct SupportedVersion;
+
+impl<'de> Deserialize<'de> for SupportedVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Checked inside the visitor so that the error points at the value.
+        struct VersionVisitor;
+        impl VersionVisitor {
+            fn check<E: serde::de::Error>(
+                found: impl std::fmt::Display,
+            ) -> Result<SupportedVersion, E> {
+                let found = found.to_string();
+                if found == PIPELINE_VERSION.to_string() {
+                    Ok(SupportedVersion)
+                } else {
+                    Err(E::custom(format!(
+                        "unsupported pipeline version {found}, this runner reads version {PIPELINE_VERSION}"
+                    )))
+                }
+            }
+        }
+        impl serde::de::Visitor<'_> for VersionVisitor {
+            type Value = SupportedVersion;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "version {PIPELINE_VERSION}")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<SupportedVersion, E> {
+                Self::check(v)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<SupportedVersion, E> {
+                Self::check(v)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<SupportedVersion, E> {
+                Self::check(format!("{v:?}"))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<SupportedVersion, E> {
+                Self::check(format!("`{v}`"))
+            }
+        }
+        d.deserialize_any(VersionVisitor)
+    }
+}
+
+/// Just the declared names, for the reference check.
+#[derive(Deserialize)]
+struct NamesProbe {
+    #[serde(default)]
+    meshes: serde_norway::Mapping,
+    #[serde(default)]
+    trees: serde_norway::Mapping,
+    #[serde(default)]
+    scenario: Option<ScenarioNamesProbe>,
+}
+
+#[derive(Deserialize, Default)]
+struct ScenarioNamesProbe {
+    #[serde(default)]
+    shapes: serde_norway::Mapping,
+    #[serde(default)]
+    materials: serde_norway::Mapping,
+}
+
+/// Reads and checks the pipeline file at `path`.
+pub fn load_pipeline(path: &Path) -> Result<PipelineSpec, PipelineError> {
+    let text = std::fs::read_to_string(path).map_err(|source| PipelineError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse_pipeline(&text, path)
+}
+
+/// Parses pipeline text; `path` only names the file in messages.
+pub fn parse_pipeline(text: &str, path: &Path) -> Result<PipelineSpec, PipelineError> {
+    let yaml_err = |e: serde_norway::Error| yaml_error(path, e);
+    let _: VersionProbe = serde_norway::from_str(text).map_err(yaml_err)?;
+    // Pass 1: the schema, references unchecked; pass 2: the references.
+    let _: PipelineSpec = serde_norway::from_str(text).map_err(yaml_err)?;
+    let names: NamesProbe = serde_norway::from_str(text).map_err(yaml_err)?;
+    let scenario = names.scenario.unwrap_or_default();
+    let keys = |m: &serde_norway::Mapping| -> Vec<String> {
+        m.keys()
+            .filter_map(|k| k.as_str().map(str::to_owned))
+            .collect()
+    };
+    let known = Known {
+        meshes: keys(&names.meshes),
+        trees: keys(&names.trees),
+        shapes: keys(&scenario.shapes),
+        materials: keys(&scenario.materials),
+    };
+    with_known(known, || serde_norway::from_str(text)).map_err(yaml_err)
+}
+
+/// `FILE:LINE:COL: message` from a YAML error (the position moved out of the message).
+fn yaml_error(path: &Path, e: serde_norway::Error) -> PipelineError {
+    let text = e.to_string();
+    match e.location() {
+        Some(loc) => {
+            let suffix = format!(" at line {} column {}", loc.line(), loc.column());
+            let message = match text.find(&suffix) {
+                Some(at) => format!("{}{}", &text[..at], &text[at + suffix.len()..]),
+                None => text,
+            };
+            PipelineError::Parse {
+                path: PathBuf::from(path),
+                line: loc.line(),
+                column: loc.column(),
+                message,
+            }
+        }
+        None => PipelineError::ParseUnplaced {
+            path: path.to_owned(),
+            message: text,
+        },
+    }
+}

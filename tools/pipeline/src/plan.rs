@@ -1,0 +1,362 @@
+//! The stages of a pipeline: which binary runs with which command line, what it reads
+//! and what it writes. Paths are relative to the output folder, where every stage runs.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::spec::{ExportSpec, GeneratedMesh, MeshSpec, Outlet, PipelineSpec, TreeSpec};
+
+/// The four kinds of stage, in pipeline order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StageKind {
+    /// Stage 1: `meshgen`.
+    Mesh,
+    /// Stage 2: `treebuild`.
+    Tree,
+    /// Stage 3: `solver`.
+    Solve,
+    /// Stage 4: `export`.
+    Export,
+}
+
+impl StageKind {
+    /// Every kind, in pipeline order.
+    pub const ALL: [StageKind; 4] = [Self::Mesh, Self::Tree, Self::Solve, Self::Export];
+
+    /// The word used in messages and in `--only`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Mesh => "mesh",
+            Self::Tree => "tree",
+            Self::Solve => "solve",
+            Self::Export => "export",
+        }
+    }
+
+    /// The stage binary's file name (without the platform's executable suffix).
+    pub fn program(self) -> &'static str {
+        match self {
+            Self::Mesh => "meshgen",
+            Self::Tree => "treebuild",
+            Self::Solve => "solver",
+            Self::Export => "export",
+        }
+    }
+
+    /// Parses a `--only` word: the kind's word, its plural or its binary's name.
+    pub fn parse(word: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|k| word == k.word() || word == k.program() || word == format!("{}s", k.word()))
+    }
+}
+
+/// One subprocess of the pipeline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stage {
+    /// What it is.
+    pub kind: StageKind,
+    /// The mesh or tree name, or the pipeline name for solve and export.
+    pub name: String,
+    /// Command-line arguments after the binary.
+    pub args: Vec<String>,
+    /// Files it reads (hashed into its stamp).
+    pub inputs: Vec<PathBuf>,
+    /// A folder all of whose files it reads (hashed into its stamp), if any.
+    pub input_dir: Option<PathBuf>,
+    /// Files or folders it must have written.
+    pub outputs: Vec<PathBuf>,
+    /// `(written, final)`: the stage writes a fresh folder that replaces `final` once the
+    /// stage succeeded, so a failed run leaves the previous results intact.
+    pub staging: Option<(PathBuf, PathBuf)>,
+    /// Earlier outputs of this stage removed before it runs, so none of them goes stale.
+    pub clear: Vec<PathBuf>,
+}
+
+impl Stage {
+    /// `tree grain`, as printed.
+    pub fn label(&self) -> String {
+        format!("{} {}", self.kind.word(), self.name)
+    }
+
+    /// The stamp file of this stage, relative to the output folder.
+    pub fn stamp_path(&self) -> PathBuf {
+        Path::new(STAMPS_DIR).join(format!("{}-{}.stamp", self.kind.word(), self.name))
+    }
+}
+
+/// Folder of the stamp files, relative to the output folder.
+pub const STAMPS_DIR: &str = ".stamps";
+/// The scenario file written for the solver, relative to the output folder.
+pub const SCENARIO_FILE: &str = "scenario.yaml";
+/// The solver's run folder, relative to the output folder.
+pub const RUN_DIR: &str = "run";
+/// Where the solver writes before its folder replaces [`RUN_DIR`].
+pub const RUN_STAGING_DIR: &str = "run.partial";
+
+/// A mesh's file, relative to the output folder.
+pub fn mesh_file(name: &str) -> String {
+    format!("meshes/{name}.ply")
+}
+
+/// A tree's file, relative to the output folder.
+pub fn tree_file(name: &str) -> String {
+    format!("trees/{name}.tree")
+}
+
+/// Formats a number for a command line (shortest text that reads back to the same value).
+fn num(x: f64) -> String {
+    format!("{x}")
+}
+
+fn push_opt<T: fmt::Display>(args: &mut Vec<String>, flag: &str, value: Option<T>) {
+    if let Some(v) = value {
+        args.push(flag.to_owned());
+        args.push(v.to_string());
+    }
+}
+
+fn push_vec(args: &mut Vec<String>, flag: &str, values: &[f64]) {
+    args.push(flag.to_owned());
+    args.extend(values.iter().copied().map(num));
+}
+
+fn push_opt_vec(args: &mut Vec<String>, flag: &str, values: Option<&[f64]>) {
+    if let Some(v) = values {
+        push_vec(args, flag, v);
+    }
+}
+
+/// `meshgen` arguments for a generated mesh, without `-o`.
+fn generator_args(mesh: &GeneratedMesh) -> Vec<String> {
+    let mut a = Vec::new();
+    match mesh {
+        GeneratedMesh::Sphere {
+            radius,
+            subdivisions,
+            eta,
+            seed,
+            octaves,
+            stretch,
+        } => {
+            a.push("sphere".into());
+            push_opt(&mut a, "--radius", Some(num(*radius)));
+            push_opt(&mut a, "--subdivisions", Some(subdivisions));
+            push_opt(&mut a, "--eta", eta.map(num));
+            push_opt(&mut a, "--seed", *seed);
+            push_opt(&mut a, "--octaves", *octaves);
+            push_opt(&mut a, "--stretch", stretch.map(num));
+        }
+        GeneratedMesh::Ellipsoid {
+            radii,
+            subdivisions,
+        } => {
+            a.push("ellipsoid".into());
+            push_vec(&mut a, "--radii", radii);
+            push_opt(&mut a, "--subdivisions", Some(subdivisions));
+        }
+        GeneratedMesh::Box { size, subdivisions } => {
+            a.push("box".into());
+            push_vec(&mut a, "--size", size);
+            push_opt(&mut a, "--subdivisions", *subdivisions);
+        }
+        GeneratedMesh::Plane {
+            size,
+            subdivisions,
+            center,
+        } => {
+            a.push("plane".into());
+            push_vec(&mut a, "--size", size);
+            push_opt(&mut a, "--subdivisions", *subdivisions);
+            push_opt_vec(&mut a, "--center", center.as_ref().map(|c| &c[..]));
+        }
+        GeneratedMesh::Slope {
+            size,
+            angle,
+            center,
+        } => {
+            a.push("slope".into());
+            push_vec(&mut a, "--size", size);
+            push_opt(&mut a, "--angle", Some(num(*angle)));
+            push_opt_vec(&mut a, "--center", center.as_ref().map(|c| &c[..]));
+        }
+        GeneratedMesh::Hopper {
+            top_width,
+            outlet_width,
+            height,
+            outlet,
+            segments,
+            center,
+        } => {
+            a.push("hopper".into());
+            push_opt(&mut a, "--top-width", Some(num(*top_width)));
+            push_opt(&mut a, "--outlet-width", Some(num(*outlet_width)));
+            push_opt(&mut a, "--height", Some(num(*height)));
+            let outlet = outlet.map(|o| match o {
+                Outlet::Square => "square",
+                Outlet::Round => "round",
+            });
+            push_opt(&mut a, "--outlet", outlet);
+            push_opt(&mut a, "--segments", *segments);
+            push_opt_vec(&mut a, "--center", center.as_ref().map(|c| &c[..]));
+        }
+        GeneratedMesh::Staircase {
+            steps,
+            rise,
+            run,
+            width,
+            origin,
+        } => {
+            a.push("staircase".into());
+            push_opt(&mut a, "--steps", *steps);
+            push_opt(&mut a, "--rise", Some(num(*rise)));
+            push_opt(&mut a, "--run", Some(num(*run)));
+            push_opt(&mut a, "--width", Some(num(*width)));
+            push_opt_vec(&mut a, "--origin", origin.as_ref().map(|c| &c[..]));
+        }
+    }
+    a
+}
+
+/// The `meshgen` stage of mesh `name`; imports are resolved against `pipeline_dir`.
+fn mesh_stage(name: &str, mesh: &MeshSpec, pipeline_dir: &Path) -> Stage {
+    let out = mesh_file(name);
+    let (mut args, inputs) = match mesh {
+        MeshSpec::Generate(g) => (generator_args(g), Vec::new()),
+        MeshSpec::Import(i) => {
+            let source = pipeline_dir.join(&i.import);
+            (
+                vec!["convert".to_owned(), source.display().to_string()],
+                vec![source],
+            )
+        }
+    };
+    args.extend(["-o".to_owned(), out.clone()]);
+    Stage {
+        kind: StageKind::Mesh,
+        name: name.to_owned(),
+        args,
+        inputs,
+        input_dir: None,
+        outputs: vec![out.into()],
+        staging: None,
+        clear: Vec::new(),
+    }
+}
+
+/// The `treebuild` stage of tree `name`.
+fn tree_stage(name: &str, tree: &TreeSpec) -> Stage {
+    let mesh = mesh_file(tree.mesh.as_str());
+    let out = tree_file(name);
+    let mut args = vec![mesh.clone(), "-o".to_owned(), out.clone()];
+    push_opt(&mut args, "--branching", tree.branching);
+    push_opt(&mut args, "--leaf-size", tree.leaf_size);
+    push_opt(&mut args, "--seed", tree.seed);
+    push_opt(&mut args, "--fit-iterations", tree.fit_iterations);
+    if tree.obstacle {
+        args.push("--obstacle".to_owned());
+    }
+    Stage {
+        kind: StageKind::Tree,
+        name: name.to_owned(),
+        args,
+        inputs: vec![mesh.into()],
+        input_dir: None,
+        outputs: vec![out.into()],
+        staging: None,
+        clear: Vec::new(),
+    }
+}
+
+/// The solver stage: reads the scenario and the meshes and trees it names.
+fn solve_stage(spec: &PipelineSpec) -> Stage {
+    let mut inputs: Vec<PathBuf> = vec![SCENARIO_FILE.into()];
+    let used_trees = spec
+        .scenario
+        .shapes
+        .iter()
+        .map(|(_, s)| s.tree.as_str())
+        .chain(spec.scenario.obstacles.iter().map(|o| o.tree.as_str()));
+    for tree in used_trees {
+        let Some(t) = spec.trees.get(tree) else {
+            continue;
+        };
+        for file in [mesh_file(t.mesh.as_str()), tree_file(tree)] {
+            let file = PathBuf::from(file);
+            if !inputs.contains(&file) {
+                inputs.push(file);
+            }
+        }
+    }
+    let run = Path::new(RUN_DIR);
+    Stage {
+        kind: StageKind::Solve,
+        name: spec.name.to_string(),
+        args: vec![
+            SCENARIO_FILE.to_owned(),
+            "-o".to_owned(),
+            RUN_STAGING_DIR.to_owned(),
+        ],
+        inputs,
+        input_dir: None,
+        outputs: vec![run.join("run.msdem"), run.join("stats.msdem")],
+        staging: Some((RUN_STAGING_DIR.into(), RUN_DIR.into())),
+        clear: vec![RUN_STAGING_DIR.into()],
+    }
+}
+
+/// The exporter stage: reads the run folder, writes into it.
+fn export_stage(name: &str, export: &ExportSpec) -> Stage {
+    let run = Path::new(RUN_DIR);
+    let mut args = vec![RUN_DIR.to_owned()];
+    let mut outputs = Vec::new();
+    if export.vtk {
+        outputs.push(run.join("vtk").join("particles.pvd"));
+    } else {
+        args.push("--no-vtk".to_owned());
+    }
+    if export.ply {
+        outputs.push(run.join("ply"));
+    } else {
+        args.push("--no-ply".to_owned());
+    }
+    if export.plots {
+        outputs.push(run.join("plots"));
+    } else {
+        args.push("--no-plots".to_owned());
+    }
+    if let Some(p) = export.preview {
+        args.extend(["--preview".to_owned(), p.to_string()]);
+        outputs.push(run.join("preview.png"));
+    }
+    Stage {
+        kind: StageKind::Export,
+        name: name.to_owned(),
+        args,
+        inputs: vec![run.join("run.msdem"), run.join("stats.msdem")],
+        input_dir: Some(run.join("frames")),
+        outputs,
+        staging: None,
+        clear: ["vtk", "ply", "plots", "preview.png"]
+            .into_iter()
+            .map(|p| run.join(p))
+            .collect(),
+    }
+}
+
+/// Every stage of `spec` in execution order: meshes, trees (file order), solve, export.
+/// Imported meshes are resolved against `pipeline_dir` (the pipeline file's folder).
+pub fn stages(spec: &PipelineSpec, pipeline_dir: &Path) -> Vec<Stage> {
+    let meshes = spec
+        .meshes
+        .iter()
+        .map(|(n, m)| mesh_stage(n.as_str(), m, pipeline_dir));
+    let trees = spec.trees.iter().map(|(n, t)| tree_stage(n.as_str(), t));
+    meshes
+        .chain(trees)
+        .chain([
+            solve_stage(spec),
+            export_stage(spec.name.as_str(), &spec.export),
+        ])
+        .collect()
+}

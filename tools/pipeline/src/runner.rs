@@ -1,0 +1,403 @@
+//! Running a pipeline: plan the stages, skip those whose stamp matches, run the others as
+//! subprocesses in the output folder, stamp what succeeded, report what was made.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use crate::error::PipelineError;
+use crate::load::load_pipeline;
+use crate::plan::{self, Stage, StageKind, RUN_DIR, SCENARIO_FILE};
+use crate::scenario::scenario_yaml;
+use crate::spec::PipelineSpec;
+use crate::stamp::{self, Digest32};
+
+/// What to run and where.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The pipeline file.
+    pub pipeline: PathBuf,
+    /// Output folder; `out/NAME` (relative to the current folder) when `None`.
+    pub out_dir: Option<PathBuf>,
+    /// Folder holding `meshgen`, `treebuild`, `solver` and `export`.
+    pub bin_dir: PathBuf,
+    /// Run every selected stage even when its stamp is current.
+    pub force: bool,
+    /// Run only the stages of one kind (`tree`), or one stage (`tree:grain`).
+    pub only: Option<String>,
+}
+
+/// What happened to one stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageReport {
+    /// The stage, e.g. `tree grain`.
+    pub label: String,
+    /// False when it was skipped as up to date.
+    pub ran: bool,
+    /// Wall time of the subprocess \[s\] (0 when skipped).
+    pub seconds: f64,
+}
+
+/// The outcome of a successful pipeline run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunReport {
+    /// The output folder.
+    pub out_dir: PathBuf,
+    /// The selected stages, in order.
+    pub stages: Vec<StageReport>,
+}
+
+/// Which stages `--only` selects.
+#[derive(Clone, Debug, PartialEq)]
+struct StageFilter {
+    kind: StageKind,
+    name: Option<String>,
+}
+
+impl StageFilter {
+    fn parse(value: &str, stages: &[Stage]) -> Result<Self, PipelineError> {
+        let unknown = || PipelineError::UnknownStage {
+            value: value.to_owned(),
+        };
+        let (word, name) = match value.split_once(':') {
+            Some((w, n)) => (w, Some(n.to_owned())),
+            None => (value, None),
+        };
+        let kind = StageKind::parse(word).ok_or_else(unknown)?;
+        let filter = Self { kind, name };
+        if !stages.iter().any(|s| filter.selects(s)) {
+            return Err(unknown());
+        }
+        Ok(filter)
+    }
+
+    fn selects(&self, stage: &Stage) -> bool {
+        stage.kind == self.kind && self.name.as_ref().is_none_or(|n| *n == stage.name)
+    }
+}
+
+/// The text of `scenario.yaml` for `spec`: the inline scenario with version, name and the
+/// mesh and tree files (relative to the output folder) filled in.
+pub fn scenario_text(spec: &PipelineSpec) -> Result<String, serde_norway::Error> {
+    scenario_yaml(&spec.name, &spec.scenario, |tree| {
+        let mesh = spec.trees.get(tree).map_or(tree, |t| t.mesh.as_str());
+        (plan::mesh_file(mesh), plan::tree_file(tree))
+    })
+}
+
+/// Runs the pipeline of `opts`, writing progress lines to `log`. The stages' own output
+/// goes to this process's stdout and stderr.
+pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport, PipelineError> {
+    let spec = load_pipeline(&opts.pipeline)?;
+    let absolute = |p: &Path| {
+        std::path::absolute(p).map_err(|source| PipelineError::Read {
+            path: p.to_owned(),
+            source,
+        })
+    };
+    let pipeline_dir = absolute(opts.pipeline.parent().unwrap_or(Path::new("")))?;
+    let bin_dir = absolute(&opts.bin_dir)?;
+    let out_dir = match &opts.out_dir {
+        Some(d) => d.clone(),
+        None => Path::new("out").join(spec.name.as_str()),
+    };
+    let stages = plan::stages(&spec, &pipeline_dir);
+    let filter = match &opts.only {
+        Some(v) => Some(StageFilter::parse(v, &stages)?),
+        None => None,
+    };
+    let selected: Vec<&Stage> = stages
+        .iter()
+        .filter(|s| filter.as_ref().is_none_or(|f| f.selects(s)))
+        .collect();
+
+    // Fail before running anything when a binary is missing.
+    let mut programs: BTreeMap<StageKind, (PathBuf, Option<Digest32>)> = BTreeMap::new();
+    for stage in &selected {
+        let path = bin_dir.join(format!(
+            "{}{}",
+            stage.kind.program(),
+            std::env::consts::EXE_SUFFIX
+        ));
+        if !path.is_file() {
+            return Err(PipelineError::BinaryMissing { path });
+        }
+        programs.insert(stage.kind, (path, None));
+    }
+
+    let started = Instant::now();
+    say(
+        log,
+        format_args!("pipeline {} -> {}", spec.name, out_dir.display()),
+    );
+    if selected.iter().any(|s| s.kind == StageKind::Solve) {
+        let text = scenario_text(&spec).map_err(|e| PipelineError::Invalid {
+            path: opts.pipeline.clone(),
+            message: format!("cannot write the scenario: {e}"),
+        })?;
+        let path = out_dir.join(SCENARIO_FILE);
+        if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
+            stamp::write_atomic(&path, text.as_bytes())?;
+            say(log, format_args!("wrote {}", path.display()));
+        }
+    }
+
+    let mut reports = Vec::new();
+    for stage in selected {
+        let (program, digest) = programs
+            .get_mut(&stage.kind)
+            .expect("every selected kind has a program");
+        let program_digest = match digest {
+            Some(d) => *d,
+            None => *digest.insert(stamp::file_digest(program)?),
+        };
+        reports.push(run_stage(
+            stage,
+            program,
+            &program_digest,
+            &out_dir,
+            opts.force,
+            log,
+        )?);
+    }
+    let ran = reports.iter().filter(|r| r.ran).count();
+    say(
+        log,
+        format_args!(
+            "done  {ran} of {} stages ran, {} up to date, {:.2} s",
+            reports.len(),
+            reports.len() - ran,
+            started.elapsed().as_secs_f64()
+        ),
+    );
+    report_products(&out_dir, log);
+    Ok(RunReport {
+        out_dir,
+        stages: reports,
+    })
+}
+
+/// Writes one progress line; a closed log must not stop the pipeline.
+fn say(log: &mut dyn Write, line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(log, "{line}");
+    let _ = log.flush();
+}
+
+fn remove_path(path: &Path) -> Result<(), PipelineError> {
+    let result = if path.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    };
+    match result {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(PipelineError::Write {
+            path: path.to_owned(),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Runs one stage unless its stamp is current.
+fn run_stage(
+    stage: &Stage,
+    program: &Path,
+    program_digest: &Digest32,
+    out_dir: &Path,
+    force: bool,
+    log: &mut dyn Write,
+) -> Result<StageReport, PipelineError> {
+    let label = stage.label();
+    let missing_input = stage
+        .inputs
+        .iter()
+        .chain(stage.input_dir.as_ref())
+        .find(|p| !out_dir.join(p).exists());
+    if let Some(path) = missing_input {
+        return Err(PipelineError::InputMissing {
+            stage: label,
+            path: path.clone(),
+        });
+    }
+    let digest = stamp::stage_digest(stage, program_digest, out_dir)?;
+    let stamp_path = out_dir.join(stage.stamp_path());
+    let outputs_exist = stage.outputs.iter().all(|p| out_dir.join(p).exists());
+    if !force && outputs_exist && stamp::read_stamp(&stamp_path) == Some(digest) {
+        say(log, format_args!("skip  {label} (up to date)"));
+        return Ok(StageReport {
+            label,
+            ran: false,
+            seconds: 0.0,
+        });
+    }
+
+    remove_path(&stamp_path)?;
+    for path in &stage.clear {
+        remove_path(&out_dir.join(path))?;
+    }
+    for output in &stage.outputs {
+        if let Some(parent) = out_dir.join(output).parent() {
+            std::fs::create_dir_all(parent).map_err(|source| PipelineError::Write {
+                path: parent.to_owned(),
+                source,
+            })?;
+        }
+    }
+    let name = stage.kind.program();
+    say(
+        log,
+        format_args!("run   {label}: {name} {}", stage.args.join(" ")),
+    );
+    let started = Instant::now();
+    execute(program, stage, out_dir)?;
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some((written, target)) = &stage.staging {
+        let target = out_dir.join(target);
+        remove_path(&target)?;
+        std::fs::rename(out_dir.join(written), &target).map_err(|source| PipelineError::Write {
+            path: target.clone(),
+            source,
+        })?;
+    }
+    if let Some(path) = stage.outputs.iter().find(|p| !out_dir.join(p).exists()) {
+        return Err(PipelineError::OutputMissing {
+            stage: label,
+            path: path.clone(),
+        });
+    }
+    stamp::write_stamp(&stamp_path, &digest)?;
+    let made: Vec<String> = stage.outputs.iter().map(|p| describe(out_dir, p)).collect();
+    say(
+        log,
+        format_args!("made  {label}: {} in {seconds:.2} s", made.join(", ")),
+    );
+    Ok(StageReport {
+        label,
+        ran: true,
+        seconds,
+    })
+}
+
+/// `meshes/grain.ply (12.5 KiB)` or `run/ply (41 files, 1.2 MiB)`.
+fn describe(out_dir: &Path, rel: &Path) -> String {
+    let path = out_dir.join(rel);
+    let (files, bytes) = tally(&path);
+    let size = human_bytes(bytes);
+    if path.is_dir() {
+        format!("{} ({files} files, {size})", rel.display())
+    } else {
+        format!("{} ({size})", rel.display())
+    }
+}
+
+fn tally(path: &Path) -> (u64, u64) {
+    if let Ok(entries) = std::fs::read_dir(path) {
+        entries.flatten().fold((0, 0), |(f, b), e| {
+            let (f2, b2) = tally(&e.path());
+            (f + f2, b + b2)
+        })
+    } else {
+        (1, std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
+    }
+}
+
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// Prints where the results are, for those that exist.
+fn report_products(out_dir: &Path, log: &mut dyn Write) {
+    let run = Path::new(RUN_DIR);
+    let products = [
+        ("scenario", PathBuf::from(SCENARIO_FILE)),
+        ("frames", run.join("frames")),
+        ("paraview", run.join("vtk").join("particles.pvd")),
+        ("obstacles", run.join("vtk").join("obstacles.pvd")),
+        ("contacts", run.join("vtk").join("contacts.pvd")),
+        ("ply", run.join("ply")),
+        ("plots", run.join("plots")),
+        ("preview", run.join("preview.png")),
+    ];
+    for (what, rel) in products {
+        let path = out_dir.join(&rel);
+        if path.exists() {
+            say(log, format_args!("      {what:<10}{}", path.display()));
+        }
+    }
+}
+
+/// Runs the stage binary in `out_dir`; its stderr is passed through line by line and its
+/// error message kept for [`PipelineError::StageFailed`].
+fn execute(program: &Path, stage: &Stage, out_dir: &Path) -> Result<(), PipelineError> {
+    let spawn_err = |source| PipelineError::Spawn {
+        stage: stage.label(),
+        program: program.to_owned(),
+        source,
+    };
+    let mut child = Command::new(program)
+        .args(&stage.args)
+        .current_dir(out_dir)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(spawn_err)?;
+    let tee = child
+        .stderr
+        .take()
+        .map(|err| std::thread::spawn(|| tee_stderr(err)));
+    let status = child.wait().map_err(spawn_err)?;
+    let message = tee.and_then(|t| t.join().ok()).flatten();
+    if status.success() {
+        return Ok(());
+    }
+    Err(PipelineError::StageFailed {
+        stage: stage.label(),
+        status: status.to_string(),
+        message: message.unwrap_or_else(|| "(it wrote nothing to stderr)".to_owned()),
+    })
+}
+
+/// Copies `input` to this process's stderr and returns the error message in it: the first
+/// line starting with `error` (prefix removed), else the last non-empty line.
+fn tee_stderr(input: impl Read) -> Option<String> {
+    let mut reader = BufReader::new(input);
+    let mut line = Vec::new();
+    let (mut first_error, mut last) = (None, None);
+    let stderr = std::io::stderr();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let _ = stderr.lock().write_all(&line);
+        let text = String::from_utf8_lossy(&line).trim().to_owned();
+        if text.is_empty() {
+            continue;
+        }
+        let lower = text.to_ascii_lowercase();
+        if first_error.is_none() && lower.starts_with("error") {
+            let stripped = text
+                .get(5..)
+                .map(|rest| rest.trim_start_matches(':').trim())
+                .filter(|rest| !rest.is_empty())
+                .unwrap_or(&text);
+            first_error = Some(stripped.to_owned());
+        }
+        last = Some(text);
+    }
+    first_error.or(last)
+}

@@ -1,0 +1,434 @@
+//! Runner logic against fake stage binaries (small shell scripts that write predictable
+//! files), so that skipping, invalidation and failure handling are tested independently of
+//! the real meshgen / treebuild / solver / export.
+#![cfg(unix)]
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use msdem_pipeline::{run_pipeline, PipelineError, RunOptions, RunReport};
+
+/// meshgen: writes its command line into the `-o` file (the last argument).
+const MESHGEN: &str = r#"#!/bin/sh
+echo "meshgen $*" >> calls.log
+for last; do :; done
+case "$*" in *--radius\ 666*) echo "error: radius 666 is cursed" >&2; exit 3;; esac
+echo "$*" > "$last"
+"#;
+
+/// treebuild MESH -o OUT: copies the mesh and its options into OUT.
+const TREEBUILD: &str = r#"#!/bin/sh
+echo "treebuild $*" >> calls.log
+mesh="$1"; out="$3"
+{ cat "$mesh"; echo "$*"; } > "$out"
+"#;
+
+/// solver SCENARIO -o DIR: a manifest, stats and two frames.
+const SOLVER: &str = r#"#!/bin/sh
+echo "solver $*" >> calls.log
+dir="$3"
+mkdir -p "$dir/frames"
+cat "$1" > "$dir/run.msdem"
+echo stats > "$dir/stats.msdem"
+echo f0 > "$dir/frames/frame_000000.msdem"
+echo f1 > "$dir/frames/frame_000001.msdem"
+"#;
+
+/// export RUNDIR [flags]: the folders the real exporter writes.
+const EXPORT: &str = r#"#!/bin/sh
+echo "export $*" >> calls.log
+mkdir -p "$1/vtk" "$1/ply" "$1/plots"
+echo pvd > "$1/vtk/particles.pvd"
+echo ply > "$1/ply/frame_000000.ply"
+echo png > "$1/plots/energy.png"
+"#;
+
+const PIPELINE: &str = r#"version: 1
+name: fake
+meshes:
+  grain: { kind: sphere, radius: 0.05, subdivisions: 1, eta: 1.2, seed: 3 }
+  rock: { kind: sphere, radius: 0.2, subdivisions: 2 }
+  floor: { kind: plane, size: [2, 2], center: [0, 0, -0.5] }
+trees:
+  grain: { mesh: grain }
+  rock: { mesh: rock, leaf_size: 4 }
+  floor: { mesh: floor, obstacle: true }
+scenario:
+  time: { dt: 1.0e-4, end: 0.01, output_every: 10 }
+  gravity: [0, 0, -9.81]
+  materials:
+    stone: { density: 2500, friction: 0.5 }
+  shapes:
+    grain: { tree: grain }
+    rock: { tree: rock }
+  obstacles:
+    - { name: floor, tree: floor, epsilon: 0.002 }
+  particles:
+    - { shape: rock, material: stone, position: [0, 0, 0.5] }
+  generators:
+    - drop: { shape: grain, material: stone, count: 3, min: [-1, -1, 1], max: [1, 1, 2], velocity: [0, 0, -1] }
+"#;
+
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        fs::create_dir(&bin).unwrap();
+        for (name, text) in [
+            ("meshgen", MESHGEN),
+            ("treebuild", TREEBUILD),
+            ("solver", SOLVER),
+            ("export", EXPORT),
+        ] {
+            write_script(&bin.join(name), text);
+        }
+        fs::write(dir.path().join("fake.yaml"), PIPELINE).unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn out(&self) -> PathBuf {
+        self.path("out")
+    }
+
+    fn options(&self) -> RunOptions {
+        RunOptions {
+            pipeline: self.path("fake.yaml"),
+            out_dir: Some(self.out()),
+            bin_dir: self.path("bin"),
+            force: false,
+            only: None,
+        }
+    }
+
+    fn run_with(&self, opts: &RunOptions) -> (Result<RunReport, PipelineError>, String) {
+        let _ = fs::remove_file(self.out().join("calls.log"));
+        let mut log = Vec::new();
+        let result = run_pipeline(opts, &mut log);
+        (result, String::from_utf8(log).unwrap())
+    }
+
+    fn run(&self) -> (RunReport, String) {
+        let (result, log) = self.run_with(&self.options());
+        (result.unwrap(), log)
+    }
+
+    /// The binaries called in the last run, e.g. `["meshgen", "treebuild", …]`.
+    fn calls(&self) -> Vec<String> {
+        fs::read_to_string(self.out().join("calls.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn edit_pipeline(&self, from: &str, to: &str) {
+        let path = self.path("fake.yaml");
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{from} not in pipeline");
+        fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    }
+}
+
+fn write_script(path: &Path, text: &str) {
+    fs::write(path, text).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn ran(report: &RunReport) -> Vec<&str> {
+    report
+        .stages
+        .iter()
+        .filter(|s| s.ran)
+        .map(|s| s.label.as_str())
+        .collect()
+}
+
+const ALL: [&str; 8] = [
+    "mesh grain",
+    "mesh rock",
+    "mesh floor",
+    "tree grain",
+    "tree rock",
+    "tree floor",
+    "solve fake",
+    "export fake",
+];
+
+#[test]
+fn first_run_runs_everything_second_run_skips_everything() {
+    let s = Setup::new();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ALL);
+    let calls = s.calls();
+    assert_eq!(calls.len(), 8);
+    assert!(calls[0].starts_with(
+        "meshgen sphere --radius 0.05 --subdivisions 1 --eta 1.2 --seed 3 -o meshes/grain.ply"
+    ));
+    assert_eq!(
+        calls[2],
+        "meshgen plane --size 2 2 --center 0 0 -0.5 -o meshes/floor.ply"
+    );
+    assert_eq!(
+        calls[4],
+        "treebuild meshes/rock.ply -o trees/rock.tree --leaf-size 4"
+    );
+    assert_eq!(
+        calls[5],
+        "treebuild meshes/floor.ply -o trees/floor.tree --obstacle"
+    );
+    assert_eq!(calls[6], "solver scenario.yaml -o run.partial");
+    assert_eq!(calls[7], "export run");
+    for f in [
+        "meshes/grain.ply",
+        "trees/floor.tree",
+        "run/run.msdem",
+        "run/frames/frame_000001.msdem",
+        "run/vtk/particles.pvd",
+    ] {
+        assert!(s.out().join(f).is_file(), "{f} missing");
+    }
+    assert!(!s.out().join("run.partial").exists());
+
+    let (report, log) = s.run();
+    assert!(ran(&report).is_empty(), "{log}");
+    assert!(s.calls().is_empty());
+    for label in ALL {
+        assert!(
+            log.contains(&format!("skip  {label} (up to date)")),
+            "{log}"
+        );
+    }
+}
+
+#[test]
+fn changing_one_mesh_rebuilds_only_it_and_downstream() {
+    let s = Setup::new();
+    s.run();
+    s.edit_pipeline("radius: 0.2", "radius: 0.25");
+    let (report, _) = s.run();
+    assert_eq!(
+        ran(&report),
+        ["mesh rock", "tree rock", "solve fake", "export fake"]
+    );
+}
+
+#[test]
+fn changing_tree_options_rebuilds_only_that_tree_and_downstream() {
+    let s = Setup::new();
+    s.run();
+    s.edit_pipeline("leaf_size: 4", "leaf_size: 6");
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["tree rock", "solve fake", "export fake"]);
+}
+
+#[test]
+fn changing_the_scenario_reruns_solver_and_export_only() {
+    let s = Setup::new();
+    s.run();
+    s.edit_pipeline("end: 0.01", "end: 0.02");
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["solve fake", "export fake"]);
+    let scenario = fs::read_to_string(s.out().join("scenario.yaml")).unwrap();
+    assert!(scenario.contains("end: 0.02"), "{scenario}");
+}
+
+#[test]
+fn changing_export_options_reruns_export_only() {
+    let s = Setup::new();
+    s.run();
+    s.edit_pipeline("version: 1\n", "version: 1\nexport: { plots: false }\n");
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["export fake"]);
+    assert_eq!(s.calls(), ["export run --no-plots"]);
+}
+
+#[test]
+fn a_new_binary_reruns_its_stages_and_unchanged_outputs_stop_the_cascade() {
+    let s = Setup::new();
+    s.run();
+    // Same behaviour, different bytes: every mesh reruns, but writes the same files, so
+    // the trees and everything after them stay up to date.
+    write_script(&s.path("bin/meshgen"), &format!("{MESHGEN}# v2\n"));
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["mesh grain", "mesh rock", "mesh floor"]);
+}
+
+#[test]
+fn deleted_output_is_rebuilt() {
+    let s = Setup::new();
+    s.run();
+    fs::remove_file(s.out().join("trees/grain.tree")).unwrap();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["tree grain"]);
+    fs::remove_dir_all(s.out().join("run/vtk")).unwrap();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["export fake"]);
+}
+
+#[test]
+fn force_reruns_everything() {
+    let s = Setup::new();
+    s.run();
+    let opts = RunOptions {
+        force: true,
+        ..s.options()
+    };
+    let (result, _) = s.run_with(&opts);
+    assert_eq!(ran(&result.unwrap()), ALL);
+}
+
+#[test]
+fn only_selects_a_kind_or_one_stage() {
+    let s = Setup::new();
+    let only = |v: &str| RunOptions {
+        only: Some(v.to_owned()),
+        ..s.options()
+    };
+    let (result, _) = s.run_with(&only("mesh"));
+    assert_eq!(
+        ran(&result.unwrap()),
+        ["mesh grain", "mesh rock", "mesh floor"]
+    );
+    let (result, _) = s.run_with(&only("tree:rock"));
+    assert_eq!(ran(&result.unwrap()), ["tree rock"]);
+    let (result, _) = s.run_with(&only("solve"));
+    match result {
+        Err(PipelineError::InputMissing { stage, path }) => {
+            assert_eq!(stage, "solve fake");
+            assert!(path.ends_with("trees/grain.tree"), "{}", path.display());
+        }
+        other => panic!("expected InputMissing, got {other:?}"),
+    }
+    let (result, _) = s.run_with(&only("tree:nope"));
+    assert!(matches!(result, Err(PipelineError::UnknownStage { .. })));
+    let (result, _) = s.run_with(&only("simulate"));
+    let message = result.unwrap_err().to_string();
+    assert!(
+        message.starts_with("--only simulate: no such stage"),
+        "{message}"
+    );
+}
+
+#[test]
+fn failing_stage_stops_with_its_message_and_leaves_no_stamp() {
+    let s = Setup::new();
+    s.run();
+    s.edit_pipeline("radius: 0.2", "radius: 666");
+    let (result, _) = s.run_with(&s.options());
+    let err = result.unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, PipelineError::StageFailed { .. }));
+    assert_eq!(
+        message,
+        "mesh rock failed (exit status: 3): radius 666 is cursed"
+    );
+    // Nothing after the failing stage ran; its stamp is gone, the others stay valid.
+    assert_eq!(s.calls().len(), 1);
+    assert!(!s.out().join(".stamps/mesh-rock.stamp").exists());
+    assert!(s.out().join(".stamps/mesh-grain.stamp").exists());
+    // Fixing the file reruns the mesh (back to the old bytes) and nothing else.
+    s.edit_pipeline("radius: 666", "radius: 0.2");
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["mesh rock"]);
+}
+
+#[test]
+fn failed_solver_keeps_the_previous_run() {
+    let s = Setup::new();
+    s.run();
+    write_script(
+        &s.path("bin/solver"),
+        "#!/bin/sh\nmkdir -p \"$3\"\necho half > \"$3/run.msdem\"\necho 'error: scenario.yaml:3:7: dt must be > 0' >&2\nexit 1\n",
+    );
+    s.edit_pipeline("end: 0.01", "end: 0.03");
+    let (result, _) = s.run_with(&s.options());
+    assert_eq!(
+        result.unwrap_err().to_string(),
+        "solve fake failed (exit status: 1): scenario.yaml:3:7: dt must be > 0"
+    );
+    let manifest = fs::read_to_string(s.out().join("run/run.msdem")).unwrap();
+    assert!(
+        manifest.contains("end: 0.01"),
+        "previous run replaced: {manifest}"
+    );
+    assert!(!s.out().join(".stamps/solve-fake.stamp").exists());
+}
+
+#[test]
+fn stage_without_its_output_is_an_error() {
+    let s = Setup::new();
+    write_script(&s.path("bin/treebuild"), "#!/bin/sh\nexit 0\n");
+    let (result, _) = s.run_with(&s.options());
+    match result {
+        Err(PipelineError::OutputMissing { stage, path }) => {
+            assert_eq!(stage, "tree grain");
+            assert_eq!(path, Path::new("trees/grain.tree"));
+        }
+        other => panic!("expected OutputMissing, got {other:?}"),
+    }
+}
+
+#[test]
+fn missing_binary_is_reported_before_anything_runs() {
+    let s = Setup::new();
+    fs::remove_file(s.path("bin/export")).unwrap();
+    let (result, _) = s.run_with(&s.options());
+    let message = result.unwrap_err().to_string();
+    assert!(
+        message.contains("bin/export: stage binary not found"),
+        "{message}"
+    );
+    assert!(s.calls().is_empty());
+}
+
+#[test]
+fn import_reads_the_file_relative_to_the_pipeline_and_tracks_its_bytes() {
+    let s = Setup::new();
+    fs::create_dir(s.path("shapes")).unwrap();
+    fs::write(s.path("shapes/rock.obj"), "v 0 0 0\n").unwrap();
+    s.edit_pipeline(
+        "rock: { kind: sphere, radius: 0.2, subdivisions: 2 }",
+        "rock: { import: shapes/rock.obj }",
+    );
+    s.run();
+    let convert = s.calls()[1].clone();
+    let expected = format!(
+        "meshgen convert {} -o meshes/rock.ply",
+        s.path("shapes/rock.obj").display()
+    );
+    assert_eq!(convert, expected);
+    let (report, _) = s.run();
+    assert!(ran(&report).is_empty());
+    fs::write(s.path("shapes/rock.obj"), "v 0 0 1\n").unwrap();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["mesh rock"]);
+}
+
+#[test]
+fn the_log_names_outputs_and_results() {
+    let s = Setup::new();
+    let (_, log) = s.run();
+    assert!(
+        log.contains("run   tree grain: treebuild meshes/grain.ply -o trees/grain.tree"),
+        "{log}"
+    );
+    assert!(
+        log.contains("made  tree grain: trees/grain.tree ("),
+        "{log}"
+    );
+    assert!(log.contains("made  solve fake: run/run.msdem ("), "{log}");
+    let pvd = s.out().join("run/vtk/particles.pvd");
+    assert!(
+        log.contains(&format!("paraview  {}", pvd.display())),
+        "{log}"
+    );
+}
