@@ -23,23 +23,11 @@ pub(crate) const FIT_MARGIN: f64 = 1e-3;
 const MAX_CELL_COORD: f64 = (1u64 << 40) as f64;
 
 /// Largest bucket count of a level, as a power of two.
-const MAX_BUCKET_BITS: u32 = 30;
+const MAX_BUCKET_BITS: u64 = 30;
 
-/// One sphere as stored in the table (one cache line).
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, align(64))]
-pub(crate) struct Entry {
-    /// Centre \[m\].
-    pub c: [f64; 3],
-    /// Radius used for the search (input radius + inflation) \[m\].
-    pub r: f64,
-    /// Cell coordinates on the entry's level.
-    pub cell: [i64; 3],
-    /// Index of the sphere in the caller's slice.
-    pub id: u32,
-    /// Level of insertion.
-    pub level: u32,
-}
+/// Most buckets per sphere of a level stored densely (one bucket per cell of the
+/// occupied box); a sparser level is folded.
+const DENSE_BUCKETS_PER_SPHERE: u64 = 8;
 
 /// One level of the grid.
 #[derive(Clone, Debug, Default)]
@@ -52,31 +40,51 @@ pub(crate) struct Level {
     pub lo: [i64; 3],
     /// Largest occupied cell coordinates.
     pub hi: [i64; 3],
-    /// log2 of the fold dimensions.
-    bits: [u32; 3],
+    /// Dense: one bucket per cell of the box `lo..=hi`, rows along x contiguous, no two
+    /// cells share a bucket. Otherwise folded: cells share buckets, filter on the key.
+    pub dense: bool,
+    /// Dense: box extents; folded: log2 of the fold dimensions.
+    dims: [u64; 3],
     /// Index of the level's first bucket in [`Grid::start`].
     base: usize,
     /// Number of spheres on this level.
     pub count: usize,
+    /// Position of the level's first entry.
+    pub first: usize,
 }
 
 impl Level {
     /// Bucket of a cell known to lie inside the bounding box.
     #[inline]
-    fn fold(&self, cell: [i64; 3]) -> usize {
-        let mx = (1i64 << self.bits[0]) - 1;
-        let my = (1i64 << self.bits[1]) - 1;
-        let mz = (1i64 << self.bits[2]) - 1;
-        let x = ((cell[0] - self.lo[0]) & mx) as usize;
-        let y = ((cell[1] - self.lo[1]) & my) as usize;
-        let z = ((cell[2] - self.lo[2]) & mz) as usize;
-        self.base + (x | (y << self.bits[0]) | (z << (self.bits[0] + self.bits[1])))
+    fn bucket(&self, cell: [i64; 3]) -> usize {
+        let x = (cell[0] - self.lo[0]) as u64;
+        let y = (cell[1] - self.lo[1]) as u64;
+        let z = (cell[2] - self.lo[2]) as u64;
+        let local = if self.dense {
+            x + self.dims[0] * (y + self.dims[1] * z)
+        } else {
+            let [bx, by, bz] = self.dims;
+            (x & ((1 << bx) - 1))
+                | ((y & ((1 << by) - 1)) << bx)
+                | ((z & ((1 << bz) - 1)) << (bx + by))
+        };
+        self.base + local as usize
     }
 
     /// Whether a cell lies inside the occupied bounding box.
     #[inline]
     pub fn contains(&self, cell: [i64; 3]) -> bool {
         (0..3).all(|a| cell[a] >= self.lo[a] && cell[a] <= self.hi[a])
+    }
+
+    /// The cell of a point on this level.
+    #[inline]
+    pub fn cell_of(&self, c: &[f64; 3]) -> [i64; 3] {
+        [
+            cell_coord(c[0], self.inv) as i64,
+            cell_coord(c[1], self.inv) as i64,
+            cell_coord(c[2], self.inv) as i64,
+        ]
     }
 }
 
@@ -85,9 +93,14 @@ impl Level {
 pub(crate) struct Grid {
     /// Levels, cell size ascending.
     pub levels: Vec<Level>,
-    /// Spheres sorted by (level, bucket), stable in the input index.
-    pub entries: Vec<Entry>,
-    /// CSR offsets: bucket `b` holds `entries[start[b]..start[b + 1]]`.
+    /// Centre and search radius `[x, y, z, r]` \[m\] of the entries, sorted by (level,
+    /// bucket), stable in the input index.
+    pub pos: Vec<[f64; 4]>,
+    /// Input index of each entry.
+    pub ids: Vec<u32>,
+    /// Cell of each entry; filled only when some level is folded.
+    pub cells: Vec<[i64; 3]>,
+    /// CSR offsets: bucket `b` holds entries `start[b]..start[b + 1]`.
     start: Vec<u32>,
     /// Scratch: (level, cell) per input sphere.
     placed: Vec<(u32, [i64; 3])>,
@@ -111,7 +124,9 @@ impl Grid {
         sizes: &[f64],
     ) -> Result<(), BroadPhaseError> {
         self.levels.clear();
-        self.entries.clear();
+        self.pos.clear();
+        self.ids.clear();
+        self.cells.clear();
         self.start.clear();
         let placed = &mut self.placed;
         spheres
@@ -141,22 +156,43 @@ impl Grid {
             }
         }
         let mut base = 0usize;
+        let mut first = 0usize;
+        let mut folded = false;
         for l in self.levels.iter_mut() {
             l.base = base;
+            l.first = first;
+            first += l.count;
             if l.count == 0 {
                 l.lo = [1; 3];
                 l.hi = [0; 3]; // empty box: `contains` is always false
-                l.bits = [0; 3];
+                l.dense = true;
+                l.dims = [0; 3];
                 continue;
             }
-            l.bits = fold_bits(l.lo, l.hi, l.count);
-            base += 1usize << (l.bits[0] + l.bits[1] + l.bits[2]);
+            let extent = |a: usize| (l.hi[a] - l.lo[a]) as u64 + 1;
+            let cells = extent(0)
+                .checked_mul(extent(1))
+                .and_then(|v| v.checked_mul(extent(2)));
+            let budget = DENSE_BUCKETS_PER_SPHERE * l.count as u64 + 64;
+            match cells {
+                Some(cells) if cells <= budget => {
+                    l.dense = true;
+                    l.dims = [extent(0), extent(1), extent(2)];
+                    base += cells as usize;
+                }
+                _ => {
+                    l.dense = false;
+                    l.dims = fold_bits(l.lo, l.hi, l.count);
+                    base += 1usize << l.dims.iter().sum::<u64>();
+                    folded = true;
+                }
+            }
         }
 
         let levels = &self.levels;
         placed
             .par_iter()
-            .map(|(level, cell)| levels[*level as usize].fold(*cell))
+            .map(|(level, cell)| levels[*level as usize].bucket(*cell))
             .collect_into_vec(&mut self.bucket_of);
 
         // Counting sort by bucket (stable in the input index).
@@ -168,40 +204,50 @@ impl Grid {
             self.start[b + 1] += self.start[b];
         }
         let mut fill: Vec<u32> = self.start[..base].to_vec();
-        self.entries.resize(spheres.len(), Entry::default());
+        let n = spheres.len();
+        self.pos.resize(n, [0.0; 4]);
+        self.ids.resize(n, 0);
+        if folded {
+            self.cells.resize(n, [0; 3]);
+        }
         for (i, s) in spheres.iter().enumerate() {
             let b = self.bucket_of[i];
-            let (level, cell) = placed[i];
-            self.entries[fill[b] as usize] = Entry {
-                c: s.center,
-                r: s.radius + inflate,
-                cell,
-                id: i as u32,
-                level,
-            };
+            let at = fill[b] as usize;
             fill[b] += 1;
+            let c = s.center;
+            self.pos[at] = [c[0], c[1], c[2], s.radius + inflate];
+            self.ids[at] = i as u32;
+            if folded {
+                self.cells[at] = placed[i].1;
+            }
         }
         Ok(())
     }
 
-    /// The bucket holding `cell` on `level` (entries of other folded cells included; filter
-    /// on [`Entry::cell`]), or an empty slice when the cell is outside the occupied box.
+    /// Entries of the bucket holding `cell` on `level` (on a folded level, entries of other
+    /// cells included: filter on [`Grid::cells`]); empty outside the occupied box.
     #[inline]
-    pub fn bucket(&self, level: usize, cell: [i64; 3]) -> &[Entry] {
+    pub fn bucket(&self, level: usize, cell: [i64; 3]) -> std::ops::Range<usize> {
         let l = &self.levels[level];
         if !l.contains(cell) {
-            return &[];
+            return 0..0;
         }
-        let b = l.fold(cell);
-        &self.entries[self.start[b] as usize..self.start[b + 1] as usize]
+        let b = l.bucket(cell);
+        self.start[b] as usize..self.start[b + 1] as usize
     }
 
-    /// The entries after position `pos` in its own bucket.
+    /// Entries of the cells `x0..=x1` of row `(y, z)` on a dense `level`, clipped to the
+    /// occupied box (one contiguous range).
     #[inline]
-    pub fn rest_of_bucket(&self, pos: usize) -> &[Entry] {
-        let e = &self.entries[pos];
-        let b = self.levels[e.level as usize].fold(e.cell);
-        &self.entries[pos + 1..self.start[b + 1] as usize]
+    pub fn row(&self, level: usize, x0: i64, x1: i64, y: i64, z: i64) -> std::ops::Range<usize> {
+        let l = &self.levels[level];
+        let (x0, x1) = (x0.max(l.lo[0]), x1.min(l.hi[0]));
+        if x0 > x1 || y < l.lo[1] || y > l.hi[1] || z < l.lo[2] || z > l.hi[2] {
+            return 0..0;
+        }
+        let b0 = l.bucket([x0, y, z]);
+        let b1 = b0 + (x1 - x0) as usize;
+        self.start[b0] as usize..self.start[b1 + 1] as usize
     }
 }
 
@@ -260,22 +306,17 @@ fn placement_error(index: usize, s: &Sphere, inflate: f64, sizes: &[f64]) -> Bro
     }
 }
 
-/// Fold dimensions (log2 per axis) for a level's occupied box: the exact box when it fits
-/// the budget of about four buckets per sphere, else halved along the longest axis.
-fn fold_bits(lo: [i64; 3], hi: [i64; 3], count: usize) -> [u32; 3] {
-    let mut bits = [0u32; 3];
+/// Fold dimensions (log2 per axis) of a folded level: the box rounded up to powers of two,
+/// then halved along the longest axis until about four buckets per sphere remain.
+fn fold_bits(lo: [i64; 3], hi: [i64; 3], count: usize) -> [u64; 3] {
+    let mut bits = [0u64; 3];
     for a in 0..3 {
         let extent = (hi[a] - lo[a]) as u64 + 1;
-        bits[a] = extent
-            .next_power_of_two()
-            .trailing_zeros()
-            .min(MAX_BUCKET_BITS);
+        bits[a] = u64::from(extent.next_power_of_two().trailing_zeros()).min(MAX_BUCKET_BITS);
     }
-    let budget = (4 * count as u64)
-        .next_power_of_two()
-        .trailing_zeros()
-        .min(MAX_BUCKET_BITS);
-    while bits.iter().sum::<u32>() > budget {
+    let budget =
+        u64::from((4 * count as u64).next_power_of_two().trailing_zeros()).min(MAX_BUCKET_BITS);
+    while bits.iter().sum::<u64>() > budget {
         // Shrink the largest axis; on ties prefer z, then y, keeping x rows contiguous.
         let a = (0..3).max_by_key(|&a| bits[a]).unwrap_or(2);
         bits[a] -= 1;

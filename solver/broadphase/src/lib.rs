@@ -30,6 +30,7 @@
 
 mod all_pairs;
 mod cells;
+pub mod compare;
 mod error;
 mod hgrid;
 mod kind;

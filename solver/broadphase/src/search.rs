@@ -1,11 +1,14 @@
 //! Contact-detection phase of seed 001 §2.2 over a built [`Grid`]: same-level search over
 //! the own cell and half of the 26 neighbours, then the **Top-Down** cross-level search
 //! (each sphere scans only the levels of smaller spheres, eqs. 4–5).
+//!
+//! On a dense level the cells `x−1..=x+1` of a row are one contiguous run of entries, so
+//! the half stencil is five runs and a cross-level box one run per row.
 
-use crate::cells::{cell_coord, Entry, Grid, FIT_MARGIN};
-use crate::sphere::overlap_raw;
+use crate::cells::{cell_coord, Grid, FIT_MARGIN};
 use crate::BroadPhaseStats;
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// The 13 neighbour offsets that are lexicographically positive in (z, y, x): together with
 /// their negatives they are the 26 neighbours, so each neighbouring cell pair is visited
@@ -26,91 +29,130 @@ const HALF_NEIGHBOURS: [[i64; 3]; 13] = [
     [1, 1, 1],
 ];
 
+/// The rows `(dy, dz)` of the half stencil other than the own row, each searched over
+/// `x−1..=x+1`.
+const HALF_ROWS: [[i64; 2]; 4] = [[1, 0], [-1, 1], [0, 1], [1, 1]];
+
 /// Spheres per parallel task; small enough that work stealing balances the expensive
 /// large spheres (sorted last).
-const CHUNK: usize = 2048;
+const CHUNK: usize = 4096;
+
+/// Per-task output: packed pairs `i << 32 | j` and counters.
+struct Sink {
+    pairs: Vec<u64>,
+    stats: BroadPhaseStats,
+}
+
+impl Sink {
+    /// Tests sphere `p` (input index `pid`) against entries `range`, optionally only those
+    /// in `cell` (folded levels).
+    #[inline]
+    fn test(
+        &mut self,
+        grid: &Grid,
+        p: &[f64; 4],
+        pid: u32,
+        range: Range<usize>,
+        cell: Option<[i64; 3]>,
+    ) {
+        for q in range {
+            if let Some(cell) = cell {
+                if grid.cells[q] != cell {
+                    continue;
+                }
+            }
+            let o = &grid.pos[q];
+            self.stats.sphere_tests += 1;
+            let (dx, dy, dz) = (p[0] - o[0], p[1] - o[1], p[2] - o[2]);
+            let rs = p[3] + o[3];
+            if dx * dx + dy * dy + dz * dz <= rs * rs {
+                let qid = grid.ids[q];
+                let (i, j) = if pid < qid { (pid, qid) } else { (qid, pid) };
+                self.pairs.push(u64::from(i) << 32 | u64::from(j));
+            }
+        }
+    }
+}
 
 /// Finds every overlapping pair of the grid's spheres (with their stored, possibly
 /// inflated, radii), sorted ascending, each once as `(i, j)` with `i < j`.
 pub(crate) fn find_all(grid: &Grid, out: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-    let n = grid.entries.len();
+    let n = grid.pos.len();
     let chunks = n.div_ceil(CHUNK);
-    let parts: Vec<(Vec<(u32, u32)>, BroadPhaseStats)> = (0..chunks)
+    let parts: Vec<Sink> = (0..chunks)
         .into_par_iter()
         .map(|c| {
-            let mut pairs = Vec::new();
-            let mut stats = BroadPhaseStats::default();
-            for pos in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                search_one(grid, pos, &mut pairs, &mut stats);
+            let mut sink = Sink {
+                pairs: Vec::new(),
+                stats: BroadPhaseStats::default(),
+            };
+            let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+            for (h, l) in grid.levels.iter().enumerate() {
+                let lo = range.start.max(l.first);
+                let hi = range.end.min(l.first + l.count);
+                for pos in lo..hi {
+                    search_one(grid, h, pos, &mut sink);
+                }
             }
-            (pairs, stats)
+            sink
         })
         .collect();
     let mut stats = BroadPhaseStats {
         rebuilt: true,
         ..Default::default()
     };
-    out.clear();
-    out.reserve(parts.iter().map(|p| p.0.len()).sum());
-    for (pairs, s) in &parts {
-        out.extend_from_slice(pairs);
-        stats.merge(s);
+    let mut packed = Vec::with_capacity(parts.iter().map(|p| p.pairs.len()).sum());
+    for part in &parts {
+        packed.extend_from_slice(&part.pairs);
+        stats.merge(&part.stats);
     }
-    out.par_sort_unstable();
+    packed.par_sort_unstable();
+    out.clear();
+    out.extend(packed.iter().map(|&k| ((k >> 32) as u32, k as u32)));
     stats
 }
 
-/// Tests `p` against every entry of `cands` that lies in `cell`.
-#[inline]
-fn test_cell(
-    p: &Entry,
-    cands: &[Entry],
-    cell: [i64; 3],
-    out: &mut Vec<(u32, u32)>,
-    stats: &mut BroadPhaseStats,
-) {
-    for q in cands {
-        if q.cell != cell {
-            continue;
+/// All pairs in which the entry at `pos` (on `level`) is the searching side.
+fn search_one(grid: &Grid, level: usize, pos: usize, sink: &mut Sink) {
+    let p = grid.pos[pos];
+    let pid = grid.ids[pos];
+    let l = &grid.levels[level];
+    let [x, y, z] = l.cell_of(&[p[0], p[1], p[2]]);
+
+    if l.dense {
+        // Own cell after `pos`, and the next cell of the row: one run.
+        let own = grid.row(level, x, x + 1, y, z);
+        sink.stats.cell_visits += 2;
+        sink.test(grid, &p, pid, pos + 1..own.end, None);
+        for [dy, dz] in HALF_ROWS {
+            sink.stats.cell_visits += 3;
+            let r = grid.row(level, x - 1, x + 1, y + dy, z + dz);
+            sink.test(grid, &p, pid, r, None);
         }
-        stats.sphere_tests += 1;
-        if overlap_raw(&p.c, p.r, &q.c, q.r) {
-            out.push(if p.id < q.id {
-                (p.id, q.id)
-            } else {
-                (q.id, p.id)
-            });
+    } else {
+        let own = grid.bucket(level, [x, y, z]);
+        sink.stats.cell_visits += 1;
+        sink.test(grid, &p, pid, pos + 1..own.end, Some([x, y, z]));
+        for d in HALF_NEIGHBOURS {
+            let cell = [x + d[0], y + d[1], z + d[2]];
+            sink.stats.cell_visits += 1;
+            let r = grid.bucket(level, cell);
+            sink.test(grid, &p, pid, r, Some(cell));
         }
     }
-}
 
-/// All pairs in which the entry at `pos` is the searching side.
-fn search_one(grid: &Grid, pos: usize, out: &mut Vec<(u32, u32)>, stats: &mut BroadPhaseStats) {
-    let p = grid.entries[pos];
-    let level = p.level as usize;
-
-    // Same cell: only the entries after `p`, so each pair once.
-    stats.cell_visits += 1;
-    test_cell(&p, grid.rest_of_bucket(pos), p.cell, out, stats);
-    // Half of the neighbouring cells.
-    for d in HALF_NEIGHBOURS {
-        let cell = [p.cell[0] + d[0], p.cell[1] + d[1], p.cell[2] + d[2]];
-        stats.cell_visits += 1;
-        test_cell(&p, grid.bucket(level, cell), cell, out, stats);
-    }
     // Top-Down: levels of smaller spheres only, cells overlapping the enlarged box.
-    for j in 0..level {
-        let l = &grid.levels[j];
-        if l.count == 0 {
+    for (j, lj) in grid.levels[..level].iter().enumerate() {
+        if lj.count == 0 {
             continue;
         }
-        let beta = p.r + l.size * (0.5 + FIT_MARGIN);
+        let beta = p[3] + lj.size * (0.5 + FIT_MARGIN);
         let mut lo = [0i64; 3];
         let mut hi = [0i64; 3];
         let mut empty = false;
         for a in 0..3 {
-            let a_lo = cell_coord(p.c[a] - beta, l.inv).max(l.lo[a] as f64);
-            let a_hi = cell_coord(p.c[a] + beta, l.inv).min(l.hi[a] as f64);
+            let a_lo = cell_coord(p[a] - beta, lj.inv).max(lj.lo[a] as f64);
+            let a_hi = cell_coord(p[a] + beta, lj.inv).min(lj.hi[a] as f64);
             if a_lo > a_hi {
                 empty = true;
                 break;
@@ -121,12 +163,19 @@ fn search_one(grid: &Grid, pos: usize, out: &mut Vec<(u32, u32)>, stats: &mut Br
         if empty {
             continue;
         }
-        for z in lo[2]..=hi[2] {
-            for y in lo[1]..=hi[1] {
-                for x in lo[0]..=hi[0] {
-                    let cell = [x, y, z];
-                    stats.cell_visits += 1;
-                    test_cell(&p, grid.bucket(j, cell), cell, out, stats);
+        let row_cells = (hi[0] - lo[0] + 1) as u64;
+        for cz in lo[2]..=hi[2] {
+            for cy in lo[1]..=hi[1] {
+                sink.stats.cell_visits += row_cells;
+                if lj.dense {
+                    let r = grid.row(j, lo[0], hi[0], cy, cz);
+                    sink.test(grid, &p, pid, r, None);
+                } else {
+                    for cx in lo[0]..=hi[0] {
+                        let cell = [cx, cy, cz];
+                        let r = grid.bucket(j, cell);
+                        sink.test(grid, &p, pid, r, Some(cell));
+                    }
                 }
             }
         }
