@@ -175,3 +175,77 @@ fn chain(dist: &Distribution, c: f64, cap: usize) -> Vec<f64> {
     sizes.push(max); // over the cap: signals "too many levels" to the caller
     sizes
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{random_packing, PackingSpec};
+
+    fn diameters(exponent: f64, size_ratio: f64) -> (Vec<f64>, f64) {
+        let spec = PackingSpec {
+            count: 50_000,
+            exponent,
+            size_ratio,
+            packing_fraction: 0.3,
+            ..PackingSpec::default()
+        };
+        let spheres = random_packing(&spec);
+        let d: Vec<f64> = spheres.iter().map(|s| 2.0 * s.radius).collect();
+        let volume = d
+            .iter()
+            .map(|d| d.powi(3) * std::f64::consts::PI / 6.0)
+            .sum::<f64>()
+            / 0.3;
+        (d, volume)
+    }
+
+    /// Σ over spheres on each level of s_h³ (∝ particles per cell, eq. 11).
+    fn occupancy_products(d: &[f64], sizes: &[f64]) -> Vec<f64> {
+        let mut counts = vec![0usize; sizes.len()];
+        for &x in d {
+            counts[sizes.partition_point(|&s| s < x)] += 1;
+        }
+        counts
+            .iter()
+            .zip(sizes)
+            .map(|(&n, s)| n as f64 * s.powi(3))
+            .collect()
+    }
+
+    #[test]
+    fn constant_particles_per_cell_rule_holds() {
+        let (d, volume) = diameters(-3.0, 100.0);
+        let sizes = plan_cell_sizes(&d, volume, Some(5));
+        assert_eq!(sizes.len(), 5);
+        assert!(sizes.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(
+            *sizes.last().unwrap(),
+            d.iter().copied().fold(0.0, f64::max)
+        );
+        let p = occupancy_products(&d, &sizes);
+        // All levels but the capped top one carry the same N_h s_h³ (q = 1) within 20 %.
+        for w in p[..p.len() - 1].windows(2) {
+            let q = w[1] / w[0];
+            assert!((0.8..1.25).contains(&q), "ratio {q} in {p:?}");
+        }
+    }
+
+    #[test]
+    fn monodisperse_gets_one_level() {
+        let (d, volume) = diameters(-3.0, 1.0);
+        assert_eq!(plan_cell_sizes(&d, volume, None).len(), 1);
+    }
+
+    #[test]
+    fn wide_distributions_get_several_levels_and_lower_cost() {
+        let (d, volume) = diameters(-3.0, 100.0);
+        let sizes = plan_cell_sizes(&d, volume, None);
+        assert!((3..MAX_LEVELS).contains(&sizes.len()), "{sizes:?}");
+        let dist = Distribution::new(d.clone(), d.len());
+        let single = predicted_cost(&dist, &[*sizes.last().unwrap()], volume);
+        let multi = predicted_cost(&dist, &sizes, volume);
+        // Seed 001 Fig. 3 vs Fig. 7: orders of magnitude for α = −3, ω = 100.
+        assert!(single > 100.0 * multi, "single {single}, multi {multi}");
+        assert!(multi < 60.0, "predicted work per sphere {multi}");
+    }
+}
