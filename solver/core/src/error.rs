@@ -96,6 +96,9 @@ pub enum SolverError {
         /// Which quantity (e.g. `position`, `velocity`).
         what: String,
     },
+    /// A step failed for another reason than a non-finite state.
+    #[error(transparent)]
+    Step(crate::step::StepError),
     /// Writing or reading a run-output file failed.
     #[error(transparent)]
     Frame(#[from] FrameError),

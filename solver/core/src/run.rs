@@ -1,1 +1,235 @@
-//! (scenario/run) — see module docs once implemented.
+//! The run loop (seed 000 Alg. 1 driven to the end time): validate, prepare the run
+//! folder, write the manifest and frame 0, step, write a frame every `output_every` steps,
+//! write the statistics at the end — also when a step fails, so that the frames written so
+//! far and the statistics up to the failure stay readable. Every file is written atomically
+//! (see [`crate::frames`]).
+//!
+//! Nothing is written before every check passed: a bad world or an unusable output folder
+//! leaves the disk untouched.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::error::SolverError;
+use crate::frames::{self, BodyState, Frame, StatsFile, FRAME_MAGIC, STATS_MAGIC};
+use crate::step::{stable_dt_estimate, stats_levels, step, StepError, StepWorkspace};
+use crate::world::World;
+
+mod output;
+mod summary;
+
+pub use output::relative_to;
+pub use summary::RunSummary;
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Hide the progress bar.
+    pub quiet: bool,
+    /// Record wall-clock times per phase in the statistics. With `false` they are zero and
+    /// `stats.msdem` is byte-identical across runs of the same scenario, like every other
+    /// output file.
+    pub wall_times: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            quiet: false,
+            wall_times: true,
+        }
+    }
+}
+
+/// Number of steps to reach `end` with steps of `dt`: `end/dt` rounded up, except that a
+/// ratio within 1e-9 (relative) of an integer counts as that integer.
+pub fn step_count(dt: f64, end: f64) -> u64 {
+    let r = end / dt;
+    let n = r.round();
+    if (r - n).abs() <= 1e-9 * r.max(1.0) {
+        n as u64
+    } else {
+        r.ceil() as u64
+    }
+}
+
+/// A warning when the time step exceeds the explicit stability estimate of the contact
+/// springs ([`stable_dt_estimate`]), `None` otherwise.
+pub fn time_step_warning(world: &World) -> Option<String> {
+    let stable = stable_dt_estimate(world);
+    (world.params.dt > stable).then(|| {
+        format!(
+            "time step dt = {} s exceeds the stable estimate {:.3e} s of the contact springs; \
+             the run may blow up (lower time.dt)",
+            world.params.dt, stable
+        )
+    })
+}
+
+/// Kinematic state of every particle for a frame.
+pub fn body_states(world: &World) -> Vec<BodyState> {
+    world
+        .bodies
+        .iter()
+        .map(|b| {
+            let q = b.orientation.quaternion();
+            BodyState {
+                position: b.position.into(),
+                orientation: [q.w, q.i, q.j, q.k],
+                velocity: b.velocity.into(),
+                angular_velocity: b.angular_velocity.into(),
+            }
+        })
+        .collect()
+}
+
+fn check_world(world: &World) -> Result<(), SolverError> {
+    let p = &world.params;
+    let bad = |message: String| SolverError::Output {
+        path: world.name.clone().into(),
+        message,
+    };
+    if !(p.dt.is_finite() && p.dt > 0.0 && p.end.is_finite() && p.end > 0.0) {
+        return Err(bad(format!(
+            "invalid time stepping dt = {}, end = {}",
+            p.dt, p.end
+        )));
+    }
+    if p.output_every == 0 {
+        return Err(bad("output_every must be ≥ 1".to_owned()));
+    }
+    if let Some((particle, what)) = crate::integrate::first_non_finite(&world.bodies) {
+        return Err(SolverError::NonFinite {
+            step: world.step,
+            particle,
+            what: what.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({per_sec}, ETA {eta})",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Pipeline stage 3 in one call: loads and validates the scenario at `scenario`, builds the
+/// world (meshes, trees, particles, interpenetration check), prints a warning on stderr when
+/// `dt` exceeds the stability estimate, and runs it into `out_dir`.
+pub fn solve(
+    scenario: &Path,
+    out_dir: &Path,
+    options: &RunOptions,
+) -> Result<RunSummary, SolverError> {
+    let scenario = crate::scenario::load_scenario(scenario)?;
+    let world = crate::setup::build_world(&scenario)?;
+    if let Some(w) = time_step_warning(&world) {
+        eprintln!("warning: {}: {w}", scenario.file.display());
+    }
+    run(world, out_dir, options)
+}
+
+/// Runs `world` to its end time, writing into `out_dir` (see the module documentation).
+pub fn run(
+    mut world: World,
+    out_dir: &Path,
+    options: &RunOptions,
+) -> Result<RunSummary, SolverError> {
+    check_world(&world)?;
+    output::check_output_folder(out_dir)?;
+    let steps = step_count(world.params.dt, world.params.end);
+    let every = u64::from(world.params.output_every);
+
+    output::prepare_output_folder(out_dir)?;
+    let manifest = output::manifest(&world, out_dir, stats_levels(&world));
+    output::write_manifest(out_dir, &manifest)?;
+    let mut summary = RunSummary {
+        name: world.name.clone(),
+        out_dir: out_dir.to_path_buf(),
+        ..RunSummary::default()
+    };
+    let write_frame = |world: &World, index: u32, contacts| {
+        let frame = Frame {
+            step: world.step,
+            time: world.time,
+            bodies: body_states(world),
+            contacts,
+        };
+        frames::write_record(&frames::frame_path(out_dir, index), &FRAME_MAGIC, &frame)
+    };
+    write_frame(&world, 0, Vec::new())?;
+    summary.frames = 1;
+
+    let start = Instant::now();
+    let bar = progress_bar(steps, options.quiet);
+    let mut ws = StepWorkspace::new();
+    let mut stats = StatsFile::default();
+    let mut failure = None;
+    for n in 1..=steps {
+        let output_step = n % every == 0;
+        match step(&mut world, &mut ws, output_step) {
+            Ok(mut out) => {
+                if !options.wall_times {
+                    out.stats.wall = Default::default();
+                }
+                summary.add_step(&out.stats);
+                stats.steps.push(out.stats);
+                if output_step {
+                    if let Err(e) = write_frame(&world, summary.frames, out.contacts) {
+                        failure = Some(SolverError::from(e));
+                        break;
+                    }
+                    summary.frames += 1;
+                }
+            }
+            Err(e) => {
+                failure = Some(match e {
+                    StepError::NonFinite {
+                        step,
+                        particle,
+                        quantity,
+                    } => SolverError::NonFinite {
+                        step,
+                        particle,
+                        what: format!("{quantity} (time step too large or absurd initial state?)"),
+                    },
+                    other => SolverError::Step(other),
+                });
+                break;
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    summary.wall_seconds = start.elapsed().as_secs_f64();
+    frames::write_record(&frames::stats_path(out_dir), &STATS_MAGIC, &stats)?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_count_rounds_up_but_forgives_rounding_noise() {
+        assert_eq!(step_count(1e-4, 0.01), 100);
+        assert_eq!(step_count(0.1, 0.3), 3);
+        assert_eq!(step_count(0.1, 0.35), 4);
+        assert_eq!(step_count(2.0e-5, 2.0), 100_000);
+        assert_eq!(step_count(1.0, 0.5), 1);
+    }
+}

@@ -66,6 +66,13 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
         .map(|(o, m)| place::ObstacleSoup::new(m.world_soup(&o.pose), o.epsilon))
         .collect();
     let (bodies, origins) = bodies::build_bodies(scenario, &shapes, &materials, &soups)?;
+    if bodies.is_empty() {
+        return Err(SolverError::Setup {
+            file: scenario.file.clone(),
+            context: "particles".to_owned(),
+            message: "the scenario has no particles; add `particles:` or `generators:`".to_owned(),
+        });
+    }
 
     let world = World {
         name: scenario.name.clone(),

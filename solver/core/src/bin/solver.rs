@@ -1,2 +1,59 @@
-//! `solver SCENARIO.yaml -o OUT` — pipeline stage 3.
-fn main() {}
+//! `solver SCENARIO.yaml -o RUNDIR [--threads N] [--quiet]` — pipeline stage 3.
+//!
+//! Reads the scenario, loads the prebuilt trees, runs the simulation and writes the run
+//! folder (see `docs/cli.md`). Errors: one line on stderr, exit code 1, nothing written.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use msdem_solver::run::{solve, RunOptions};
+
+/// Multiresolution DEM solver (pipeline stage 3): runs a scenario and writes
+/// RUNDIR/run.msdem, RUNDIR/frames/frame_NNNNNN.msdem and RUNDIR/stats.msdem.
+#[derive(Parser, Debug)]
+#[command(name = "solver", version)]
+struct Args {
+    /// Scenario file (YAML, `version: 1`); relative paths inside it are resolved against
+    /// its folder.
+    scenario: PathBuf,
+    /// Run folder to write (created; a previous run's files in it are replaced).
+    #[arg(short = 'o', long = "out", value_name = "RUNDIR")]
+    out: PathBuf,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+    /// No progress bar and no summary.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> anyhow::Result<()> {
+    if let Some(n) = args.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(n))
+            .build_global()
+            .context("--threads: cannot start the worker pool")?;
+    }
+    let options = RunOptions {
+        quiet: args.quiet,
+        ..RunOptions::default()
+    };
+    let summary = solve(&args.scenario, &args.out, &options)?;
+    if !args.quiet {
+        println!("{summary}");
+    }
+    Ok(())
+}

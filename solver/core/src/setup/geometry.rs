@@ -101,7 +101,7 @@ fn load_tree_for(
             mesh: mesh.to_path_buf(),
         });
     }
-    let loaded = read_tree(tree).map_err(|e| {
+    let loaded = msdem_tree::load_tree(tree, None).map_err(|e| {
         setup_err(
             scenario,
             context,
@@ -183,10 +183,3 @@ pub fn load_obstacle(
     Ok((obstacle, SetupMesh::new(mesh)))
 }
 
-/// Reads a tree file (TEMPORARY until `msdem_tree::load_tree` lands).
-fn read_tree(path: &Path) -> Result<SurrogateTree, String> {
-    Err(format!(
-        "{}: reading tree files is not available yet",
-        path.display()
-    ))
-}

@@ -1,0 +1,183 @@
+//! The run folder: checks before anything is written, clearing a previous run's files,
+//! the manifest with mesh paths relative to the run folder.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::SolverError;
+use crate::frames::{
+    self, ObstacleRecord, ParticleRecord, RunManifest, ShapeRecord, MANIFEST_MAGIC,
+};
+use crate::world::World;
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SolverError + '_ {
+    move |source| SolverError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Checks that `out` can hold a run without touching it: it is a folder or does not exist,
+/// and so is its `frames` entry.
+pub fn check_output_folder(out: &Path) -> Result<(), SolverError> {
+    let bad = |message: &str| SolverError::Output {
+        path: out.to_path_buf(),
+        message: message.to_owned(),
+    };
+    if out.exists() && !out.is_dir() {
+        return Err(bad("exists and is not a folder"));
+    }
+    let frames = out.join("frames");
+    if frames.exists() && !frames.is_dir() {
+        return Err(bad("its `frames` entry exists and is not a folder"));
+    }
+    Ok(())
+}
+
+/// Creates `out/frames`, removing the files of a previous run (`run.msdem`, `stats.msdem`,
+/// `frames/frame_*.msdem`) and nothing else.
+pub fn prepare_output_folder(out: &Path) -> Result<(), SolverError> {
+    let frames_dir = out.join("frames");
+    std::fs::create_dir_all(&frames_dir).map_err(io(&frames_dir))?;
+    for file in [frames::manifest_path(out), frames::stats_path(out)] {
+        if file.is_file() {
+            std::fs::remove_file(&file).map_err(io(&file))?;
+        }
+    }
+    let entries = std::fs::read_dir(&frames_dir).map_err(io(&frames_dir))?;
+    for entry in entries {
+        let path = entry.map_err(io(&frames_dir))?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with("frame_") && name.ends_with(".msdem") && path.is_file() {
+            std::fs::remove_file(&path).map_err(io(&path))?;
+        }
+    }
+    Ok(())
+}
+
+/// `target` relative to the folder `base` (both made absolute first); `target` itself when
+/// no relative path exists (e.g. another drive).
+pub fn relative_to(base: &Path, target: &Path) -> PathBuf {
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (base, target) = (abs(base), abs(target));
+    let b: Vec<Component> = base.components().collect();
+    let t: Vec<Component> = target.components().collect();
+    if b.first() != t.first() {
+        return target;
+    }
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c.as_os_str());
+    }
+    out
+}
+
+/// Path string for the manifest: relative to `out`, with `/` separators.
+fn manifest_mesh_path(out: &Path, mesh: &str) -> String {
+    let rel = relative_to(out, Path::new(mesh));
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The manifest of `world` for the run folder `out`.
+pub fn manifest(world: &World, out: &Path, levels: u32) -> RunManifest {
+    RunManifest {
+        name: world.name.clone(),
+        dt: world.params.dt,
+        output_every: world.params.output_every,
+        shapes: world
+            .shapes
+            .iter()
+            .map(|s| ShapeRecord {
+                name: s.name.clone(),
+                mesh: manifest_mesh_path(out, &s.mesh_path),
+                mesh_hash: s.mesh_hash,
+                com: s.com.into(),
+                triangles: s.triangles,
+            })
+            .collect(),
+        obstacles: world
+            .obstacles
+            .iter()
+            .map(|o| ObstacleRecord {
+                name: o.name.clone(),
+                mesh: manifest_mesh_path(out, &o.mesh_path),
+                mesh_hash: o.mesh_hash,
+                translation: o.pose.translation.vector.into(),
+                rotation: {
+                    let q = o.pose.rotation.quaternion();
+                    [q.w, q.i, q.j, q.k]
+                },
+            })
+            .collect(),
+        particles: world
+            .bodies
+            .iter()
+            .map(|b| ParticleRecord {
+                shape: b.shape,
+                mass: b.mass,
+                radius: b.radius,
+                epsilon: b.epsilon,
+            })
+            .collect(),
+        levels,
+    }
+}
+
+/// Writes the manifest atomically.
+pub fn write_manifest(out: &Path, manifest: &RunManifest) -> Result<(), SolverError> {
+    frames::write_record(&frames::manifest_path(out), &MANIFEST_MAGIC, manifest)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_climb_and_descend() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("out/run1");
+        let mesh = dir.path().join("meshes/grain.ply");
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::create_dir_all(mesh.parent().unwrap()).unwrap();
+        std::fs::write(&mesh, b"x").unwrap();
+        let rel = relative_to(&run, &mesh);
+        assert_eq!(rel, Path::new("../../meshes/grain.ply"));
+        assert_eq!(std::fs::read(run.join(&rel)).unwrap(), b"x");
+        assert_eq!(
+            manifest_mesh_path(&run, mesh.to_str().unwrap()),
+            "../../meshes/grain.ply"
+        );
+    }
+
+    #[test]
+    fn only_previous_run_files_are_cleared() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        std::fs::create_dir_all(out.join("frames")).unwrap();
+        for f in [
+            "run.msdem",
+            "stats.msdem",
+            "frames/frame_000007.msdem",
+            "notes.txt",
+            "frames/keep.txt",
+        ] {
+            std::fs::write(out.join(f), b"old").unwrap();
+        }
+        check_output_folder(out).unwrap();
+        prepare_output_folder(out).unwrap();
+        assert!(!out.join("run.msdem").exists());
+        assert!(!out.join("stats.msdem").exists());
+        assert!(!out.join("frames/frame_000007.msdem").exists());
+        assert!(out.join("notes.txt").exists());
+        assert!(out.join("frames/keep.txt").exists());
+        let file = out.join("notes.txt");
+        assert!(check_output_folder(&file).is_err());
+    }
+}
