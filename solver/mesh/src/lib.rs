@@ -22,3 +22,39 @@ pub use error::MeshError;
 pub use hash::file_hash;
 pub use io::{read_mesh, write_mesh};
 pub use trimesh::TriMesh;
+
+/// Checks a mesh for its role and writes it atomically (format by extension); nothing is
+/// written if the check fails. Errors name `path`.
+pub fn write_validated(
+    path: impl AsRef<std::path::Path>,
+    mesh: &TriMesh,
+    role: check::Role,
+) -> Result<check::MeshReport, MeshError> {
+    let path = path.as_ref();
+    io::Format::from_path(path)?;
+    let report = check::validate_mesh(mesh, role, path)?;
+    write_mesh(path, mesh)?;
+    Ok(report)
+}
+
+/// Reads any supported mesh file and writes it in the format of `output`'s extension.
+/// Refuses empty meshes and meshes with non-finite coordinates; other findings are
+/// returned in the report (an open or non-manifold mesh can still be converted).
+pub fn convert(
+    input: impl AsRef<std::path::Path>,
+    output: impl AsRef<std::path::Path>,
+) -> Result<check::MeshReport, MeshError> {
+    let (input, output) = (input.as_ref(), output.as_ref());
+    io::Format::from_path(output)?;
+    let (mesh, _) = read_mesh(input)?;
+    let report = check::check_mesh(&mesh, check::Role::Obstacle);
+    if report.triangle_count == 0 || !report.non_finite_vertices.is_empty() {
+        let problem = report.problems().into_iter().next().unwrap_or_default();
+        return Err(MeshError::Invalid {
+            path: input.to_path_buf(),
+            problem,
+        });
+    }
+    write_mesh(output, &mesh)?;
+    Ok(report)
+}

@@ -1,2 +1,186 @@
-//! meshgen — thin binary.
-fn main() {}
+//! `meshgen` — pipeline stage 1: generate, convert and check meshes (docs/cli.md).
+//!
+//! Thin binary: parses arguments, calls one `msdem_mesh` function, reports one line.
+
+use anyhow::Result;
+mod args;
+
+use args::{Cli, Command, OutletArg};
+use clap::Parser;
+use msdem_mesh::check::{check_mesh, Role};
+use msdem_mesh::generate::{self, NoiseSphere, Outlet};
+use msdem_mesh::{hash, read_mesh, write_validated, MeshError, TriMesh};
+use std::path::Path;
+
+fn v3(v: &[f64]) -> [f64; 3] {
+    [v[0], v[1], v[2]]
+}
+
+fn v2(v: &[f64]) -> [f64; 2] {
+    [v[0], v[1]]
+}
+
+/// Writes a generated mesh after checking it for its role and prints a summary line.
+fn emit(mesh: Result<TriMesh, MeshError>, role: Role, output: &Path) -> Result<()> {
+    let mesh = mesh?;
+    write_validated(output, &mesh, role)?;
+    let digest = hash::hex(&msdem_mesh::file_hash(output)?);
+    println!(
+        "wrote {}: {} vertices, {} triangles, sha256 {}",
+        output.display(),
+        mesh.vertices.len(),
+        mesh.triangles.len(),
+        &digest[..16]
+    );
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<()> {
+    use Command::*;
+    match cli.command {
+        Sphere {
+            radius,
+            subdivisions,
+            eta,
+            seed,
+            octaves,
+            stretch,
+            output,
+        } => {
+            let p = NoiseSphere {
+                radius,
+                subdivisions,
+                eta,
+                seed,
+                octaves,
+                stretch,
+            };
+            emit(generate::noise_sphere(&p), Role::Particle, &output)
+        }
+        Ellipsoid {
+            radii,
+            subdivisions,
+            output,
+        } => emit(
+            generate::ellipsoid(v3(&radii), subdivisions),
+            Role::Particle,
+            &output,
+        ),
+        Box {
+            size,
+            subdivisions,
+            output,
+        } => emit(
+            generate::cuboid(v3(&size), subdivisions),
+            Role::Particle,
+            &output,
+        ),
+        Plane {
+            size,
+            subdivisions,
+            center,
+            output,
+        } => emit(
+            generate::plane(v2(&size), subdivisions, v3(&center)),
+            Role::Obstacle,
+            &output,
+        ),
+        Slope {
+            size,
+            angle,
+            center,
+            output,
+        } => emit(
+            generate::slope(v2(&size), angle, v3(&center)),
+            Role::Obstacle,
+            &output,
+        ),
+        Hopper {
+            top_width,
+            outlet_width,
+            height,
+            outlet,
+            segments,
+            center,
+            output,
+        } => {
+            let p = generate::Hopper {
+                top_width,
+                outlet_width,
+                height,
+                outlet: match outlet {
+                    OutletArg::Square => Outlet::Square,
+                    OutletArg::Round => Outlet::Round,
+                },
+                segments,
+                center: v3(&center),
+            };
+            emit(generate::hopper(&p), Role::Obstacle, &output)
+        }
+        Staircase {
+            steps,
+            rise,
+            run,
+            width,
+            origin,
+            output,
+        } => {
+            let p = generate::Staircase {
+                steps,
+                rise,
+                run,
+                width,
+                origin: v3(&origin),
+            };
+            emit(generate::staircase(&p), Role::Obstacle, &output)
+        }
+        Convert { input, output } => {
+            let report = msdem_mesh::convert(&input, &output)?;
+            println!(
+                "wrote {}: {} vertices, {} triangles",
+                output.display(),
+                report.vertex_count,
+                report.triangle_count
+            );
+            Ok(())
+        }
+        Check { input, particle } => {
+            let role = if particle {
+                Role::Particle
+            } else {
+                Role::Obstacle
+            };
+            let (mesh, digest) = read_mesh(&input)?;
+            let report = check_mesh(&mesh, role);
+            println!("{}: sha256 {}", input.display(), hash::hex(&digest));
+            println!("{report}");
+            match report.problems().into_iter().next() {
+                Some(problem) => Err(MeshError::Invalid {
+                    path: input,
+                    problem,
+                }
+                .into()),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // One line: clap's first line without the usage block.
+            let text = e.to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let first = first.trim_start_matches("error: ");
+            eprintln!("meshgen: {first} (see meshgen --help)");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = run(cli) {
+        eprintln!("meshgen: {e}");
+        std::process::exit(1);
+    }
+}
