@@ -1,0 +1,151 @@
+//! Contact dynamics: momentum conservation of a head-on pair, a particle coming to rest
+//! on a plane, and energy decay with damping.
+
+#[path = "physics_support.rs"]
+mod support;
+
+use msdem_geom::math::{Iso3, Vec3};
+use msdem_mesh::generate::{cuboid, noise_sphere, plane, NoiseSphere};
+use msdem_solver::step::{step, StepWorkspace};
+use support::*;
+
+fn noisy(radius: f64, subdivisions: u32, seed: u32) -> msdem_mesh::TriMesh {
+    noise_sphere(&NoiseSphere {
+        radius,
+        subdivisions,
+        eta: 1.1,
+        seed,
+        ..NoiseSphere::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn head_on_pair_conserves_linear_momentum() {
+    let mut world = empty_world(1e-4, [0.0, 0.0, 0.0]);
+    let sa = add_shape(&mut world, &noisy(0.5, 2, 1));
+    let sb = add_shape(&mut world, &noisy(0.5, 2, 2));
+    let ma = add_material(&mut world, 1.0, 0.01, 1000.0, 0.0, 1.0);
+    let mb = add_material(&mut world, 1.5, 0.01, 1000.0, 0.0, 1.0);
+    let ra = world.shapes[sa as usize].radius;
+    let rb = world.shapes[sb as usize].radius;
+    let a = add_particle(&mut world, sa, ma, [-ra - 0.01, 0.0, 0.0]) as usize;
+    let b = add_particle(&mut world, sb, mb, [rb + 0.01, 0.05, 0.02]) as usize;
+    world.bodies[a].velocity = Vec3::new(1.0, 0.0, 0.0);
+    world.bodies[b].velocity = Vec3::new(-0.3, 0.0, 0.0);
+    let momentum =
+        |w: &msdem_solver::world::World| w.bodies.iter().map(|b| b.mass * b.velocity).sum::<Vec3>();
+    let p0 = momentum(&world);
+    let mut ws = StepWorkspace::new();
+    let (mut contact_steps, mut max_contacts) = (0, 0);
+    for _ in 0..2000 {
+        let out = step(&mut world, &mut ws, false).unwrap();
+        let p = Vec3::from(out.stats.linear_momentum);
+        assert!((p - p0).norm() <= 1e-6 * p0.norm(), "{p} vs {p0}");
+        if out.stats.contacts > 0 {
+            contact_steps += 1;
+            max_contacts = max_contacts.max(out.stats.contacts);
+        } else if contact_steps > 0 && out.stats.candidate_pairs == 0 {
+            break;
+        }
+    }
+    assert!(
+        contact_steps > 20,
+        "the pair must collide: {contact_steps} contact steps"
+    );
+    // Elastic contact (e = 1): the spheres separate and swap momentum along x.
+    let (va, vb) = (world.bodies[a].velocity, world.bodies[b].velocity);
+    assert!(vb.x - va.x > 0.5, "must separate: {va} {vb}");
+    assert!(
+        world.bodies[a].angular_velocity.norm() > 0.0,
+        "off-centre impact spins"
+    );
+}
+
+/// A box (0.2 × 0.15 × 0.1 m, tilted 10° about x and 5° about y) dropped 1 cm onto a
+/// plane with damping and friction.
+fn dropped_box(
+    restitution: f64,
+    friction: f64,
+) -> (msdem_solver::world::World, msdem_mesh::TriMesh) {
+    let mut world = empty_world(1e-4, [0.0, 0.0, -9.81]);
+    let mesh = cuboid([0.2, 0.15, 0.1], 1).unwrap();
+    let s = add_shape(&mut world, &mesh);
+    let m = add_material(&mut world, 1000.0, 0.01, 1000.0, friction, restitution);
+    let ground = plane([1.0, 1.0], 2, [0.0, 0.0, 0.0]).unwrap();
+    add_obstacle(
+        &mut world,
+        &ground,
+        Iso3::identity(),
+        0.002,
+        friction,
+        restitution,
+    );
+    let id = add_particle(&mut world, s, m, [0.0, 0.0, 0.0]);
+    world.bodies[id as usize].orientation =
+        msdem_geom::math::Quat::from_euler_angles(10f64.to_radians(), 5f64.to_radians(), 0.0);
+    let lift = world.bodies[id as usize].epsilon + 0.002 + 0.01 - lowest_z(&world, &mesh, id);
+    world.bodies[id as usize].position.z += lift;
+    (world, mesh)
+}
+
+#[test]
+fn dropped_particle_comes_to_rest_without_sinking() {
+    let (mut world, mesh) = dropped_box(0.5, 0.5);
+    let eps = world.bodies[0].epsilon;
+    let mut ws = StepWorkspace::new();
+    let mut kinetic = Vec::new();
+    let mut lowest = f64::INFINITY;
+    for _ in 0..8000 {
+        let out = step(&mut world, &mut ws, false).unwrap();
+        kinetic.push(out.stats.kinetic_energy);
+        lowest = lowest.min(lowest_z(&world, &mesh, 0));
+    }
+    // Halo overlap (ε_particle + ε_plane − gap) never exceeds the particle's ε.
+    let overlap = eps + 0.002 - lowest;
+    assert!(
+        overlap <= eps,
+        "sank {overlap} m into the halos (ε = {eps})"
+    );
+    let peak = kinetic.iter().cloned().fold(0.0, f64::max);
+    let last = &kinetic[kinetic.len() - 1000..];
+    let before = &kinetic[kinetic.len() - 2000..kinetic.len() - 1000];
+    let max_last = last.iter().cloned().fold(0.0, f64::max);
+    let max_before = before.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        max_last < 1e-6 * peak,
+        "not at rest: {max_last} J (peak {peak} J)"
+    );
+    assert!(
+        max_last <= max_before.max(1e-12 * peak),
+        "jitter grows: {max_before} → {max_last}"
+    );
+    assert!(world.bodies[0].velocity.norm() < 1e-3);
+}
+
+#[test]
+fn damped_energy_never_increases() {
+    let (mut world, _) = dropped_box(0.5, 0.3);
+    let mut ws = StepWorkspace::new();
+    let mut probe = StepWorkspace::new();
+    let e0 = total_energy(&world, &mut probe);
+    let mut prev = e0;
+    let mut worst: f64 = 0.0;
+    for i in 0..4000 {
+        step(&mut world, &mut ws, false).unwrap();
+        if i % 10 == 9 {
+            let e = total_energy(&world, &mut probe);
+            worst = worst.max(e - prev);
+            prev = e;
+        }
+    }
+    let drop = e0 - prev;
+    assert!(
+        drop > 0.1 * (e0 - prev).abs().max(1e-3),
+        "energy must decay: {e0} → {prev}"
+    );
+    assert!(
+        worst <= 1e-3 * drop,
+        "energy rose by {worst} J between samples (drop {drop} J)"
+    );
+}

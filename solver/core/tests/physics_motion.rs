@@ -1,0 +1,132 @@
+//! Single-body physics: free fall against the analytic parabola, restitution of an
+//! isolated impact, and the non-finite state check.
+
+#[path = "physics_support.rs"]
+mod support;
+
+use msdem_geom::math::{Iso3, Quat, Vec3};
+use msdem_mesh::generate::{icosphere, plane};
+use msdem_solver::step::{step, StepError, StepWorkspace};
+use support::*;
+
+/// Free fall from `x0` with `v0` for 0.25 s: the Euler–Cromer position error against
+/// `x0 + v0 t + ½ g t²`.
+fn free_fall_error(dt: f64) -> f64 {
+    let g = [0.0, -1.0, -9.81];
+    let mut world = empty_world(dt, g);
+    let mesh = icosphere(0.1, 1).unwrap();
+    let s = add_shape(&mut world, &mesh);
+    let m = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, 1.0);
+    let id = add_particle(&mut world, s, m, [0.0, 0.0, 5.0]);
+    world.bodies[id as usize].velocity = Vec3::new(1.0, 0.0, 2.0);
+    world.bodies[id as usize].angular_velocity = Vec3::new(0.0, 3.0, 0.0);
+    let mut ws = StepWorkspace::new();
+    let steps = (0.25 / dt).round() as u64;
+    for _ in 0..steps {
+        step(&mut world, &mut ws, false).unwrap();
+    }
+    let t = world.time;
+    assert!((t - 0.25).abs() < 1e-12);
+    let exact =
+        Vec3::new(0.0, 0.0, 5.0) + t * Vec3::new(1.0, 0.0, 2.0) + 0.5 * t * t * Vec3::from(g);
+    (world.bodies[id as usize].position - exact).norm()
+}
+
+#[test]
+fn free_fall_converges_to_first_order() {
+    let e1 = free_fall_error(1e-3);
+    let e2 = free_fall_error(5e-4);
+    // Euler–Cromer: x_n − x(t_n) = ½·g·Δt·t_n exactly.
+    let g = (1.0f64 + 9.81 * 9.81).sqrt();
+    assert!((e1 - 0.5 * g * 1e-3 * 0.25).abs() < 1e-9, "{e1}");
+    let ratio = e1 / e2;
+    assert!(
+        (ratio - 2.0).abs() < 1e-3,
+        "halving dt must halve the error: {ratio}"
+    );
+}
+
+/// Icosahedron hitting a plane vertex first (one merged contact below the centre of mass)
+/// with normal speed 0.5 m/s; returns the rebound speed ratio.
+fn rebound_ratio(e: f64) -> f64 {
+    let mut world = empty_world(2e-5, [0.0, 0.0, 0.0]);
+    let mesh = icosphere(0.1, 0).unwrap();
+    let s = add_shape(&mut world, &mesh);
+    let m = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, 1.0);
+    let ground = plane([2.0, 2.0], 1, [0.0, 0.0, 0.0]).unwrap();
+    add_obstacle(&mut world, &ground, Iso3::identity(), 0.002, 0.0, e);
+    let id = add_particle(&mut world, s, m, [0.0, 0.0, 0.0]);
+    // Turn vertex 0 of the icosahedron straight down; lift it 1 mm above the halos.
+    let v0 = Vec3::from(mesh.vertices[0]);
+    let b = &mut world.bodies[id as usize];
+    b.orientation = Quat::rotation_between(&v0, &(-Vec3::z())).unwrap();
+    b.position.z = 0.1 + b.epsilon + 0.002 + 0.001;
+    b.velocity = Vec3::new(0.0, 0.0, -0.5);
+    let mut ws = StepWorkspace::new();
+    let mut max_contacts = 0;
+    let mut touched = false;
+    for _ in 0..20_000 {
+        let out = step(&mut world, &mut ws, false).unwrap();
+        max_contacts = max_contacts.max(out.stats.contacts);
+        touched |= out.stats.contacts > 0;
+        if touched && out.stats.contacts == 0 {
+            break;
+        }
+    }
+    assert!(touched);
+    assert_eq!(
+        max_contacts, 1,
+        "vertex-first impact must merge into one contact"
+    );
+    let b = &world.bodies[id as usize];
+
+    // Only single-precision noise of the contact geometry may leak sideways.
+    assert!(b.velocity.xy().norm() < 1e-6 && b.angular_velocity.norm() < 1e-4);
+    b.velocity.z / 0.5
+}
+
+#[test]
+fn rebound_speed_ratio_matches_restitution() {
+    for e in [0.3, 0.6, 0.9, 1.0] {
+        let r = rebound_ratio(e);
+        // ζ is calibrated for the clamped (never attractive) dashpot; what remains is the
+        // O(ω·Δt) error of the explicit integrator.
+        assert!((r - e).abs() < 0.005, "e = {e}: ratio {r}");
+    }
+}
+
+#[test]
+fn injected_nan_is_reported_with_particle_id() {
+    let mut world = empty_world(1e-3, [0.0, 0.0, -9.81]);
+    let mesh = icosphere(0.1, 1).unwrap();
+    let s = add_shape(&mut world, &mesh);
+    let m = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, 1.0);
+    for i in 0..4 {
+        add_particle(&mut world, s, m, [f64::from(i), 0.0, 0.0]);
+    }
+    let mut ws = StepWorkspace::new();
+    step(&mut world, &mut ws, false).unwrap();
+    world.bodies[2].velocity.x = f64::NAN;
+    let err = step(&mut world, &mut ws, false).unwrap_err();
+    match err {
+        StepError::NonFinite {
+            step,
+            particle,
+            quantity,
+        } => assert_eq!((step, particle, quantity), (2, 2, "velocity")),
+        e => panic!("unexpected {e}"),
+    }
+    assert!(err_text(&mut world, &mut ws).contains("particle 2"));
+    // An infinite angular velocity becomes a non-finite orientation during the step.
+    world.bodies[2].velocity.x = 0.0;
+    world.bodies[1].angular_velocity.y = f64::INFINITY;
+    let err = step(&mut world, &mut ws, false).unwrap_err();
+    assert!(
+        matches!(err, StepError::NonFinite { particle: 1, .. }),
+        "{err}"
+    );
+}
+
+fn err_text(world: &mut msdem_solver::world::World, ws: &mut StepWorkspace) -> String {
+    step(world, ws, false).unwrap_err().to_string()
+}
