@@ -1,1 +1,96 @@
-//! Helpers for the end-to-end tests: locating the built binaries and scratch folders.
+//! Helpers for the end-to-end tests: locating the built binaries, the repository's
+//! folders, and running a binary with its output captured.
+//!
+//! The tests drive the release binaries (`target/release/…`); they do not build them. The
+//! Makefile (`make test`) builds them first; by hand: `cargo build --workspace --release
+//! --bins`. A missing binary fails the test with that instruction, never skips it.
+#![warn(missing_docs)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace root (the folder holding the top-level `Cargo.toml`).
+pub fn workspace_root() -> PathBuf {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    crate_dir.parent().unwrap_or(crate_dir).to_path_buf()
+}
+
+/// The folder of the release binaries: `$CARGO_TARGET_DIR/release`, else
+/// `<workspace>/target/release`.
+pub fn release_dir() -> PathBuf {
+    let target = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                workspace_root().join(dir)
+            }
+        }
+        None => workspace_root().join("target"),
+    };
+    target.join("release")
+}
+
+/// The release binary `name`, or a panic saying how to build it (test helper).
+pub fn binary(name: &str) -> PathBuf {
+    let path = release_dir().join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.is_file(),
+        "{} is not built: run `cargo build --workspace --release --bins` (or `make test`) first",
+        path.display()
+    );
+    path
+}
+
+/// Checks that every pipeline binary is built and returns the runner's path.
+pub fn pipeline_binary() -> PathBuf {
+    for stage in ["meshgen", "treebuild", "solver", "export"] {
+        binary(stage);
+    }
+    binary("pipeline")
+}
+
+/// The repository's `pipelines/` folder.
+pub fn pipelines_dir() -> PathBuf {
+    workspace_root().join("pipelines")
+}
+
+/// The test pipelines, `tests/pipelines/`.
+pub fn test_pipelines_dir() -> PathBuf {
+    workspace_root().join("tests").join("pipelines")
+}
+
+/// The `*.yaml` files of `dir`, sorted.
+pub fn yaml_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("readable folder entry").path())
+        .filter(|p| p.extension() == Some(OsStr::new("yaml")))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs `program` with `args` in `cwd` and returns its captured output (test helper:
+/// panics when the program cannot be started).
+pub fn run_in<I, S>(program: &Path, args: I, cwd: &Path) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()))
+}
+
+/// Stdout and stderr of `output` as text, for assertions and failure messages.
+pub fn texts(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}

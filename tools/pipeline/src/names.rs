@@ -121,10 +121,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for NamedMap<T> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut entries: Vec<(Name, T)> = Vec::new();
-                while let Some(name) = map.next_key::<Name>()? {
-                    if entries.iter().any(|(n, _)| *n == name) {
-                        return Err(de::Error::custom(format!("duplicate name `{name}`")));
-                    }
+                while let Some(name) = map.next_key_seed(NewName(&entries))? {
                     let value = map.next_value::<T>()?;
                     entries.push((name, value));
                 }
@@ -132,6 +129,31 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for NamedMap<T> {
             }
         }
         d.deserialize_map(MapVisitor(PhantomData))
+    }
+}
+
+/// A [`Name`] not yet among `.0`; checked inside the visitor so that a duplicate is
+/// reported at its own position.
+struct NewName<'a, T>(&'a [(Name, T)]);
+
+impl<'de, T> de::DeserializeSeed<'de> for NewName<'_, T> {
+    type Value = Name;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Name, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<T> Visitor<'_> for NewName<'_, T> {
+    type Value = Name;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Name, E> {
+        let name = Name::new(v).map_err(E::custom)?;
+        if self.0.iter().any(|(n, _)| *n == name) {
+            return Err(E::custom(format!("duplicate name `{name}`")));
+        }
+        Ok(name)
     }
 }
 

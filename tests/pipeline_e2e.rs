@@ -1,0 +1,190 @@
+//! The real binaries chained by the real runner on `tests/pipelines/tiny.yaml`: all four
+//! stages run and leave frames and VTK output; a second run skips every stage; changing one
+//! mesh's parameters rebuilds that mesh, its tree and what follows, nothing else; a failing
+//! stage stops the pipeline with its own message.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use msdem_e2e::{pipeline_binary, run_in, test_pipelines_dir, texts};
+use msdem_solver::frames::{self, Frame, RunManifest, FRAME_MAGIC, MANIFEST_MAGIC};
+
+struct Sandbox {
+    dir: tempfile::TempDir,
+    pipeline: PathBuf,
+}
+
+impl Sandbox {
+    /// A scratch folder holding a copy of the tiny pipeline (so the test can edit it).
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let pipeline = dir.path().join("tiny.yaml");
+        fs::copy(test_pipelines_dir().join("tiny.yaml"), &pipeline).unwrap();
+        Self { dir, pipeline }
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.path().join("out").join("tiny")
+    }
+
+    /// `pipeline tiny.yaml` in the scratch folder (default output folder `out/tiny`).
+    fn run(&self, extra: &[&str]) -> Output {
+        let mut args = vec!["tiny.yaml"];
+        args.extend(extra);
+        run_in(&pipeline_binary(), args, self.dir.path())
+    }
+
+    fn run_ok(&self, extra: &[&str]) -> String {
+        let output = self.run(extra);
+        let (stdout, stderr) = texts(&output);
+        assert!(
+            output.status.success(),
+            "pipeline failed\n{stdout}\n{stderr}"
+        );
+        stdout
+    }
+
+    fn edit(&self, from: &str, to: &str) {
+        let text = fs::read_to_string(&self.pipeline).unwrap();
+        assert!(text.contains(from));
+        fs::write(&self.pipeline, text.replacen(from, to, 1)).unwrap();
+    }
+}
+
+/// The stage labels that ran (`run   LABEL: …`) and were skipped (`skip  LABEL (up to date)`).
+fn stages(stdout: &str) -> (Vec<String>, Vec<String>) {
+    let mut ran = Vec::new();
+    let mut skipped = Vec::new();
+    for line in stdout.lines() {
+        if let Some(rest) = line.strip_prefix("run   ") {
+            ran.push(rest.split(':').next().unwrap().to_owned());
+        } else if let Some(rest) = line.strip_prefix("skip  ") {
+            skipped.push(rest.trim_end_matches(" (up to date)").to_owned());
+        }
+    }
+    (ran, skipped)
+}
+
+/// Data sets listed by a `.pvd` collection, in order.
+fn pvd_files(pvd: &Path) -> Vec<String> {
+    let text = fs::read_to_string(pvd).unwrap();
+    text.split("file=\"")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().to_owned())
+        .collect()
+}
+
+const ALL: [&str; 6] = [
+    "mesh grain",
+    "mesh floor",
+    "tree grain",
+    "tree floor",
+    "solve tiny",
+    "export tiny",
+];
+
+#[test]
+fn tiny_pipeline_runs_skips_and_rebuilds_only_what_changed() {
+    let sandbox = Sandbox::new();
+    let stdout = sandbox.run_ok(&[]);
+    let (ran, skipped) = stages(&stdout);
+    assert_eq!(ran, ALL, "{stdout}");
+    assert!(skipped.is_empty(), "{stdout}");
+
+    // The run folder: manifest, frames, VTK series, PLY frames, plots.
+    let out = sandbox.out();
+    let run = out.join("run");
+    let manifest: RunManifest =
+        frames::read_record(&frames::manifest_path(&run), &MANIFEST_MAGIC).unwrap();
+    assert_eq!(manifest.name, "tiny");
+    assert_eq!(manifest.particles.len(), 2);
+    let frame_count = fs::read_dir(run.join("frames")).unwrap().count();
+    assert!(frame_count >= 3, "{frame_count} frames");
+    let last: Frame = frames::read_record(
+        &frames::frame_path(&run, frame_count as u32 - 1),
+        &FRAME_MAGIC,
+    )
+    .unwrap();
+    assert!(last.time > 0.0);
+    let datasets = pvd_files(&run.join("vtk").join("particles.pvd"));
+    assert_eq!(datasets.len(), frame_count);
+    for file in &datasets {
+        assert!(run.join("vtk").join(file).is_file(), "{file} missing");
+    }
+    assert!(run.join("vtk").join("obstacles.pvd").is_file());
+    assert_eq!(fs::read_dir(run.join("ply")).unwrap().count(), frame_count);
+    assert!(fs::read_dir(run.join("plots")).unwrap().count() > 0);
+    assert!(out.join("scenario.yaml").is_file());
+    assert!(
+        stdout.contains(&run.join("vtk").join("particles.pvd").display().to_string())
+            || stdout.contains("run/vtk/particles.pvd"),
+        "{stdout}"
+    );
+
+    // Nothing changed: every stage is skipped, nothing is rewritten.
+    let before = fs::metadata(run.join("run.msdem"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let stdout = sandbox.run_ok(&[]);
+    let (ran, skipped) = stages(&stdout);
+    assert!(ran.is_empty(), "{stdout}");
+    assert_eq!(skipped, ALL);
+    assert!(stdout.contains("skip  tree grain (up to date)"));
+    let after = fs::metadata(run.join("run.msdem"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after);
+
+    // One particle shape changes: its mesh, its tree and everything downstream rerun.
+    let floor_tree = fs::read(out.join("trees/floor.tree")).unwrap();
+    sandbox.edit("radius: 0.05", "radius: 0.045");
+    let stdout = sandbox.run_ok(&[]);
+    let (ran, skipped) = stages(&stdout);
+    assert_eq!(
+        ran,
+        ["mesh grain", "tree grain", "solve tiny", "export tiny"],
+        "{stdout}"
+    );
+    assert_eq!(skipped, ["mesh floor", "tree floor"], "{stdout}");
+    assert_eq!(fs::read(out.join("trees/floor.tree")).unwrap(), floor_tree);
+
+    // --force reruns everything; the deterministic stages rewrite identical trees.
+    let grain_tree = fs::read(out.join("trees/grain.tree")).unwrap();
+    let stdout = sandbox.run_ok(&["--force"]);
+    assert_eq!(stages(&stdout).0, ALL, "{stdout}");
+    assert_eq!(fs::read(out.join("trees/grain.tree")).unwrap(), grain_tree);
+}
+
+#[test]
+fn a_failing_stage_stops_the_pipeline_with_its_own_message() {
+    let sandbox = Sandbox::new();
+    // An open plane as a particle shape: treebuild refuses it (particles must be closed).
+    sandbox.edit(
+        "floor: { mesh: floor, obstacle: true }",
+        "floor: { mesh: floor }",
+    );
+    let output = sandbox.run(&[]);
+    let (stdout, stderr) = texts(&output);
+    assert!(!output.status.success(), "{stdout}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: tree floor failed (exit status: "),
+        "{stderr}"
+    );
+    // The stage's own message (not just the runner's) is in the error line.
+    assert!(
+        last.len() > "error: tree floor failed (exit status: 1): ".len() + 5,
+        "{last}"
+    );
+    let (ran, _) = stages(&stdout);
+    assert_eq!(
+        ran.last().map(String::as_str),
+        Some("tree floor"),
+        "{stdout}"
+    );
+    assert!(!sandbox.out().join(".stamps/tree-floor.stamp").exists());
+    assert!(!sandbox.out().join("run").exists());
+}

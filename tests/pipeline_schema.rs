@@ -1,0 +1,214 @@
+//! Pipeline files against the schema: every shipped pipeline loads, and what the runner
+//! writes from it is accepted by the solver's own scenario parser (an independent reader);
+//! the shipped scenarios meet their specification; every bad pipeline under
+//! `tests/pipelines/bad/` fails with exactly the message in its `# expect:` first line.
+
+use std::path::Path;
+
+use msdem_e2e::{pipeline_binary, pipelines_dir, run_in, test_pipelines_dir, texts, yaml_files};
+use msdem_pipeline::scenario::GeneratorSpec;
+use msdem_pipeline::spec::{GeneratedMesh, MeshSpec};
+use msdem_pipeline::{load_pipeline, scenario_text, PipelineSpec};
+
+fn load(path: &Path) -> PipelineSpec {
+    load_pipeline(path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The solver's parser reads the scenario the runner would write for `path`.
+fn check_scenario_round_trip(path: &Path) {
+    let spec = load(path);
+    let text = scenario_text(&spec).unwrap();
+    let out = Path::new("out")
+        .join(spec.name.as_str())
+        .join("scenario.yaml");
+    let scenario = msdem_solver::scenario::parse_scenario(&text, &out).unwrap_or_else(|e| {
+        panic!(
+            "{}: solver refuses the written scenario: {e}\n{text}",
+            path.display()
+        )
+    });
+    assert_eq!(scenario.name, spec.name.as_str());
+    assert_eq!(scenario.shapes.len(), spec.scenario.shapes.len());
+    assert_eq!(scenario.obstacles.len(), spec.scenario.obstacles.len());
+    assert_eq!(scenario.generators.len(), spec.scenario.generators.len());
+    for (name, shape) in spec.scenario.shapes.iter() {
+        let tree = shape.tree.as_str();
+        let mesh = spec.trees.get(tree).unwrap().mesh.as_str();
+        let parsed = &scenario.shapes[name.as_str()];
+        assert!(
+            parsed.tree.ends_with(format!("trees/{tree}.tree")),
+            "{parsed:?}"
+        );
+        assert!(
+            parsed.mesh.ends_with(format!("meshes/{mesh}.ply")),
+            "{parsed:?}"
+        );
+    }
+}
+
+#[test]
+fn every_shipped_pipeline_loads_and_its_scenario_reads_back() {
+    let files = yaml_files(&pipelines_dir());
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for required in ["hopper", "particle_on_slope", "particle_pair", "staircase"] {
+        assert!(
+            names.iter().any(|n| n == required),
+            "pipelines/{required}.yaml missing"
+        );
+    }
+    for file in files
+        .iter()
+        .chain(&[test_pipelines_dir().join("tiny.yaml")])
+    {
+        let spec = load(file);
+        assert_eq!(
+            spec.name.as_str(),
+            file.file_stem().unwrap().to_string_lossy(),
+            "{}: name differs from the file name",
+            file.display()
+        );
+        check_scenario_round_trip(file);
+    }
+}
+
+/// Radius and triangle count of a generated sphere mesh.
+fn sphere(spec: &PipelineSpec, shape: &str) -> (f64, u32) {
+    let tree = spec.scenario.shapes.get(shape).unwrap().tree.as_str();
+    let mesh = spec.trees.get(tree).unwrap().mesh.as_str();
+    match spec.meshes.get(mesh).unwrap() {
+        MeshSpec::Generate(GeneratedMesh::Sphere {
+            radius,
+            subdivisions,
+            ..
+        }) => (*radius, 20 * 4u32.pow(*subdivisions)),
+        other => panic!("shape {shape} is not a generated sphere: {other:?}"),
+    }
+}
+
+/// (shape, count) of every generator and explicit particle.
+fn particles(spec: &PipelineSpec) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = spec
+        .scenario
+        .particles
+        .iter()
+        .map(|p| (p.shape.as_str().to_owned(), 1))
+        .collect();
+    for g in &spec.scenario.generators {
+        out.push(match g {
+            GeneratorSpec::Lattice(l) => (l.shape.as_str().to_owned(), l.count.iter().product()),
+            GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => {
+                (b.shape.as_str().to_owned(), b.count)
+            }
+        });
+    }
+    out
+}
+
+#[test]
+fn staircase_meets_its_specification() {
+    let spec = load(&pipelines_dir().join("staircase.yaml"));
+    let stairs = spec
+        .meshes
+        .iter()
+        .find_map(|(_, m)| match m {
+            MeshSpec::Generate(GeneratedMesh::Staircase { steps, .. }) => Some(*steps),
+            _ => None,
+        })
+        .expect("a staircase mesh");
+    assert!(stairs.unwrap_or(20) >= 20);
+    let list = particles(&spec);
+    assert!(list.iter().map(|(_, n)| n).sum::<u32>() >= 50);
+    let radii: Vec<f64> = list.iter().map(|(s, _)| sphere(&spec, s).0).collect();
+    let (min, max) = radii
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
+    assert!(max / min >= 4.0, "radius ratio {}", max / min);
+    let gravity = spec.scenario.gravity.unwrap();
+    assert!(gravity[2] < 0.0);
+}
+
+#[test]
+fn hopper_particle_pair_and_slope_meet_their_specification() {
+    let hopper = load(&pipelines_dir().join("hopper.yaml"));
+    let list = particles(&hopper);
+    assert!(list.iter().map(|(_, n)| n).sum::<u32>() >= 25);
+    let mut radii: Vec<f64> = list.iter().map(|(s, _)| sphere(&hopper, s).0).collect();
+    radii.sort_by(f64::total_cmp);
+    radii.dedup();
+    assert!(radii.len() >= 3, "three sizes of rocks: {radii:?}");
+    assert!(hopper
+        .meshes
+        .iter()
+        .any(|(_, m)| matches!(m, MeshSpec::Generate(GeneratedMesh::Hopper { .. }))));
+
+    let pair = load(&pipelines_dir().join("particle_pair.yaml"));
+    assert_eq!(pair.scenario.particles.len(), 2);
+    assert!(pair.scenario.gravity.is_none_or(|g| g == [0.0; 3]));
+    for p in &pair.scenario.particles {
+        assert_eq!(sphere(&pair, p.shape.as_str()).1, 1280);
+    }
+    let [a, b] = [&pair.scenario.particles[0], &pair.scenario.particles[1]];
+    let closing: f64 = (0..3)
+        .map(|i| {
+            (b.position[i] - a.position[i]) * (a.velocity.unwrap()[i] - b.velocity.unwrap()[i])
+        })
+        .sum();
+    assert!(closing > 0.0, "the spheres must approach each other");
+
+    let slope = load(&pipelines_dir().join("particle_on_slope.yaml"));
+    assert_eq!(particles(&slope).len(), 1);
+    assert!(slope
+        .meshes
+        .iter()
+        .any(|(_, m)| matches!(m, MeshSpec::Generate(GeneratedMesh::Slope { .. }))));
+}
+
+#[test]
+fn every_bad_pipeline_fails_with_its_expected_message() {
+    let files = yaml_files(&test_pipelines_dir().join("bad"));
+    assert!(files.len() >= 10);
+    let mut wrong = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let expect = text
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("# expect: "))
+            .unwrap_or_else(|| {
+                panic!("{}: first line must be `# expect: MESSAGE`", file.display())
+            });
+        let expected = format!("{}:{expect}", file.display());
+        match load_pipeline(file) {
+            Ok(_) => wrong.push(format!("{}: accepted", file.display())),
+            Err(e) if e.to_string() != expected => wrong.push(format!(
+                "{}\n  expected {expected}\n  got      {e}",
+                file.display()
+            )),
+            Err(_) => {}
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_binary_reports_a_bad_pipeline_in_one_line_and_writes_nothing() {
+    let pipeline = pipeline_binary();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = test_pipelines_dir().join("bad").join("missing_mesh.yaml");
+    let output = run_in(&pipeline, [bad.as_os_str()], dir.path());
+    let (stdout, stderr) = texts(&output);
+    assert!(!output.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let expected = format!("error: {}:", bad.display());
+    assert!(stderr.starts_with(&expected), "{stderr}");
+    assert!(stderr.contains("unknown mesh `gravel`"), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "files written"
+    );
+}
