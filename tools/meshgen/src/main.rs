@@ -171,11 +171,16 @@ fn main() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
-            // One line: clap's first line without the usage block.
+            // One line: clap's message (up to the blank line before its usage block).
             let text = e.to_string();
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let first = first.trim_start_matches("error: ");
-            eprintln!("meshgen: {first} (see meshgen --help)");
+            let message: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let message = message.join(" ");
+            let message = message.trim_start_matches("error: ");
+            eprintln!("meshgen: {message} (see meshgen --help)");
             std::process::exit(2);
         }
     };
