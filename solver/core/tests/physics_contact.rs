@@ -140,10 +140,11 @@ fn damped_energy_never_increases() {
         }
     }
     let drop = e0 - prev;
-    assert!(
-        drop > 0.1 * (e0 - prev).abs().max(1e-3),
-        "energy must decay: {e0} → {prev}"
-    );
+    // The 1 cm fall's energy is (mostly) dissipated by the dashpot and friction.
+    let fall = world.bodies[0].mass * 9.81 * 0.01;
+    assert!(drop > 0.5 * fall, "energy must decay: {e0} → {prev} J");
+    // Tolerance: Euler–Cromer conserves a shadow energy; the true energy oscillates by
+    // O(ω·Δt) of the spring energy around it.
     assert!(
         worst <= 1e-3 * drop,
         "energy rose by {worst} J between samples (drop {drop} J)"
