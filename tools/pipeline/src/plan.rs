@@ -299,7 +299,11 @@ fn solve_stage(spec: &PipelineSpec) -> Stage {
         ],
         inputs,
         input_dir: None,
-        outputs: vec![run.join("run.msdem"), run.join("stats.msdem")],
+        outputs: vec![
+            run.join("run.msdem"),
+            run.join("stats.msdem"),
+            run.join("frames"),
+        ],
         staging: Some((RUN_STAGING_DIR.into(), RUN_DIR.into())),
         clear: vec![RUN_STAGING_DIR.into()],
     }

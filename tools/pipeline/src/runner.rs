@@ -97,7 +97,10 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
             source,
         })
     };
-    let pipeline_dir = absolute(opts.pipeline.parent().unwrap_or(Path::new("")))?;
+    let pipeline_dir = match opts.pipeline.parent() {
+        Some(p) if !p.as_os_str().is_empty() => absolute(p)?,
+        _ => absolute(Path::new("."))?,
+    };
     let bin_dir = absolute(&opts.bin_dir)?;
     let out_dir = match &opts.out_dir {
         Some(d) => d.clone(),
