@@ -212,8 +212,8 @@ fn describe(world: &World, origins: &[String], i: usize, other: Side, p: Penetra
     };
     let how = match p {
         Penetration::Crossing { a, b } => format!("triangles {a} and {b} cross"),
-        Penetration::FirstInside => "the first lies inside the second".to_owned(),
-        Penetration::SecondInside => "the second lies inside the first".to_owned(),
+        Penetration::FirstInside => "part of the first lies inside the second".to_owned(),
+        Penetration::SecondInside => "part of the second lies inside the first".to_owned(),
     };
     format!("{first} and {second} ({how})")
 }

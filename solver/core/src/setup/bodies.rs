@@ -124,7 +124,7 @@ pub fn build_bodies(
 fn placement_error(scenario: &Scenario, origin: &str, count: u32, e: PlaceError) -> SolverError {
     let message = match e {
         PlaceError::BoxTooSmall { radius } => format!(
-            "the box is too small for one particle (bounding radius incl. halo {radius} m)"
+            "the box is too small for one particle (bounding radius incl. halo {radius:.6} m)"
         ),
         PlaceError::Crowded { placed } => format!(
             "could not place {count} particles without overlap: only {placed} fitted after {} attempts for the next one; enlarge the box or lower count",

@@ -182,4 +182,3 @@ pub fn load_obstacle(
     };
     Ok((obstacle, SetupMesh::new(mesh)))
 }
-
