@@ -2,16 +2,18 @@
 //!
 //! 1. **Split** (BFS, level by level): a node holding more than `leaf_size` real triangles
 //!    is split into `k = min(branching, ⌈n / leaf_size⌉)` compact groups by k-means on the
-//!    triangle centroids ([`crate::split`]); its children are the groups, leaves hold at most
-//!    `leaf_size` triangles. Nodes are stored in BFS order, so the children of a node are
+//!    triangle centroids (`split.rs`); every group becomes an internal node with its own
+//!    surrogate. A node with at most `leaf_size` triangles gets a single leaf child holding
+//!    them (Alg. 7 lines 8–10), so the finest surrogates bound at most `leaf_size` real
+//!    triangles each. Nodes are stored in BFS order, so the children of a node are
 //!    contiguous.
 //! 2. **Reorder**: real triangles are written to the front of the soup in depth-first leaf
 //!    order, so every leaf's triangles *and every subtree's* triangles are contiguous;
 //!    `source` keeps their mesh indices. Surrogate triangles follow, one per internal node in
 //!    node order.
 //! 3. **Fit and bound** every internal node independently (weakly connected surrogates,
-//!    Def. 4.5): eq. (6) fit ([`crate::fit`]), outer offset and inner distance
-//!    ([`crate::bounds`]) over the real triangles of the subtree.
+//!    Def. 4.5): eq. (6) fit (`fit.rs`), outer offset and inner distance
+//!    (`bounds.rs`) over the real triangles of the subtree.
 //!
 //! Steps 1 and 3 run in parallel with rayon; every node's work depends only on its own
 //! triangles and its path from the root (the k-means seed), and results are collected in
@@ -20,7 +22,7 @@
 //! A mesh with at most `leaf_size` triangles yields a single leaf as root (no surrogate).
 
 use crate::bounds::{inner_distance, max_vertex_distance, round_up};
-use crate::dist::{tri64, widen, V};
+use crate::dist::{tri64, V};
 use crate::error::TreeError;
 use crate::fit::fit_surrogate;
 use crate::params::BuildParams;
@@ -42,6 +44,7 @@ struct TmpNode {
     path: Vec<u32>,
     level: u32,
     children: Vec<usize>,
+    leaf: bool,
 }
 
 /// Builds the surrogate tree of `mesh` (see the module docs); `mesh_hash` is stored in the
@@ -78,7 +81,7 @@ pub fn build_tree_with_progress(
             };
             if let Some(&bad) = v
                 .iter()
-                .find(|c| !c.is_finite() || !(c.abs() < f32::MAX as f64))
+                .find(|c| !c.is_finite() || c.abs() >= f32::MAX as f64)
             {
                 return Err(TreeError::NonFinite {
                     triangle: i,
@@ -103,6 +106,7 @@ fn partition(soup: &[Tri], params: &BuildParams) -> Vec<TmpNode> {
         path: Vec::new(),
         level: 0,
         children: Vec::new(),
+        leaf: soup.len() <= params.leaf_size as usize,
     }];
     let mut frontier = vec![0usize];
     let leaf = params.leaf_size as usize;
@@ -112,20 +116,26 @@ fn partition(soup: &[Tri], params: &BuildParams) -> Vec<TmpNode> {
             .map(|&i| {
                 let node = &nodes[i];
                 let n = node.tris.len();
-                (n > leaf).then(|| {
+                if node.leaf {
+                    None
+                } else if n <= leaf {
+                    // Alg. 7 line 9: the set becomes the single leaf child of its surrogate.
+                    Some(vec![(0..n as u32).collect()])
+                } else {
                     let pts: Vec<V> = node
                         .tris
                         .iter()
                         .map(|&t| centroid(&soup[t as usize]))
                         .collect();
                     let k = (params.branching as usize).min(n.div_ceil(leaf));
-                    split(&pts, k, node_seed(params.seed, &node.path))
-                })
+                    Some(split(&pts, k, node_seed(params.seed, &node.path)))
+                }
             })
             .collect();
         let mut next = Vec::new();
         for (&i, groups) in frontier.iter().zip(splits) {
             let Some(groups) = groups else { continue };
+            let single = groups.len() == 1;
             for (c, g) in groups.into_iter().enumerate() {
                 let tris = g.iter().map(|&j| nodes[i].tris[j as usize]).collect();
                 let mut path = nodes[i].path.clone();
@@ -136,6 +146,7 @@ fn partition(soup: &[Tri], params: &BuildParams) -> Vec<TmpNode> {
                     path,
                     level,
                     children: Vec::new(),
+                    leaf: single,
                 });
                 let id = nodes.len() - 1;
                 nodes[i].children.push(id);
@@ -277,11 +288,4 @@ pub fn subtree_ranges(tree: &SurrogateTree) -> Vec<(u32, u32)> {
         }
     }
     r
-}
-
-/// Vertices of soup triangles `[lo, hi)` widened to `f64`.
-pub(crate) fn vertices_of(tree: &SurrogateTree, lo: u32, hi: u32) -> impl Iterator<Item = V> + '_ {
-    tree.soup[lo as usize..hi as usize]
-        .iter()
-        .flat_map(|t| t.v.iter().map(|p| widen(*p)))
 }

@@ -16,6 +16,7 @@ pub mod build;
 mod dist;
 pub mod error;
 mod fit;
+pub mod format;
 pub mod params;
 mod split;
 pub mod stats;
@@ -25,6 +26,7 @@ pub mod validate;
 
 pub use build::{build_tree, build_tree_with_progress};
 pub use error::TreeError;
+pub use format::{decode_tree, encode_tree, load_tree, read_tree, write_tree};
 pub use params::BuildParams;
 pub use stats::{summary, LevelSummary, TreeSummary};
 pub use traverse::{

@@ -159,8 +159,10 @@ fn max_abs(t: &Tri, u: &Tri) -> f32 {
 /// Finds all contacts between the real triangles of `a` (halo `eps_a` [m]) and `b` (halo
 /// `eps_b` [m]) posed by `b_to_a` (B's mesh frame → A's mesh frame), appending them to
 /// `out` in A's frame and counting checks in `stats`. Both modes append the same set of
-/// contacts (Lemma 5.1); hierarchy mode unfolds surrogate pairs on both sides
-/// ([`Unfold::Both`]).
+/// contacts (Lemma 5.1); hierarchy mode unfolds only the side with the larger halo of a
+/// surrogate pair ([`Unfold::Larger`]), measured to need about 2–3× fewer kernel calls
+/// than unfolding both (examples/traverse_checks.rs: 1,280-triangle noisy spheres,
+/// 120k vs 276k checks over 30 overlapping poses).
 #[allow(clippy::too_many_arguments)]
 pub fn find_contacts(
     a: &SurrogateTree,
@@ -182,7 +184,7 @@ pub fn find_contacts(
         b_to_a,
         mode,
         kernel,
-        Unfold::Both,
+        Unfold::Larger,
         scratch,
         out,
         stats,

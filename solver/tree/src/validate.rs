@@ -116,8 +116,13 @@ fn structure(tree: &SurrogateTree, n_real: usize) -> Result<(), TreeError> {
                     ),
                 );
             }
-            for t in n.first as usize..end as usize {
-                if std::mem::replace(&mut in_leaf[t], true) {
+            for (t, seen) in in_leaf
+                .iter_mut()
+                .enumerate()
+                .take(end as usize)
+                .skip(n.first as usize)
+            {
+                if std::mem::replace(seen, true) {
                     return bad(i, format!("real triangle {t} in more than one leaf"));
                 }
             }
@@ -138,8 +143,13 @@ fn structure(tree: &SurrogateTree, n_real: usize) -> Result<(), TreeError> {
                     ),
                 );
             }
-            for c in n.first as usize..end as usize {
-                parents[c] += 1;
+            for (c, p) in parents
+                .iter_mut()
+                .enumerate()
+                .take(end as usize)
+                .skip(n.first as usize)
+            {
+                *p += 1;
                 if tree.nodes[c].level != n.level + 1 {
                     return bad(
                         c,
