@@ -16,7 +16,7 @@ pub(crate) fn closest_point_on_segment64(p: V, a: V, b: V) -> (V, f64) {
     (axpy(a, t, ab), t)
 }
 
-/// Closest point on segment `[a, b]` and squared distance [m²] to `p`.
+/// Closest point on segment `[a, b]` and squared distance \[m²\] to `p`.
 #[inline]
 pub(crate) fn point_segment64(p: V, a: V, b: V) -> (V, f64) {
     let (c, _) = closest_point_on_segment64(p, a, b);

@@ -10,7 +10,7 @@ use crate::math::{Tri, P32};
 /// three edges only. The error of doing so is bounded by the triangle's width.
 const DEGENERATE_SIN_SQ: f64 = 1e-14;
 
-/// Closest point of triangle `t` to `p` and the squared distance [m²] between them.
+/// Closest point of triangle `t` to `p` and the squared distance \[m²\] between them.
 ///
 /// Voronoi-region method (vertex, edge and face regions tested in turn); computed in `f64`
 /// internally. Degenerate triangles (zero-length edges, collinear or coincident vertices)
@@ -27,7 +27,7 @@ pub(crate) fn tri64(t: &Tri) -> [V; 3] {
     [widen(t.v[0]), widen(t.v[1]), widen(t.v[2])]
 }
 
-/// `f64` core of [`closest_point_on_triangle`]: closest point and squared distance [m²].
+/// `f64` core of [`closest_point_on_triangle`]: closest point and squared distance \[m²\].
 pub(crate) fn closest_point_on_triangle64(p: V, t: [V; 3]) -> (V, f64) {
     let [a, b, c] = t;
     let ab = sub(b, a);

@@ -5,21 +5,27 @@
 //! * [`triangle_triangle_exact`]: the comparison-based reference (6 point–triangle + 9
 //!   edge–edge tests + edge–plane crossings for intersecting triangles);
 //! * [`contact`]: one pair through the kernel of choice ([`KernelKind`]), classified as in
-//!   Alg. 4 line 11 ([`KernelResult`]).
+//!   Alg. 4 line 11 ([`KernelResult`]);
+//! * [`PairBatch`]: the batched stream (8 pairs per SIMD pass, hybrid fallback only for
+//!   fine–fine pairs).
 //!
-//! `margin` is always the sum of the two halo widths [m] (`2ε` for equal halos): two
+//! `margin` is always the sum of the two halo widths \[m\] (`2ε` for equal halos): two
 //! triangles are in contact iff their distance is ≤ `margin` (seed 000 §2: `|n| ≤ ε`).
 //! All kernels take and return single precision ([`crate::math::P32`], [`crate::math::Tri`]).
 
+mod batch;
 mod closest_point_segment;
 mod closest_point_triangle;
 mod contact;
+mod iterative;
 mod segment_segment;
 mod triangle_triangle_exact;
 mod vec64;
 
+pub use batch::{BatchStats, PairBatch, PairOutcome, LANES};
 pub use closest_point_triangle::closest_point_on_triangle;
-pub use contact::contact;
+pub use contact::{contact, contact_with};
+pub use iterative::IterativeParams;
 pub use segment_segment::closest_points_segments;
 pub use triangle_triangle_exact::triangle_triangle_exact;
 
@@ -28,21 +34,21 @@ use crate::math::P32;
 /// Closest points between two triangles (seed 000 eq. (2)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClosestPair {
-    /// Closest point on the first triangle [m].
+    /// Closest point on the first triangle \[m\].
     pub p: P32,
-    /// Closest point on the second triangle [m].
+    /// Closest point on the second triangle \[m\].
     pub q: P32,
-    /// Squared distance `|p − q|²` [m²].
+    /// Squared distance `|p − q|²` \[m²\].
     pub dist_sq: f32,
 }
 
 impl ClosestPair {
-    /// Distance `|p − q|` [m].
+    /// Distance `|p − q|` \[m\].
     pub fn dist(&self) -> f32 {
         self.dist_sq.sqrt()
     }
 
-    /// Contact point `x = ½(p + q)` of eq. (2) (for equal halos) [m].
+    /// Contact point `x = ½(p + q)` of eq. (2) (for equal halos) \[m\].
     pub fn midpoint(&self) -> P32 {
         [
             0.5 * (self.p[0] + self.q[0]),

@@ -9,7 +9,7 @@ use crate::math::P32;
 const PARALLEL_SIN_SQ: f64 = 1e-14;
 
 /// Closest points between segments `[p0, p1]` and `[q0, q1]`: the point on the first, the
-/// point on the second and their squared distance [m²].
+/// point on the second and their squared distance \[m²\].
 ///
 /// Minimises `|p0 + s(p1 − p0) − q0 − t(q1 − q0)|²` over `s, t ∈ [0, 1]` (computed in `f64`).
 /// Robust for parallel segments (one optimal pair is returned; the distance is exact) and

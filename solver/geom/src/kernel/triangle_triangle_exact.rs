@@ -15,7 +15,7 @@ const FLAT_SIN_SQ: f64 = 1e-14;
 /// Exact closest points between triangles `t1` and `t2` (computed in `f64`, returned in
 /// `f32`).
 ///
-/// `p` lies on `t1`, `q` on `t2`, `dist_sq = |p − q|²` [m²]. If the triangles intersect,
+/// `p` lies on `t1`, `q` on `t2`, `dist_sq = |p − q|²` \[m²\]. If the triangles intersect,
 /// `dist_sq = 0` and `p = q` is a point of the intersection. Degenerate triangles (points,
 /// segments) are handled. Ties are broken by a fixed test order, so the result is
 /// deterministic.
@@ -29,7 +29,7 @@ pub fn triangle_triangle_exact(t1: &Tri, t2: &Tri) -> ClosestPair {
 }
 
 /// `f64` core of [`triangle_triangle_exact`]: point on `t1`, point on `t2`, squared
-/// distance [m²].
+/// distance \[m²\].
 pub(crate) fn triangle_triangle_exact64(t1: [V; 3], t2: [V; 3]) -> (V, V, f64) {
     if let Some(x) = edge_piercing(t1, t2) {
         return (x, x, 0.0);

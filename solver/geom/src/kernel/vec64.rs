@@ -6,7 +6,7 @@
 
 use crate::math::P32;
 
-/// A point or vector in `f64` [m].
+/// A point or vector in `f64` \[m\].
 pub(crate) type V = [f64; 3];
 
 #[inline(always)]

@@ -1,6 +1,8 @@
 //! Independent references for the kernel tests: brute-force sampling in `f64`.
 #![allow(dead_code)]
 
+pub mod pairs;
+
 use msdem_geom::math::{Tri, P32};
 
 /// `f64` point.

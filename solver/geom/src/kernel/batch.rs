@@ -1,0 +1,176 @@
+//! Batched pair stream (seed 000 §5.4, Alg. 4): the traversal collects pending
+//! triangle-pair checks in a [`PairBatch`] and runs them together; the iterative kernel
+//! processes [`LANES`] pairs per pass in struct-of-arrays lanes.
+
+use super::contact::exact;
+use super::iterative::{solve_lanes, IterativeParams, Lanes, CONTACT, SEPARATED};
+use super::{ClosestPair, KernelKind, KernelResult};
+use crate::math::Tri;
+
+/// Pairs per SIMD pass of the iterative kernel (eight `f32`: one AVX register, two SSE
+/// registers).
+pub const LANES: usize = 8;
+
+/// Outcome of one batched pair, in push order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairOutcome<T> {
+    /// The caller's tag given to [`PairBatch::push`].
+    pub tag: T,
+    /// Kernel result.
+    pub result: KernelResult,
+}
+
+/// Counters of one [`PairBatch::run`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    /// Pairs processed.
+    pub pairs: u64,
+    /// Pairs that went through the iterative kernel.
+    pub iterative: u64,
+    /// Pairs that fell back to the exact kernel after the iterative one (hybrid, fine–fine).
+    pub fallbacks: u64,
+    /// Pairs that ran the exact kernel directly ([`KernelKind::Exact`]).
+    pub exact: u64,
+    /// Pairs left [`KernelResult::NotConverged`].
+    pub not_converged: u64,
+}
+
+impl BatchStats {
+    /// Adds another set of counters.
+    pub fn add(&mut self, o: &BatchStats) {
+        self.pairs += o.pairs;
+        self.iterative += o.iterative;
+        self.fallbacks += o.fallbacks;
+        self.exact += o.exact;
+        self.not_converged += o.not_converged;
+    }
+}
+
+/// A buffer of pending triangle-pair checks, stored directly in SIMD lane layout.
+///
+/// Reuse one batch across calls ([`PairBatch::clear`] keeps the allocation).
+#[derive(Clone, Debug)]
+pub struct PairBatch<T> {
+    chunks: Vec<Lanes<LANES>>,
+    tags: Vec<T>,
+    fine: Vec<bool>,
+}
+
+impl<T: Copy> Default for PairBatch<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Copy> PairBatch<T> {
+    /// An empty batch.
+    pub fn new() -> Self {
+        PairBatch {
+            chunks: Vec::new(),
+            tags: Vec::new(),
+            fine: Vec::new(),
+        }
+    }
+
+    /// Number of pending pairs.
+    pub fn len(&self) -> usize {
+        self.tags.len()
+    }
+
+    /// Whether no pair is pending.
+    pub fn is_empty(&self) -> bool {
+        self.tags.is_empty()
+    }
+
+    /// Removes all pairs (keeps the allocation).
+    pub fn clear(&mut self) {
+        self.chunks.clear();
+        self.tags.clear();
+        self.fine.clear();
+    }
+
+    /// Queues the pair (`t1`, `t2`) with contact `margin` \[m\] (sum of the two halos) and a
+    /// caller `tag`. `fine` says that both are real mesh triangles (fine–fine): only such
+    /// pairs fall back to the exact kernel under [`KernelKind::Hybrid`]; a surrogate-level
+    /// pair keeps [`KernelResult::NotConverged`], which the traversal treats as "unfold"
+    /// (seed 000 Cor. 5.3).
+    pub fn push(&mut self, t1: &Tri, t2: &Tri, margin: f32, tag: T, fine: bool) {
+        let l = self.tags.len() % LANES;
+        if l == 0 {
+            self.chunks.push(Lanes::zeroed());
+        }
+        if let Some(chunk) = self.chunks.last_mut() {
+            chunk.set(l, t1, t2, margin);
+        }
+        self.tags.push(tag);
+        self.fine.push(fine);
+    }
+
+    /// The two triangles and the margin of pending pair `i` (push order).
+    pub fn pair(&self, i: usize) -> Option<(Tri, Tri, f32)> {
+        let c = self.chunks.get(i / LANES)?;
+        if i >= self.len() {
+            return None;
+        }
+        let (t1, t2) = c.get(i % LANES);
+        Some((t1, t2, c.margin[i % LANES]))
+    }
+
+    /// Runs kernel `kind` on every pending pair; `results` is cleared and receives one
+    /// outcome per pair in push order. The batch itself is left unchanged.
+    pub fn run(
+        &self,
+        kind: KernelKind,
+        params: &IterativeParams,
+        results: &mut Vec<PairOutcome<T>>,
+    ) -> BatchStats {
+        results.clear();
+        results.reserve(self.len());
+        let mut stats = BatchStats {
+            pairs: self.len() as u64,
+            ..BatchStats::default()
+        };
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            let base = c * LANES;
+            let n = (self.len() - base).min(LANES);
+            if kind == KernelKind::Exact {
+                for l in 0..n {
+                    let (t1, t2) = chunk.get(l);
+                    let result = exact(&t1, &t2, chunk.margin[l]);
+                    results.push(PairOutcome {
+                        tag: self.tags[base + l],
+                        result,
+                    });
+                }
+                stats.exact += n as u64;
+                continue;
+            }
+            let o = solve_lanes(chunk, params);
+            stats.iterative += n as u64;
+            for l in 0..n {
+                let result = match o.class[l] {
+                    CONTACT => KernelResult::Contact(ClosestPair {
+                        p: [o.p[0][l], o.p[1][l], o.p[2][l]],
+                        q: [o.q[0][l], o.q[1][l], o.q[2][l]],
+                        dist_sq: o.dist_sq[l],
+                    }),
+                    SEPARATED => KernelResult::Separated,
+                    _ if kind == KernelKind::Hybrid && self.fine[base + l] => {
+                        stats.fallbacks += 1;
+                        let (t1, t2) = chunk.get(l);
+                        exact(&t1, &t2, chunk.margin[l])
+                    }
+                    _ => {
+                        stats.not_converged += 1;
+                        KernelResult::NotConverged
+                    }
+                };
+                results.push(PairOutcome {
+                    tag: self.tags[base + l],
+                    result,
+                });
+            }
+        }
+        stats
+    }
+}
