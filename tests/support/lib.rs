@@ -16,9 +16,12 @@ pub fn workspace_root() -> PathBuf {
     crate_dir.parent().unwrap_or(crate_dir).to_path_buf()
 }
 
-/// The folder of the release binaries: `$CARGO_TARGET_DIR/release`, else
-/// `<workspace>/target/release`.
+/// The folder of the binaries under test: `$MSDEM_BIN_DIR` when set (e.g. installed
+/// binaries), else `$CARGO_TARGET_DIR/release`, else `<workspace>/target/release`.
 pub fn release_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MSDEM_BIN_DIR") {
+        return PathBuf::from(dir);
+    }
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => {
             let dir = PathBuf::from(dir);
