@@ -42,7 +42,7 @@ pub struct ExportOptions {
     pub plots: bool,
     /// Frame shown in `preview.png`.
     pub preview: PreviewFrame,
-    /// Size of `preview.png` [px].
+    /// Size of `preview.png` \[px\].
     pub preview_size: (u32, u32),
 }
 

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use crate::fonts::{text_available, FAMILY};
 use crate::raster::Image;
 
-/// Size of every plot [px].
+/// Size of every plot \[px\].
 pub const PLOT_SIZE: (u32, u32) = (900, 560);
 
 /// One named line: `(x, y)` points.
@@ -122,6 +122,47 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
     ]
 }
 
+/// Line colours (well separated on white, colour-blind friendly order).
+const COLORS: [(u8, u8, u8); 10] = [
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+];
+
+/// Fraction of the plot height kept free above the data for the legend.
+const HEADROOM: f64 = 0.3;
+
+/// Compact tick labels: plain decimals for moderate magnitudes, exponent otherwise;
+/// values below `1e-9 · span` (rounding noise of a zero tick) print as 0.
+fn tick(v: f64, span: f64) -> String {
+    let a = v.abs();
+    if a <= 1e-9 * span {
+        "0".to_string()
+    } else if !(1e-3..1e5).contains(&a) {
+        format!("{v:.0e}")
+    } else {
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// The x range: exactly the data, extended to 0 when the data start near it (time axes).
+fn x_range(lo: f64, hi: f64) -> Range<f64> {
+    if lo.is_finite() && hi > lo {
+        let lo = if lo >= 0.0 && lo < 0.1 * hi { 0.0 } else { lo };
+        lo..hi
+    } else {
+        widen(lo, hi)
+    }
+}
+
 fn widen(lo: f64, hi: f64) -> Range<f64> {
     if !(lo.is_finite() && hi.is_finite()) {
         return 0.0..1.0;
@@ -175,16 +216,25 @@ where
     }
     let mut ctx = builder.build_cartesian_2d(x, y)?;
     if text {
+        let span = |r: Range<f64>| (r.end - r.start).abs();
+        let (xs, ys) = (span(ctx.x_range()), span(ctx.y_range()));
         ctx.configure_mesh()
+            .x_label_formatter(&|v| tick(*v, xs))
+            .y_label_formatter(&|v| tick(*v, ys))
             .x_desc(chart.x_label.as_str())
             .y_desc(chart.y_label.as_str())
             .label_style((FAMILY, 14))
             .draw()?;
     }
     for (i, s) in chart.series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let (r, g, b) = COLORS[i % COLORS.len()];
+        let color = RGBColor(r, g, b);
         for (k, run) in runs(&s.points, chart.log_y).into_iter().enumerate() {
-            let drawn = ctx.draw_series(LineSeries::new(run, color.stroke_width(2)))?;
+            let drawn = if run.len() == 1 {
+                ctx.draw_series(run.into_iter().map(|p| Circle::new(p, 3, color.filled())))?
+            } else {
+                ctx.draw_series(LineSeries::new(run, color.stroke_width(2)))?
+            };
             if k == 0 {
                 drawn.label(s.name.as_str()).legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
@@ -224,16 +274,19 @@ pub fn render_chart(chart: &Chart, size: (u32, u32)) -> Result<Image, String> {
         for (x, y) in all {
             (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
         }
-        let xr = widen(x0, x1);
+        let xr = x_range(x0, x1);
         let result = if chart.log_y {
             let (lo, hi) = if y0.is_finite() {
-                (y0 / 2.0, y1 * 2.0)
+                let (lo, hi) = (y0 / 2.0, y1 * 2.0);
+                (lo, hi * (hi / lo).powf(HEADROOM / (1.0 - HEADROOM)))
             } else {
                 (1.0, 10.0)
             };
             draw_lines(&root, chart, xr, (lo..hi).log_scale(), text)
         } else {
-            draw_lines(&root, chart, xr, widen(y0.min(0.0), y1), text)
+            let r = widen(y0.min(0.0), y1);
+            let top = r.end + (r.end - r.start) * HEADROOM / (1.0 - HEADROOM);
+            draw_lines(&root, chart, xr, r.start..top, text)
         };
         result.map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;

@@ -1,7 +1,7 @@
 //! Binary little-endian PLY of posed geometry (one file per frame for the particles, one
 //! static file for the obstacles), written with `ply-rs-bw`.
 //!
-//! Elements: `vertex` with `float x, y, z` [m]; `face` with `list uchar int
+//! Elements: `vertex` with `float x, y, z` \[m\]; `face` with `list uchar int
 //! vertex_indices` and `int <owner>` (`particle_id` or `obstacle_id`).
 
 use ply_rs_bw::ply::{

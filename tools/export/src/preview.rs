@@ -14,7 +14,7 @@ pub const EYE_DIRECTION: [f64; 3] = [0.45, -1.0, 0.7];
 pub const BACKGROUND: [u8; 3] = [255, 255, 255];
 /// Base colour of obstacles.
 pub const OBSTACLE_GREY: [u8; 3] = [165, 165, 165];
-/// Free border around the fitted scene [px].
+/// Free border around the fitted scene \[px\].
 pub const MARGIN: f64 = 12.0;
 
 /// Base colour of particle `id`: hues spread by the golden ratio, saturated and bright.
@@ -36,7 +36,7 @@ pub fn particle_color(id: u32) -> [u8; 3] {
     [q(r), q(g), q(b)]
 }
 
-/// Orthographic camera: world → `(x [px], y [px], depth [m])`.
+/// Orthographic camera: world → `(x, y, depth)` in pixels, pixels and metres.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Camera {
     right: Vector3<f64>,
@@ -84,7 +84,7 @@ impl Camera {
         }
     }
 
-    /// Screen position `(x, y)` [px] (y downwards) and depth along the view [m].
+    /// Screen position `(x, y)` \[px\] (y downwards) and depth along the view \[m\].
     pub fn project(&self, p: [f64; 3]) -> [f64; 3] {
         let p = Vector3::from(p);
         [

@@ -4,7 +4,7 @@
 /// One entry of a collection.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PvdEntry {
-    /// Simulated time [s].
+    /// Simulated time \[s\].
     pub time: f64,
     /// Data file, relative to the `.pvd` file's folder.
     pub file: String,

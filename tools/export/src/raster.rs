@@ -3,9 +3,9 @@
 /// An RGB8 image, rows top to bottom.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Image {
-    /// Width [px].
+    /// Width \[px\].
     pub width: u32,
-    /// Height [px].
+    /// Height \[px\].
     pub height: u32,
     /// `3 · width · height` bytes, row-major, RGB.
     pub rgb: Vec<u8>,
@@ -44,8 +44,8 @@ impl Raster {
         }
     }
 
-    /// Fills the triangle with screen vertices `(x [px], y [px], depth)`; a pixel is
-    /// covered when its centre lies inside (either winding) and is drawn when its
+    /// Fills the triangle with screen vertices `(x, y, depth)` (x, y in pixels, y down); a
+    /// pixel is covered when its centre lies inside (either winding) and is drawn when its
     /// interpolated depth is smaller than the stored one.
     pub fn fill_triangle(&mut self, v: [[f64; 3]; 3], color: [u8; 3]) {
         let p = |k: usize| [v[k][0], v[k][1]];

@@ -19,9 +19,9 @@ pub struct RunFolder {
     pub root: PathBuf,
     /// The manifest (`run.msdem`).
     pub manifest: RunManifest,
-    /// One mesh per [`RunManifest::shapes`] entry, mesh frame [m].
+    /// One mesh per [`RunManifest::shapes`] entry, mesh frame \[m\].
     pub shape_meshes: Vec<TriMesh>,
-    /// One mesh per [`RunManifest::obstacles`] entry, mesh frame [m].
+    /// One mesh per [`RunManifest::obstacles`] entry, mesh frame \[m\].
     pub obstacle_meshes: Vec<TriMesh>,
     /// Indices of the frame files present, ascending.
     pub frames: Vec<u32>,

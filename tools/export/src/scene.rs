@@ -11,11 +11,11 @@ use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 
 use crate::run_reader::RunFolder;
 
-/// An indexed triangle soup in world coordinates [m] with the owning body of every
+/// An indexed triangle soup in world coordinates \[m\] with the owning body of every
 /// point and triangle.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Soup {
-    /// World positions [m].
+    /// World positions \[m\].
     pub points: Vec<[f64; 3]>,
     /// Triangles (indices into `points`).
     pub triangles: Vec<[u32; 3]>,

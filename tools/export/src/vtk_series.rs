@@ -40,8 +40,8 @@ pub fn obstacles_polydata(s: &Soup) -> PolyData {
 }
 
 /// Contacts of one frame: one vertex cell per contact point with point data `normal`
-/// (unit, from the other body towards `particle_a`), `force` (vector on `particle_a` [N]),
-/// `force_magnitude` [N], `particle_a` (Int32), `other_id` (Int32: particle id or obstacle
+/// (unit, from the other body towards `particle_a`), `force` (vector on `particle_a` \[N\]),
+/// `force_magnitude` \[N\], `particle_a` (Int32), `other_id` (Int32: particle id or obstacle
 /// index) and `other_is_obstacle` (Int32, 0/1).
 pub fn contacts_polydata(frame: &Frame) -> PolyData {
     let c = &frame.contacts;

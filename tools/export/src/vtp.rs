@@ -92,7 +92,7 @@ impl DataArray {
 /// One PolyData piece: points with either vertex cells (one point each) or triangles.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PolyData {
-    /// Point positions [m].
+    /// Point positions \[m\].
     pub points: Vec<[f64; 3]>,
     /// Vertex cells (`Verts`), one point index each.
     pub verts: Vec<u32>,

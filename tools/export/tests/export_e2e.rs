@@ -78,6 +78,18 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// With `MSDEM_EXPORT_KEEP=DIR`, copies the export output to DIR for a person to look at.
+fn keep_for_inspection(out: &Path) {
+    let Ok(keep) = std::env::var("MSDEM_EXPORT_KEEP") else {
+        return;
+    };
+    for f in files_under(out) {
+        let to = Path::new(&keep).join(f.strip_prefix(out).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&f, &to).unwrap();
+    }
+}
+
 #[test]
 fn exports_every_format_and_independent_readers_agree() {
     let tmp = tempfile::tempdir().unwrap();
@@ -86,6 +98,7 @@ fn exports_every_format_and_independent_readers_agree() {
     let out = tmp.path().join("out");
     let o = export_to(&run, &out, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    keep_for_inspection(&out);
     let expected = tmp.path().join("expected.json");
     std::fs::write(&expected, fixture::expected_json(0.0)).unwrap();
     for script in ["check_vtk.py", "check_ply.py"] {
