@@ -66,14 +66,10 @@ pub enum TreeError {
         /// Hex prefix of the hash of the mesh in use.
         expected: String,
     },
-    /// The mesh could not be read or failed its checks (treebuild stage).
-    #[error("{}: {message}", path.display())]
-    Mesh {
-        /// Mesh file.
-        path: PathBuf,
-        /// The mesh crate's message.
-        message: String,
-    },
+    /// The mesh could not be read or failed its checks (treebuild stage); the message
+    /// names the mesh file.
+    #[error(transparent)]
+    Mesh(#[from] msdem_mesh::MeshError),
 }
 
 /// Hex encoding of the first `n` bytes of a hash (for messages).

@@ -19,6 +19,7 @@ mod fit;
 pub mod format;
 pub mod params;
 mod split;
+pub mod stage;
 pub mod stats;
 pub mod traverse;
 mod tree;
@@ -28,6 +29,7 @@ pub use build::{build_tree, build_tree_with_progress};
 pub use error::TreeError;
 pub use format::{decode_tree, encode_tree, load_tree, read_tree, write_tree};
 pub use params::BuildParams;
+pub use stage::{run_treebuild, TreebuildJob, TreebuildOutcome};
 pub use stats::{summary, LevelSummary, TreeSummary};
 pub use traverse::{
     find_contacts, find_contacts_with, LevelStats, Mode, Scratch, TriContact, Unfold, MAX_LEVELS,
