@@ -66,7 +66,7 @@ impl fmt::Display for RunSummary {
             .join(", ");
         write!(
             f,
-            "{}: {} steps to t = {} s in {:.2} s wall ({:.1} steps/s), {} frames in {}; \
+            "{}: {} steps to t = {:.6} s in {:.2} s wall ({:.1} steps/s), {} frames in {}; \
              contacts: {} in total, at most {} in one step; triangle-pair checks per level: \
              [{}], fine–fine {}, total {}; exact fallbacks {}.",
             self.name,
