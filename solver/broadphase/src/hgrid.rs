@@ -6,6 +6,7 @@ use crate::levels::plan_cell_sizes;
 use crate::search::find_all;
 use crate::sphere::overlap_raw;
 use crate::{validate, BroadPhase, BroadPhaseError, BroadPhaseStats, Sphere};
+use rayon::prelude::*;
 
 /// Parameters of an [`HGrid`].
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -65,7 +66,6 @@ struct PlanKey {
     count: usize,
     min_radius: f64,
     max_radius: f64,
-    volume: f64,
 }
 
 /// Candidate pairs kept between rebuilds when the skin is positive.
@@ -80,8 +80,8 @@ struct Verlet {
 ///
 /// *Rebuild policy:* with `skin = 0` the grid is rebuilt from scratch (O(N), counting sort)
 /// on every [`BroadPhase::find_pairs`]; with `skin > 0` see [`HGridConfig::skin`]. The
-/// automatic cell sizes are re-planned only when the sphere count, the smallest or
-/// largest radius change, or the domain volume changes by more than 8×.
+/// automatic cell sizes are re-planned only when the sphere count or the smallest or
+/// largest radius change (they only affect speed, never the result).
 #[derive(Clone, Debug, Default)]
 pub struct HGrid {
     config: HGridConfig,
@@ -114,43 +114,30 @@ impl HGrid {
         self.grid.levels.iter().map(|l| l.count).collect()
     }
 
-    /// Re-plans the automatic cell sizes if the sphere set changed enough.
+    /// Re-plans the automatic cell sizes if the sphere count or the radius range changed.
     fn plan(&mut self, spheres: &[Sphere], inflate: f64) {
         if self.config.cell_sizes.is_some() {
             return;
         }
-        let mut key = PlanKey {
+        let (min_radius, max_radius) = spheres
+            .par_iter()
+            .map(|s| (s.radius, s.radius))
+            .reduce(|| (f64::INFINITY, 0.0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+        let key = PlanKey {
             count: spheres.len(),
-            min_radius: f64::INFINITY,
-            max_radius: 0.0,
-            volume: 0.0,
+            min_radius,
+            max_radius,
         };
-        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-        for s in spheres {
-            key.min_radius = key.min_radius.min(s.radius);
-            key.max_radius = key.max_radius.max(s.radius);
-            for a in 0..3 {
-                lo[a] = lo[a].min(s.center[a]);
-                hi[a] = hi[a].max(s.center[a]);
-            }
-        }
-        let dmax = 2.0 * (key.max_radius + inflate);
-        key.volume = (0..3).map(|a| (hi[a] - lo[a]).max(dmax)).product();
-        if let Some(old) = self.plan {
-            let same = old.count == key.count
-                && old.min_radius == key.min_radius
-                && old.max_radius == key.max_radius
-                && key.volume <= 8.0 * old.volume
-                && old.volume <= 8.0 * key.volume;
-            if same && !self.sizes.is_empty() {
-                return;
-            }
+        if self.plan == Some(key) && !self.sizes.is_empty() {
+            return;
         }
         let need: Vec<f64> = spheres
-            .iter()
+            .par_iter()
             .map(|s| 2.0 * (s.radius + inflate) * (1.0 + FIT_MARGIN))
             .collect();
-        self.sizes = plan_cell_sizes(&need, key.volume, self.config.levels);
+        let dmax = need.iter().copied().fold(0.0, f64::max);
+        let volume = occupied_volume(spheres, dmax);
+        self.sizes = plan_cell_sizes(&need, volume, self.config.levels);
         self.plan = Some(key);
     }
 
@@ -221,4 +208,21 @@ impl BroadPhase for HGrid {
     fn stats(&self) -> BroadPhaseStats {
         self.stats
     }
+}
+
+/// Volume \[m³\] occupied by the spheres, measured as the number of distinct cells of edge
+/// `cell` (the largest diameter) holding a centre, times the cell volume. Unlike a bounding
+/// box, a few far-away spheres (fallen off a staircase) add only a few cells.
+fn occupied_volume(spheres: &[Sphere], cell: f64) -> f64 {
+    if cell <= 0.0 || spheres.is_empty() {
+        return 1.0;
+    }
+    let inv = 1.0 / cell;
+    let mut keys: Vec<[i64; 3]> = spheres
+        .par_iter()
+        .map(|s| s.center.map(|x| crate::cells::cell_coord(x, inv)))
+        .collect();
+    keys.par_sort_unstable();
+    keys.dedup();
+    keys.len() as f64 * cell.powi(3)
 }

@@ -36,6 +36,7 @@ mod hgrid;
 mod kind;
 pub mod levels;
 mod linked_cells;
+mod radix;
 mod search;
 mod sphere;
 pub mod workload;

@@ -37,9 +37,12 @@ const HALF_ROWS: [[i64; 2]; 4] = [[1, 0], [-1, 1], [0, 1], [1, 1]];
 /// large spheres (sorted last).
 const CHUNK: usize = 4096;
 
-/// Per-task output: packed pairs `i << 32 | j` and counters.
+/// Per-task output: packed pairs and counters.
 struct Sink {
+    /// Packed pairs `i << shift | j`.
     pairs: Vec<u64>,
+    /// Bits of the largest sphere index.
+    shift: u32,
     stats: BroadPhaseStats,
 }
 
@@ -68,7 +71,7 @@ impl Sink {
             if dx * dx + dy * dy + dz * dz <= rs * rs {
                 let qid = grid.ids[q];
                 let (i, j) = if pid < qid { (pid, qid) } else { (qid, pid) };
-                self.pairs.push(u64::from(i) << 32 | u64::from(j));
+                self.pairs.push(u64::from(i) << self.shift | u64::from(j));
             }
         }
     }
@@ -79,11 +82,14 @@ impl Sink {
 pub(crate) fn find_all(grid: &Grid, out: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
     let n = grid.pos.len();
     let chunks = n.div_ceil(CHUNK);
+    // Indices are < n ≤ 2^32, so two of them fit one u64 key.
+    let shift = u64::BITS - (n as u64).leading_zeros();
     let parts: Vec<Sink> = (0..chunks)
         .into_par_iter()
         .map(|c| {
             let mut sink = Sink {
                 pairs: Vec::new(),
+                shift,
                 stats: BroadPhaseStats::default(),
             };
             let range = c * CHUNK..((c + 1) * CHUNK).min(n);
@@ -106,9 +112,14 @@ pub(crate) fn find_all(grid: &Grid, out: &mut Vec<(u32, u32)>) -> BroadPhaseStat
         packed.extend_from_slice(&part.pairs);
         stats.merge(&part.stats);
     }
-    packed.par_sort_unstable();
+    crate::radix::sort_keys(&mut packed, 2 * shift, &mut Vec::new());
+    let low = (1u64 << shift) - 1;
     out.clear();
-    out.extend(packed.iter().map(|&k| ((k >> 32) as u32, k as u32)));
+    out.extend(
+        packed
+            .iter()
+            .map(|&k| ((k >> shift) as u32, (k & low) as u32)),
+    );
     stats
 }
 
@@ -151,14 +162,14 @@ fn search_one(grid: &Grid, level: usize, pos: usize, sink: &mut Sink) {
         let mut hi = [0i64; 3];
         let mut empty = false;
         for a in 0..3 {
-            let a_lo = cell_coord(p[a] - beta, lj.inv).max(lj.lo[a] as f64);
-            let a_hi = cell_coord(p[a] + beta, lj.inv).min(lj.hi[a] as f64);
+            let a_lo = cell_coord(p[a] - beta, lj.inv).max(lj.lo[a]);
+            let a_hi = cell_coord(p[a] + beta, lj.inv).min(lj.hi[a]);
             if a_lo > a_hi {
                 empty = true;
                 break;
             }
-            lo[a] = a_lo as i64;
-            hi[a] = a_hi as i64;
+            lo[a] = a_lo;
+            hi[a] = a_hi;
         }
         if empty {
             continue;
