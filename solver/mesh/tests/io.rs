@@ -163,6 +163,33 @@ element face 2\nproperty list uchar int vertex_index\nend_header\n\
 }
 
 #[test]
+fn binary_big_endian_float_ply_with_extra_elements_reads() {
+    let mut b = b"ply\nformat binary_big_endian 1.0\nelement vertex 3\nproperty float x\n\
+property float y\nproperty float z\nproperty float nx\nelement face 1\n\
+property list uchar uint vertex_indices\nproperty uchar flags\nelement edge 1\n\
+property int vertex1\nproperty int vertex2\nend_header\n"
+        .to_vec();
+    for v in [[0.5f32, 0.0, 0.0], [0.0, 0.25, 0.0], [0.0, 0.0, -2.0]] {
+        for c in v.iter().chain([&9.0f32]) {
+            b.extend(c.to_be_bytes());
+        }
+    }
+    b.push(3);
+    for i in [2u32, 0, 1] {
+        b.extend(i.to_be_bytes());
+    }
+    b.push(7);
+    b.extend(0i32.to_be_bytes());
+    b.extend(1i32.to_be_bytes());
+    let m = decode_mesh(&b, Format::Ply, Path::new("be.ply")).unwrap();
+    assert_eq!(
+        m.vertices,
+        vec![[0.5, 0.0, 0.0], [0.0, 0.25, 0.0], [0.0, 0.0, -2.0]]
+    );
+    assert_eq!(m.triangles, vec![[2, 0, 1]]);
+}
+
+#[test]
 fn obj_quads_in_two_groups_weld_into_a_closed_cube() {
     let mut text = String::new();
     for i in 0..8 {

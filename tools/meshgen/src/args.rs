@@ -17,7 +17,7 @@ pub enum Command {
     /// Icosphere with Perlin-noise radii in [R, E·R], optionally stretched along x.
     #[command(allow_negative_numbers = true)]
     Sphere {
-        /// Base (smallest vertex) radius R [m].
+        /// Base (smallest vertex) radius R (m).
         #[arg(long)]
         radius: f64,
         /// Subdivisions K ≥ 1 (20·4^K triangles).
@@ -42,7 +42,7 @@ pub enum Command {
     /// Icosphere scaled by the semi-axes A B C.
     #[command(allow_negative_numbers = true)]
     Ellipsoid {
-        /// Semi-axes along x, y, z [m].
+        /// Semi-axes along x, y, z (m).
         #[arg(long, num_args = 3, value_names = ["A", "B", "C"], required = true)]
         radii: Vec<f64>,
         /// Subdivisions K ≥ 1 (20·4^K triangles).
@@ -55,7 +55,7 @@ pub enum Command {
     /// Box centred at the origin, each face split into N×N quads.
     #[command(allow_negative_numbers = true)]
     Box {
-        /// Edge lengths along x, y, z [m].
+        /// Edge lengths along x, y, z (m).
         #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], required = true)]
         size: Vec<f64>,
         /// Quads per face side N ≥ 1.
@@ -68,13 +68,13 @@ pub enum Command {
     /// Horizontal rectangle (normal +z), an open obstacle.
     #[command(allow_negative_numbers = true)]
     Plane {
-        /// Extent along x and y [m].
+        /// Extent along x and y (m).
         #[arg(long, num_args = 2, value_names = ["X", "Y"], required = true)]
         size: Vec<f64>,
         /// Quads per side N ≥ 1.
         #[arg(long, default_value_t = 1)]
         subdivisions: u32,
-        /// Centre [m].
+        /// Centre (m).
         #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], default_values_t = [0.0, 0.0, 0.0])]
         center: Vec<f64>,
         /// Output file (.ply, .obj or .stl).
@@ -84,13 +84,13 @@ pub enum Command {
     /// Rectangle rotated about x by DEG, descending towards +y.
     #[command(allow_negative_numbers = true)]
     Slope {
-        /// Extent along x and y before rotation [m].
+        /// Extent along x and y before rotation (m).
         #[arg(long, num_args = 2, value_names = ["X", "Y"], required = true)]
         size: Vec<f64>,
         /// Inclination in [0, 90) degrees.
         #[arg(long, value_name = "DEG")]
         angle: f64,
-        /// Centre [m].
+        /// Centre (m).
         #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], default_values_t = [0.0, 0.0, 0.0])]
         center: Vec<f64>,
         /// Output file (.ply, .obj or .stl).
@@ -100,13 +100,13 @@ pub enum Command {
     /// Funnel with its outlet at --center and its top H above.
     #[command(allow_negative_numbers = true)]
     Hopper {
-        /// Top opening width A [m].
+        /// Top opening width A (m).
         #[arg(long)]
         top_width: f64,
-        /// Outlet width B < A [m].
+        /// Outlet width B < A (m).
         #[arg(long)]
         outlet_width: f64,
-        /// Height H of the top above the outlet [m].
+        /// Height H of the top above the outlet (m).
         #[arg(long)]
         height: f64,
         /// Outlet shape.
@@ -115,7 +115,7 @@ pub enum Command {
         /// Wall quads of a round hopper (≥ 3).
         #[arg(long, default_value_t = 32)]
         segments: u32,
-        /// Outlet centre [m].
+        /// Outlet centre (m).
         #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], default_values_t = [0.0, 0.0, 0.0])]
         center: Vec<f64>,
         /// Output file (.ply, .obj or .stl).
@@ -128,16 +128,16 @@ pub enum Command {
         /// Number of steps N ≥ 1.
         #[arg(long, default_value_t = 20)]
         steps: u32,
-        /// Riser height H [m].
+        /// Riser height H (m).
         #[arg(long)]
         rise: f64,
-        /// Tread depth D along x [m].
+        /// Tread depth D along x (m).
         #[arg(long)]
         run: f64,
-        /// Width W along y [m].
+        /// Width W along y (m).
         #[arg(long)]
         width: f64,
-        /// Back edge of the first tread [m].
+        /// Back edge of the first tread (m).
         #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], default_values_t = [0.0, 0.0, 0.0])]
         origin: Vec<f64>,
         /// Output file (.ply, .obj or .stl).
@@ -169,6 +169,6 @@ pub enum Command {
 pub enum OutletArg {
     /// Four trapezoid walls.
     Square,
-    /// `--segments` wall quads.
+    /// --segments wall quads.
     Round,
 }
