@@ -26,7 +26,7 @@ pub(crate) fn sort_keys(keys: &mut Vec<u64>, bits: u32, scratch: &mut Vec<u64>) 
         for &k in keys.iter() {
             counts[((k >> shift) & mask) as usize] += 1;
         }
-        if counts.iter().any(|&c| c == keys.len()) {
+        if counts.contains(&keys.len()) {
             continue; // every key has the same digit: the pass would not move anything
         }
         let mut sum = 0;
