@@ -1,0 +1,176 @@
+//! The `solver` binary: flags, exit codes, one-line errors, quiet mode, summary, a run that
+//! blows up. (The bad-scenario corpus is checked in `scenario_bad_corpus.rs`.)
+
+mod scenario_support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use msdem_solver::frames::{self, Frame, FRAME_MAGIC};
+use scenario_support::{scenario_text, Fixture};
+
+fn solver(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const FALL: &str = "gravity: [0, 0, -9.81]
+particles:
+  - { shape: grain, material: rock, position: [0, 0, 1] }
+  - { shape: grain, material: rock, position: [0.5, 0, 1] }
+";
+
+#[test]
+fn help_documents_every_flag() {
+    let o = solver(&["--help".as_ref()]);
+    assert!(o.status.success());
+    let help = text(&o.stdout);
+    for flag in ["SCENARIO", "-o, --out <RUNDIR>", "--threads <N>", "--quiet"] {
+        assert!(help.contains(flag), "{flag} missing from:\n{help}");
+    }
+}
+
+#[test]
+fn a_run_prints_its_summary_and_writes_the_run_folder() {
+    let f = Fixture::new();
+    let s = f.scenario(
+        "fall.yaml",
+        &scenario_text("{ dt: 1.0e-3, end: 0.01, output_every: 5 }", FALL),
+    );
+    let out = f.path().join("out/fall");
+    let o = solver(&[
+        s.as_ref(),
+        "-o".as_ref(),
+        out.as_ref(),
+        "--threads".as_ref(),
+        "1".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    assert!(
+        stdout.starts_with("test: 10 steps to t = 0.010000 s"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("3 frames"), "{stdout}");
+    assert_eq!(stdout.lines().count(), 1);
+    assert!(frames::manifest_path(&out).is_file());
+    assert!(frames::stats_path(&out).is_file());
+    let last: Frame = frames::read_record(&frames::frame_path(&out, 2), &FRAME_MAGIC).unwrap();
+    assert_eq!(last.step, 10);
+}
+
+#[test]
+fn quiet_prints_nothing() {
+    let f = Fixture::new();
+    let s = f.scenario(
+        "fall.yaml",
+        &scenario_text("{ dt: 1.0e-4, end: 0.0005, output_every: 5 }", FALL),
+    );
+    let out = f.path().join("q");
+    let o = solver(&[s.as_ref(), "-o".as_ref(), out.as_ref(), "--quiet".as_ref()]);
+    assert!(o.status.success());
+    assert_eq!(
+        (o.stdout.len(), o.stderr.len()),
+        (0, 0),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn a_large_time_step_is_warned_about_on_stderr() {
+    let f = Fixture::new();
+    let s = f.scenario(
+        "big.yaml",
+        &scenario_text("{ dt: 0.5, end: 0.5, output_every: 1 }", FALL),
+    );
+    let out = f.path().join("big");
+    let o = solver(&[s.as_ref(), "-o".as_ref(), out.as_ref(), "--quiet".as_ref()]);
+    assert!(o.status.success());
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "warning: {}: time step dt = 0.5 s exceeds",
+            s.display()
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_arguments_fail_without_writing() {
+    let f = Fixture::new();
+    let s = f.scenario(
+        "fall.yaml",
+        &scenario_text("{ dt: 1.0e-3, end: 0.005, output_every: 5 }", FALL),
+    );
+    let out = f.path().join("never");
+    for args in [
+        vec![
+            s.as_os_str(),
+            "-o".as_ref(),
+            out.as_ref(),
+            "--threads".as_ref(),
+            "0".as_ref(),
+        ],
+        vec![
+            s.as_os_str(),
+            "-o".as_ref(),
+            out.as_ref(),
+            "--fast".as_ref(),
+        ],
+        vec![s.as_os_str()],
+    ] {
+        let o = solver(&args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(!out.exists());
+    }
+    let missing = f.path().join("nope.yaml");
+    let o = solver(&[missing.as_ref(), "-o".as_ref(), out.as_ref()]);
+    assert!(!o.status.success());
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.starts_with(&format!("error: {}: ", missing.display())),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1);
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_blow_up_exits_non_zero_naming_step_and_particle_and_keeps_frames() {
+    let f = Fixture::new();
+    let s = f.scenario(
+        "boom.yaml",
+        &scenario_text(
+            "{ dt: 1.0, end: 10.0, output_every: 1 }",
+            "broadphase: all_pairs
+particles:
+  - { shape: grain, material: rock, position: [0, 0, 0], velocity: [0, 1.0e308, 0] }
+",
+        ),
+    );
+    let out = f.path().join("boom");
+    let o = solver(&[s.as_ref(), "-o".as_ref(), out.as_ref(), "--quiet".as_ref()]);
+    assert!(!o.status.success());
+    let stderr = text(&o.stderr);
+    // The time-step warning, then the error.
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(lines[0].starts_with("warning: "), "{stderr}");
+    assert!(
+        lines[1].starts_with("error: step 2: particle 0: non-finite position"),
+        "{stderr}"
+    );
+    for k in 0..2 {
+        let fr: Frame =
+            frames::read_record(&frames::frame_path(Path::new(&out), k), &FRAME_MAGIC).unwrap();
+        assert_eq!(fr.step, u64::from(k));
+    }
+}
