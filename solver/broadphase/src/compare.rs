@@ -8,7 +8,7 @@ use std::time::Instant;
 /// Cost of one broad phase on one sphere set.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Measurement {
-    /// Best wall time of one query divided by the sphere count [s].
+    /// Best wall time of one query divided by the sphere count \[s\].
     pub seconds_per_sphere: f64,
     /// Sphere–sphere tests per sphere.
     pub tests_per_sphere: f64,
