@@ -1,0 +1,98 @@
+//! Build time of surrogate trees over noisy spheres (80 … 20,480 triangles), one thread,
+//! plus hierarchy vs flat traversal of two touching 1,280-triangle spheres.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use msdem_geom::kernel::KernelKind;
+use msdem_geom::math::{Iso3, Vec3};
+use msdem_mesh::generate::{noise_sphere, NoiseSphere};
+use msdem_tree::{build_tree, find_contacts, BuildParams, LevelStats, Mode, Scratch};
+
+fn sphere(k: u32, seed: u32) -> msdem_mesh::TriMesh {
+    noise_sphere(&NoiseSphere {
+        radius: 0.5,
+        subdivisions: k,
+        eta: 1.2,
+        seed,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn build(c: &mut Criterion) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let mut g = c.benchmark_group("build");
+    g.sample_size(10);
+    for k in 1..=5u32 {
+        let m = sphere(k, 1);
+        let p = BuildParams::default();
+        g.bench_with_input(
+            BenchmarkId::new("noisy_sphere_1thread", m.triangles.len()),
+            &m,
+            |b, m| b.iter(|| pool.install(|| build_tree(m, [0; 32], &p).unwrap())),
+        );
+    }
+    g.finish();
+}
+
+fn traverse(c: &mut Criterion) {
+    let p = BuildParams::default();
+    let (a, b) = (
+        build_tree(&sphere(3, 1), [0; 32], &p).unwrap(),
+        build_tree(&sphere(3, 2), [0; 32], &p).unwrap(),
+    );
+    // Touching pose: centres 1.05 apart along a skew axis (radii in [0.5, 0.6]).
+    let iso = Iso3::new(
+        Vec3::new(0.6, 0.6, 0.6).normalize() * 1.05,
+        Vec3::new(0.4, -0.3, 0.2),
+    );
+    let mut g = c.benchmark_group("traverse");
+    g.sample_size(10);
+    for (name, mode) in [("hierarchy", Mode::Hierarchy), ("flat", Mode::Flat)] {
+        let mut scratch = Scratch::new();
+        let mut out = Vec::new();
+        let mut st = LevelStats::default();
+        find_contacts(
+            &a,
+            0.01,
+            &b,
+            0.01,
+            &iso,
+            mode,
+            KernelKind::Exact,
+            &mut scratch,
+            &mut out,
+            &mut st,
+        );
+        eprintln!(
+            "traverse::{name}: {} contacts, {} checks ({} fine)",
+            out.len(),
+            st.total(),
+            st.fine
+        );
+        g.bench_function(name, |bch| {
+            bch.iter(|| {
+                out.clear();
+                find_contacts(
+                    &a,
+                    0.01,
+                    &b,
+                    0.01,
+                    &iso,
+                    mode,
+                    KernelKind::Exact,
+                    &mut scratch,
+                    &mut out,
+                    &mut st,
+                );
+                out.len()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, build, traverse);
+criterion_main!(benches);
