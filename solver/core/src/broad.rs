@@ -56,7 +56,7 @@ pub fn sphere_touches_aabb(center: &Vec3, radius: f64, aabb: &(Vec3, Vec3)) -> b
     (closest - center).norm_squared() <= radius * radius
 }
 
-/// Bounding sphere of a particle including its halo [m].
+/// Bounding sphere of a particle including its halo \[m\].
 pub fn bounding_sphere(body: &Body) -> Sphere {
     Sphere::new(body.position.into(), body.radius + body.epsilon)
 }

@@ -25,11 +25,11 @@ use msdem_geom::math::Vec3;
 /// One contact of a fine–fine triangle pair (seed 000 Def. 2.1), world frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RawContact {
-    /// Closest point on body `a`'s triangle [m].
+    /// Closest point on body `a`'s triangle \[m\].
     pub p: Vec3,
-    /// Closest point on body `b`'s triangle [m].
+    /// Closest point on body `b`'s triangle \[m\].
     pub q: Vec3,
-    /// Distance between the two triangles `|p − q|` [m] (≤ the pair's margin).
+    /// Distance between the two triangles `|p − q|` \[m\] (≤ the pair's margin).
     pub dist: f64,
     /// Robust unit normal from `b` towards `a` used when `dist` is too small for
     /// `(p − q)/|p − q|` to be meaningful (intersecting triangles): the normalised
@@ -49,10 +49,10 @@ pub struct Contact {
     pub a: u32,
     /// Second body.
     pub b: Other,
-    /// Contact point: average of the merged midpoints `(p + q)/2` [m].
+    /// Contact point: average of the merged midpoints `(p + q)/2` \[m\].
     pub point: Vec3,
     /// Unit normal from `b` towards `a`.
     pub normal: Vec3,
-    /// Average triangle distance of the merged points [m], in `[0, margin]`.
+    /// Average triangle distance of the merged points \[m\], in `[0, margin]`.
     pub dist: f64,
 }

@@ -25,7 +25,7 @@ use crate::contact::force::Wrench;
 use crate::world::Body;
 use msdem_geom::math::{Quat, Vec3};
 
-/// Advances one body by `dt` [s] under the wrench `w` and gravity `g` [m/s²]
+/// Advances one body by `dt` \[s\] under the wrench `w` and gravity `g` [m/s²]
 /// (Euler–Cromer, see the module docs).
 pub fn advance_body(body: &mut Body, w: &Wrench, g: &Vec3, dt: f64) {
     body.velocity += dt * (w.force / body.mass + g);

@@ -71,7 +71,7 @@ fn outward_normal(t: &Tri) -> Vec3 {
         .unwrap_or_else(Vec3::zeros)
 }
 
-/// The geometry of side `b` of a pair: tree, halo [m] and mesh → world pose.
+/// The geometry of side `b` of a pair: tree, halo \[m\] and mesh → world pose.
 fn side_b(world: &World, b: Other) -> (&SurrogateTree, f64, Iso3) {
     match b {
         Other::Particle(j) => {
@@ -153,8 +153,8 @@ fn robust_normal(world: &World, pair: &CandidatePair, n_a: &Vec3, n_b: &Vec3) ->
     }
 }
 
-/// Narrow phase over all candidate pairs: `results[i]` receives the contacts and checks of
-/// `pairs[i]` (buffers are reused between calls). Runs in parallel; deterministic.
+/// Narrow phase over all candidate pairs: `results\[i\]` receives the contacts and checks of
+/// `pairs\[i\]` (buffers are reused between calls). Runs in parallel; deterministic.
 pub fn narrow_phase(world: &World, pairs: &[CandidatePair], results: &mut Vec<PairContacts>) {
     results.resize_with(pairs.len(), PairContacts::default);
     results.par_iter_mut().zip(pairs.par_iter()).for_each_init(

@@ -53,7 +53,7 @@ pub struct StepOutput {
     pub stats: StepStats,
     /// Merged contacts with their forces (empty unless requested).
     pub contacts: Vec<ContactRecord>,
-    /// Potential energy of the contact springs at the start of the step [J]
+    /// Potential energy of the contact springs at the start of the step \[J\]
     /// ([`PairParams::spring_energy`]).
     pub contact_energy: f64,
 }

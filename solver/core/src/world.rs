@@ -23,13 +23,13 @@ pub struct Shape {
     pub mesh_hash: [u8; 32],
     /// Number of real triangles.
     pub triangles: u32,
-    /// Volume [m³].
+    /// Volume \[m³\].
     pub volume: f64,
-    /// Centre of mass in the mesh frame [m].
+    /// Centre of mass in the mesh frame \[m\].
     pub com: Vec3,
-    /// Inertia tensor about the centre of mass per unit density, mesh axes [m⁵].
+    /// Inertia tensor about the centre of mass per unit density, mesh axes \[m⁵\].
     pub unit_inertia: Mat3,
-    /// Bounding radius about the centre of mass [m].
+    /// Bounding radius about the centre of mass \[m\].
     pub radius: f64,
 }
 
@@ -57,17 +57,17 @@ pub struct Body {
     pub shape: u32,
     /// Index into [`World::materials`].
     pub material: u32,
-    /// Mass [kg].
+    /// Mass \[kg\].
     pub mass: f64,
     /// Inertia tensor about the centre of mass in body (mesh) axes [kg·m²].
     pub inertia: Mat3,
     /// Inverse of [`Body::inertia`].
     pub inv_inertia: Mat3,
-    /// Halo width ε [m].
+    /// Halo width ε \[m\].
     pub epsilon: f64,
-    /// Bounding radius about the centre of mass [m] (without ε).
+    /// Bounding radius about the centre of mass \[m\] (without ε).
     pub radius: f64,
-    /// World position of the centre of mass [m].
+    /// World position of the centre of mass \[m\].
     pub position: Vec3,
     /// Orientation (body axes → world).
     pub orientation: Quat,
@@ -105,13 +105,13 @@ pub struct Obstacle {
     pub mesh_hash: [u8; 32],
     /// Mesh frame → world.
     pub pose: Iso3,
-    /// Halo width [m].
+    /// Halo width \[m\].
     pub epsilon: f64,
     /// Coulomb friction coefficient against particles [-].
     pub friction: f64,
     /// Coefficient of restitution against particles [-].
     pub restitution: f64,
-    /// World axis-aligned bounds of the mesh including ε: `(min, max)` [m].
+    /// World axis-aligned bounds of the mesh including ε: `(min, max)` \[m\].
     pub aabb: (Vec3, Vec3),
 }
 
@@ -154,9 +154,9 @@ pub enum BroadPhaseChoice {
 /// Run parameters.
 #[derive(Clone, Debug)]
 pub struct Params {
-    /// Time step [s].
+    /// Time step \[s\].
     pub dt: f64,
-    /// End time [s].
+    /// End time \[s\].
     pub end: f64,
     /// Steps between output frames.
     pub output_every: u32,
@@ -187,7 +187,7 @@ pub struct World {
     pub obstacles: Vec<Obstacle>,
     /// Run parameters.
     pub params: Params,
-    /// Current simulated time [s].
+    /// Current simulated time \[s\].
     pub time: f64,
     /// Steps taken so far.
     pub step: u64,

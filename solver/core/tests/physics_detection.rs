@@ -75,7 +75,10 @@ fn hierarchy_and_flat_agree_on_random_poses() {
         let (cf, pairs_f, sf) = detect_contacts(&world, &mut ws_f).unwrap();
         assert_eq!(pairs_h, pairs_f);
         assert_eq!(ch, cf.to_vec(), "merged contacts differ");
-        assert!(sh.fine <= sf.fine, "hierarchy must not check more real pairs");
+        assert!(
+            sh.fine <= sf.fine,
+            "hierarchy must not check more real pairs"
+        );
         assert_eq!(sf.fine, sf.total(), "flat checks only real triangles");
         checks_h += sh.total();
         checks_f += sf.total();
@@ -90,9 +93,56 @@ fn hierarchy_and_flat_agree_on_random_poses() {
         assert_eq!(oh.contacts, of.contacts);
         for (a, b) in wh.bodies.iter().zip(&wf.bodies) {
             assert_eq!((a.position, a.velocity), (b.position, b.velocity));
-            assert_eq!((a.orientation, a.angular_velocity), (b.orientation, b.angular_velocity));
+            assert_eq!(
+                (a.orientation, a.angular_velocity),
+                (b.orientation, b.angular_velocity)
+            );
         }
     }
-    assert!(poses_in_contact >= 20, "only {poses_in_contact} poses in contact");
-    assert!(checks_h * 5 < checks_f, "hierarchy {checks_h} vs flat {checks_f} checks");
+    assert!(
+        poses_in_contact >= 20,
+        "only {poses_in_contact} poses in contact"
+    );
+    assert!(
+        checks_h * 5 < checks_f,
+        "hierarchy {checks_h} vs flat {checks_f} checks"
+    );
+}
+
+#[test]
+fn hierarchy_checks_100x_fewer_pairs_on_1280_triangle_spheres() {
+    let mut world = empty_world(1e-4, [0.0, 0.0, 0.0]);
+    for seed in [1, 2] {
+        let mesh = noise_sphere(&NoiseSphere {
+            radius: 1.0,
+            subdivisions: 3,
+            eta: 1.1,
+            seed,
+            ..NoiseSphere::default()
+        })
+        .unwrap();
+        let s = add_shape(&mut world, &mesh);
+        let m = add_material(&mut world, 1.0, 0.01, 1000.0, 0.0, 1.0);
+        add_particle(&mut world, s, m, [0.0, 0.0, 0.0]);
+    }
+    world.params.broadphase = msdem_solver::world::BroadPhaseChoice::AllPairs;
+    let mut ws = StepWorkspace::new();
+    let mut gap = world.bodies[0].radius + world.bodies[1].radius;
+    let hierarchy = loop {
+        world.bodies[1].position = Vec3::new(gap, 0.0, 0.0);
+        let (contacts, _, stats) = detect_contacts(&world, &mut ws).unwrap();
+        if !contacts.is_empty() {
+            break stats;
+        }
+        gap -= 1e-3;
+    };
+    world.params.detection = DetectionMode::Flat;
+    let (_, _, flat) = detect_contacts(&world, &mut ws).unwrap();
+    assert_eq!(flat.total(), 1280 * 1280);
+    assert!(
+        hierarchy.total() * 100 <= flat.total(),
+        "hierarchy {} vs flat {} checks",
+        hierarchy.total(),
+        flat.total()
+    );
 }

@@ -32,10 +32,10 @@ use crate::frames::{ContactRecord, Other};
 use crate::world::{Body, World};
 use msdem_geom::math::Vec3;
 
-/// Force [N] and torque about the centre of mass [N·m] on one body, world frame.
+/// Force \[N\] and torque about the centre of mass [N·m] on one body, world frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Wrench {
-    /// Force [N].
+    /// Force \[N\].
     pub force: Vec3,
     /// Torque about the centre of mass [N·m].
     pub torque: Vec3,
@@ -44,9 +44,9 @@ pub struct Wrench {
 /// The force of one contact on body `a`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactForce {
-    /// Magnitude of the normal force `F_n ≥ 0` [N].
+    /// Magnitude of the normal force `F_n ≥ 0` \[N\].
     pub normal: f64,
-    /// Total force on `a` (normal + tangential) [N]; `b` receives the opposite.
+    /// Total force on `a` (normal + tangential) \[N\]; `b` receives the opposite.
     pub force: Vec3,
 }
 
@@ -62,7 +62,7 @@ pub fn inverse_mass_along(body: &Body, x: &Vec3, dir: &Vec3) -> f64 {
     1.0 / body.mass + rt.dot(&(body.world_inv_inertia() * rt))
 }
 
-/// Normal force magnitude `F_n ≥ 0` [N] of one merged contact: fade-in spring plus
+/// Normal force magnitude `F_n ≥ 0` \[N\] of one merged contact: fade-in spring plus
 /// dashpot, clamped at zero (see the module docs). `v_rel` is `v_a(x) − v_b(x)` [m/s].
 pub fn normal_force(c: &Contact, pp: &PairParams, v_rel: &Vec3) -> f64 {
     let overlap = (pp.margin - c.dist).clamp(0.0, pp.margin);
@@ -71,7 +71,7 @@ pub fn normal_force(c: &Contact, pp: &PairParams, v_rel: &Vec3) -> f64 {
 }
 
 /// Regularisation velocity of friction [m/s]: `2·Δt·w_t·load` for the inverse effective
-/// mass `w_t` [1/kg] along the slip and the summed Coulomb limit `load` [N] acting on the
+/// mass `w_t` [1/kg] along the slip and the summed Coulomb limit `load` \[N\] acting on the
 /// bodies (see the module docs).
 pub fn friction_regularisation(dt: f64, tangent_inv_mass: f64, load: f64) -> f64 {
     2.0 * dt * tangent_inv_mass * load
@@ -110,7 +110,7 @@ fn slip_direction(v_rel: &Vec3, n: &Vec3) -> Vec3 {
 /// Material and mass data come from `world`; the kinematic state (positions, velocities,
 /// orientations) from `bodies`, so that an iterative integrator can evaluate forces at a
 /// guessed state. When `records` is given, one [`ContactRecord`] per contact is appended.
-/// Returns the potential energy stored in the contact springs [J]
+/// Returns the potential energy stored in the contact springs \[J\]
 /// ([`PairParams::spring_energy`]).
 pub fn accumulate_forces(
     world: &World,

@@ -20,11 +20,11 @@ pub const TINY_DISTANCE: f64 = 1e-4;
 /// Contact parameters of one body pair.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PairParams {
-    /// Margin `m = ε_a + ε_b` [m]: contact iff the triangle distance is ≤ `m`.
+    /// Margin `m = ε_a + ε_b` \[m\]: contact iff the triangle distance is ≤ `m`.
     pub margin: f64,
     /// Spring constant `K_s` [N·kg^-1/2].
     pub spring: f64,
-    /// Effective mass `1/(1/M_a + 1/M_b)` [kg].
+    /// Effective mass `1/(1/M_a + 1/M_b)` \[kg\].
     pub effective_mass: f64,
     /// Coulomb friction coefficient μ [-].
     pub friction: f64,
@@ -63,7 +63,7 @@ impl PairParams {
         }
     }
 
-    /// Peak force of one contact, reached at distance 0: `K_s·sqrt(m_eff)` [N]
+    /// Peak force of one contact, reached at distance 0: `K_s·sqrt(m_eff)` \[N\]
     /// (seed 000 §2).
     pub fn peak_force(&self) -> f64 {
         self.spring * self.effective_mass.sqrt()
@@ -96,7 +96,7 @@ impl PairParams {
     }
 
     /// Potential energy stored in one contact's spring at triangle distance `dist`:
-    /// the integral of the force law, `K_s·sqrt(m_eff)·(m − d)²/(2m)` [J]
+    /// the integral of the force law, `K_s·sqrt(m_eff)·(m − d)²/(2m)` \[J\]
     /// (0 outside the halo).
     pub fn spring_energy(&self, dist: f64) -> f64 {
         let overlap = (self.margin - dist).clamp(0.0, self.margin);
@@ -139,7 +139,7 @@ thread_local! {
 
 /// Damping ratio for restitution `e` (see [`PairParams::damping_ratio`]).
 pub fn damping_ratio_for(e: f64) -> f64 {
-    if !(e < 1.0) {
+    if e >= 1.0 || e.is_nan() {
         return 0.0;
     }
     let (last_e, last_zeta) = LAST_ZETA.with(|c| c.get());
@@ -170,8 +170,8 @@ mod tests {
     /// Integrates one isolated clamped spring–dashpot impact finely and returns the
     /// rebound ratio (independent check of the closed form).
     fn simulate(zeta: f64) -> f64 {
-        let (k, m) = (1.0, 1.0);
-        let c = 2.0 * zeta * (k * m as f64).sqrt();
+        let (k, m) = (1.0f64, 1.0f64);
+        let c = 2.0 * zeta * (k * m).sqrt();
         let (mut x, mut v, dt) = (0.0f64, 1.0f64, 1e-6);
         loop {
             let f = (k * x + c * v).max(0.0);

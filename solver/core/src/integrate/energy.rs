@@ -7,9 +7,9 @@ use msdem_geom::math::Vec3;
 /// Energies and momenta of a set of bodies.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Observables {
-    /// Kinetic energy, translational + rotational `½Mv² + ½ωᵀI_wω` [J].
+    /// Kinetic energy, translational + rotational `½Mv² + ½ωᵀI_wω` \[J\].
     pub kinetic: f64,
-    /// Potential energy in the gravity field `−Σ M g·x` [J] (zero at the origin).
+    /// Potential energy in the gravity field `−Σ M g·x` \[J\] (zero at the origin).
     pub potential: f64,
     /// Total linear momentum `Σ M v` [kg·m/s].
     pub linear_momentum: Vec3,

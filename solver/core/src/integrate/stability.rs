@@ -18,7 +18,7 @@ use crate::world::World;
 /// Steps per contact period `2π/ω` that [`stable_dt_estimate`] aims at.
 pub const STEPS_PER_PERIOD: f64 = 20.0;
 
-/// Largest recommended time step [s] for `world`: `(2π/ω_max)/20`, ten steps per impact,
+/// Largest recommended time step \[s\] for `world`: `(2π/ω_max)/20`, ten steps per impact,
 /// where `ω_max` is the highest contact frequency over every kind of particle pair
 /// (one representative particle per (shape, material)) and every particle–obstacle pair,
 /// using the same pair rules as the force law ([`PairParams`]).
