@@ -39,8 +39,11 @@ pub mod error;
 pub mod load;
 pub mod names;
 pub mod plan;
+mod process;
+mod report;
 pub mod runner;
 pub mod scenario;
+pub mod scenario_file;
 pub mod spec;
 pub mod stamp;
 

@@ -2,15 +2,16 @@
 //! subprocesses in the output folder, stamp what succeeded, report what was made.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::error::PipelineError;
 use crate::load::load_pipeline;
-use crate::plan::{self, Stage, StageKind, RUN_DIR, SCENARIO_FILE};
-use crate::scenario::scenario_yaml;
+use crate::plan::{self, Stage, StageKind, SCENARIO_FILE};
+use crate::process::execute;
+use crate::report::{describe, report_products, say};
+use crate::scenario_file::scenario_yaml;
 use crate::spec::PipelineSpec;
 use crate::stamp::{self, Digest32};
 
@@ -117,17 +118,19 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
         .collect();
 
     // Fail before running anything when a binary is missing.
-    let mut programs: BTreeMap<StageKind, (PathBuf, Option<Digest32>)> = BTreeMap::new();
-    for stage in &selected {
-        let path = bin_dir.join(format!(
+    let program_path = |kind: StageKind| {
+        bin_dir.join(format!(
             "{}{}",
-            stage.kind.program(),
+            kind.program(),
             std::env::consts::EXE_SUFFIX
-        ));
-        if !path.is_file() {
-            return Err(PipelineError::BinaryMissing { path });
-        }
-        programs.insert(stage.kind, (path, None));
+        ))
+    };
+    if let Some(path) = selected
+        .iter()
+        .map(|s| program_path(s.kind))
+        .find(|p| !p.is_file())
+    {
+        return Err(PipelineError::BinaryMissing { path });
     }
 
     let started = Instant::now();
@@ -147,18 +150,20 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
         }
     }
 
+    // Each binary is hashed once per run.
+    let mut digests: BTreeMap<StageKind, Digest32> = BTreeMap::new();
     let mut reports = Vec::new();
     for stage in selected {
-        let (program, digest) = programs
-            .get_mut(&stage.kind)
-            .expect("every selected kind has a program");
-        let program_digest = match digest {
+        let program = program_path(stage.kind);
+        let program_digest = match digests.get(&stage.kind) {
             Some(d) => *d,
-            None => *digest.insert(stamp::file_digest(program)?),
+            None => *digests
+                .entry(stage.kind)
+                .or_insert(stamp::file_digest(&program)?),
         };
         reports.push(run_stage(
             stage,
-            program,
+            &program,
             &program_digest,
             &out_dir,
             opts.force,
@@ -180,12 +185,6 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
         out_dir,
         stages: reports,
     })
-}
-
-/// Writes one progress line; a closed log must not stop the pipeline.
-fn say(log: &mut dyn Write, line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(log, "{line}");
-    let _ = log.flush();
 }
 
 fn remove_path(path: &Path) -> Result<(), PipelineError> {
@@ -281,126 +280,4 @@ fn run_stage(
         ran: true,
         seconds,
     })
-}
-
-/// `meshes/grain.ply (12.5 KiB)` or `run/ply (41 files, 1.2 MiB)`.
-fn describe(out_dir: &Path, rel: &Path) -> String {
-    let path = out_dir.join(rel);
-    let (files, bytes) = tally(&path);
-    let size = human_bytes(bytes);
-    if path.is_dir() {
-        format!("{} ({files} files, {size})", rel.display())
-    } else {
-        format!("{} ({size})", rel.display())
-    }
-}
-
-fn tally(path: &Path) -> (u64, u64) {
-    if let Ok(entries) = std::fs::read_dir(path) {
-        entries.flatten().fold((0, 0), |(f, b), e| {
-            let (f2, b2) = tally(&e.path());
-            (f + f2, b + b2)
-        })
-    } else {
-        (1, std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
-    }
-}
-
-fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
-
-/// Prints where the results are, for those that exist.
-fn report_products(out_dir: &Path, log: &mut dyn Write) {
-    let run = Path::new(RUN_DIR);
-    let products = [
-        ("scenario", PathBuf::from(SCENARIO_FILE)),
-        ("frames", run.join("frames")),
-        ("paraview", run.join("vtk").join("particles.pvd")),
-        ("obstacles", run.join("vtk").join("obstacles.pvd")),
-        ("contacts", run.join("vtk").join("contacts.pvd")),
-        ("ply", run.join("ply")),
-        ("plots", run.join("plots")),
-        ("preview", run.join("preview.png")),
-    ];
-    for (what, rel) in products {
-        let path = out_dir.join(&rel);
-        if path.exists() {
-            say(log, format_args!("      {what:<10}{}", path.display()));
-        }
-    }
-}
-
-/// Runs the stage binary in `out_dir`; its stderr is passed through line by line and its
-/// error message kept for [`PipelineError::StageFailed`].
-fn execute(program: &Path, stage: &Stage, out_dir: &Path) -> Result<(), PipelineError> {
-    let spawn_err = |source| PipelineError::Spawn {
-        stage: stage.label(),
-        program: program.to_owned(),
-        source,
-    };
-    let mut child = Command::new(program)
-        .args(&stage.args)
-        .current_dir(out_dir)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(spawn_err)?;
-    let tee = child
-        .stderr
-        .take()
-        .map(|err| std::thread::spawn(|| tee_stderr(err)));
-    let status = child.wait().map_err(spawn_err)?;
-    let message = tee.and_then(|t| t.join().ok()).flatten();
-    if status.success() {
-        return Ok(());
-    }
-    Err(PipelineError::StageFailed {
-        stage: stage.label(),
-        status: status.to_string(),
-        message: message.unwrap_or_else(|| "(it wrote nothing to stderr)".to_owned()),
-    })
-}
-
-/// Copies `input` to this process's stderr and returns the error message in it: the first
-/// line starting with `error` (prefix removed), else the last non-empty line.
-fn tee_stderr(input: impl Read) -> Option<String> {
-    let mut reader = BufReader::new(input);
-    let mut line = Vec::new();
-    let (mut first_error, mut last) = (None, None);
-    let stderr = std::io::stderr();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let _ = stderr.lock().write_all(&line);
-        let text = String::from_utf8_lossy(&line).trim().to_owned();
-        if text.is_empty() {
-            continue;
-        }
-        let lower = text.to_ascii_lowercase();
-        if first_error.is_none() && lower.starts_with("error") {
-            let stripped = text
-                .get(5..)
-                .map(|rest| rest.trim_start_matches(':').trim())
-                .filter(|rest| !rest.is_empty())
-                .unwrap_or(&text);
-            first_error = Some(stripped.to_owned());
-        }
-        last = Some(text);
-    }
-    first_error.or(last)
 }

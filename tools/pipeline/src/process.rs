@@ -1,0 +1,71 @@
+//! Running one stage binary: its stderr is passed through and its error message kept.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::error::PipelineError;
+use crate::plan::Stage;
+
+/// Runs the stage binary in `out_dir`; its stderr is passed through line by line and its
+/// error message kept for [`PipelineError::StageFailed`].
+pub fn execute(program: &Path, stage: &Stage, out_dir: &Path) -> Result<(), PipelineError> {
+    let spawn_err = |source| PipelineError::Spawn {
+        stage: stage.label(),
+        program: program.to_owned(),
+        source,
+    };
+    let mut child = Command::new(program)
+        .args(&stage.args)
+        .current_dir(out_dir)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(spawn_err)?;
+    let tee = child
+        .stderr
+        .take()
+        .map(|err| std::thread::spawn(|| tee_stderr(err)));
+    let status = child.wait().map_err(spawn_err)?;
+    let message = tee.and_then(|t| t.join().ok()).flatten();
+    if status.success() {
+        return Ok(());
+    }
+    Err(PipelineError::StageFailed {
+        stage: stage.label(),
+        status: status.to_string(),
+        message: message.unwrap_or_else(|| "(it wrote nothing to stderr)".to_owned()),
+    })
+}
+
+/// Copies `input` to this process's stderr and returns the error message in it: the first
+/// line starting with `error` (prefix removed), else the last non-empty line.
+fn tee_stderr(input: impl Read) -> Option<String> {
+    let mut reader = BufReader::new(input);
+    let mut line = Vec::new();
+    let (mut first_error, mut last) = (None, None);
+    let stderr = std::io::stderr();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let _ = stderr.lock().write_all(&line);
+        let text = String::from_utf8_lossy(&line).trim().to_owned();
+        if text.is_empty() {
+            continue;
+        }
+        let lower = text.to_ascii_lowercase();
+        if first_error.is_none() && lower.starts_with("error") {
+            let stripped = text
+                .get(5..)
+                .map(|rest| rest.trim_start_matches(':').trim())
+                .filter(|rest| !rest.is_empty())
+                .unwrap_or(&text);
+            first_error = Some(stripped.to_owned());
+        }
+        last = Some(text);
+    }
+    first_error.or(last)
+}
