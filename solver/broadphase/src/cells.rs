@@ -5,12 +5,19 @@
 //! in `⌊x/s⌋` can never push two touching spheres two cells apart) in the cell
 //! `⌊x / s_h⌋` (eq. 1).
 //!
-//! The domain is unbounded: a level's cells are folded into a power-of-two bucket array
-//! (`(i mod X, j mod Y, k mod Z)` relative to the level's occupied bounding box), sized about
-//! four buckets per particle. Neighbouring cells fold to neighbouring buckets, so lookups are
-//! cache friendly; distinct cells that fold onto one bucket are told apart by the exact cell
-//! key stored with every entry. Entries are sorted by bucket with a counting sort, so one
-//! build is O(N).
+//! The domain is unbounded. Each level is stored in one of two layouts, both a CSR array of
+//! buckets over the entries sorted by a counting sort (one build is O(N)):
+//!
+//! * **dense** when the level's occupied box has at most [`DENSE_BUCKETS_PER_SPHERE`]
+//!   cells per sphere: one bucket per cell, x-rows contiguous, so a row of the search
+//!   stencil is a single run of entries and no cell test is needed;
+//! * **folded** otherwise (sparse clouds, spheres far apart): cells are folded into a
+//!   power-of-two bucket array, `(i mod X, j mod Y, k mod Z)` relative to the box, about
+//!   four buckets per sphere; cells sharing a bucket are told apart by the exact cell key
+//!   kept per entry. Neighbouring cells still fold to neighbouring buckets.
+//!
+//! Entries are stored as `[x, y, z, r]` with the input index in a parallel array, so the
+//! hot loop streams 32-byte records.
 
 use crate::{BroadPhaseError, Sphere};
 use rayon::prelude::*;

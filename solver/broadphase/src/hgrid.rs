@@ -60,6 +60,18 @@ impl HGridConfig {
     }
 }
 
+/// One level of a built [`HGrid`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LevelInfo {
+    /// Cell size \[m\].
+    pub cell_size: f64,
+    /// Spheres inserted on this level.
+    pub count: usize,
+    /// Whether the level is stored densely (one bucket per cell of its occupied box) or
+    /// folded into a hash of about four buckets per sphere (sparse or far-flung spheres).
+    pub dense: bool,
+}
+
 /// Signature of the sphere set the automatic levels were planned for.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct PlanKey {
@@ -109,9 +121,17 @@ impl HGrid {
         &self.sizes
     }
 
-    /// Spheres per level in the last rebuild.
-    pub fn level_counts(&self) -> Vec<usize> {
-        self.grid.levels.iter().map(|l| l.count).collect()
+    /// Layout of the levels in the last rebuild (diagnostics and tests).
+    pub fn levels(&self) -> Vec<LevelInfo> {
+        self.grid
+            .levels
+            .iter()
+            .map(|l| LevelInfo {
+                cell_size: l.size,
+                count: l.count,
+                dense: l.dense,
+            })
+            .collect()
     }
 
     /// Re-plans the automatic cell sizes if the sphere count or the radius range changed.
