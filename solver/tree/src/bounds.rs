@@ -32,20 +32,20 @@ pub(crate) fn round_up(x: f64) -> f32 {
     }
 }
 
-/// Exact outer offset [m]: max distance from `verts` to the surrogate `s` (exact `f64`
+/// Exact outer offset \[m\]: max distance from `verts` to the surrogate `s` (exact `f64`
 /// value, before rounding).
 pub(crate) fn max_vertex_distance(s: &[V; 3], verts: impl Iterator<Item = V>) -> f64 {
     verts.map(|v| point_triangle_dist(v, s)).fold(0.0, f64::max)
 }
 
-/// Longest edge of a triangle [m].
+/// Longest edge of a triangle \[m\].
 pub(crate) fn longest_edge(t: &[V; 3]) -> f64 {
     (0..3)
         .map(|i| norm(sub(t[(i + 1) % 3], t[i])))
         .fold(0.0, f64::max)
 }
 
-/// Inner distance h [m] of surrogate `s` over the real triangles `reals`, sampled with `m`
+/// Inner distance h \[m\] of surrogate `s` over the real triangles `reals`, sampled with `m`
 /// barycentric subdivisions plus the covering-radius bound (module docs).
 pub(crate) fn inner_distance(s: &[V; 3], reals: &[[V; 3]], m: u32) -> f64 {
     let m = m.max(1);

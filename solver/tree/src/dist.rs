@@ -108,7 +108,7 @@ pub(crate) fn closest_point(p: V, t: &[V; 3]) -> V {
     add(a, add(scale(ab, v), scale(ac, w)))
 }
 
-/// Distance [m] from `p` to triangle `t`.
+/// Distance \[m\] from `p` to triangle `t`.
 pub(crate) fn point_triangle_dist(p: V, t: &[V; 3]) -> f64 {
     norm(sub(p, closest_point(p, t)))
 }

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 pub const BUILDER_VERSION: u32 = 1;
 
 /// Parameters of the surrogate-tree builder. All fit weights are dimensionless: the fit
-/// runs in coordinates scaled by the node's bounding radius (see [`crate::fit`]).
+/// runs in coordinates scaled by the node's bounding radius (see `fit.rs`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BuildParams {
     /// Children per internal node, `N_surrogate` of seed 000 (≥ 2).
@@ -159,7 +159,7 @@ impl BuildParams {
     }
 }
 
-/// Length of [`BuildParams::encode`]'s output [bytes].
+/// Length of [`BuildParams::encode`]'s output \[bytes\].
 pub const ENCODED_LEN: usize = 52;
 
 #[cfg(test)]

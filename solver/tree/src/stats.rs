@@ -34,7 +34,7 @@ pub struct LevelSummary {
 /// Whole-tree summary.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TreeSummary {
-    /// Bounding radius of the mesh about its vertex centroid [m].
+    /// Bounding radius of the mesh about its vertex centroid \[m\].
     pub radius: f64,
     /// Real triangles.
     pub triangles: u32,

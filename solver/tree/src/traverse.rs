@@ -87,11 +87,11 @@ impl std::ops::AddAssign<&LevelStats> for LevelStats {
 /// A contact between two real triangles, in A's mesh frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TriContact {
-    /// Closest point on A's triangle [m] (A frame).
+    /// Closest point on A's triangle \[m\] (A frame).
     pub p: P32,
-    /// Closest point on B's triangle [m] (A frame).
+    /// Closest point on B's triangle \[m\] (A frame).
     pub q: P32,
-    /// Distance `|p − q|` [m] (≤ ε_a + ε_b).
+    /// Distance `|p − q|` \[m\] (≤ ε_a + ε_b).
     pub dist: f32,
     /// Soup index of A's triangle (`a.source[tri_a]` is its mesh index).
     pub tri_a: u32,
@@ -156,8 +156,8 @@ fn max_abs(t: &Tri, u: &Tri) -> f32 {
         .fold(0.0f32, |m, c| m.max(c.abs()))
 }
 
-/// Finds all contacts between the real triangles of `a` (halo `eps_a` [m]) and `b` (halo
-/// `eps_b` [m]) posed by `b_to_a` (B's mesh frame → A's mesh frame), appending them to
+/// Finds all contacts between the real triangles of `a` (halo `eps_a` \[m\]) and `b` (halo
+/// `eps_b` \[m\]) posed by `b_to_a` (B's mesh frame → A's mesh frame), appending them to
 /// `out` in A's frame and counting checks in `stats`. Both modes append the same set of
 /// contacts (Lemma 5.1); hierarchy mode unfolds only the side with the larger halo of a
 /// surrogate pair ([`Unfold::Larger`]), measured to need about 2–3× fewer kernel calls

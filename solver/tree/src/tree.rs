@@ -18,7 +18,7 @@
 //! scenario: a surrogate's halo is `ε_s = offset + ε`, where ε is the halo of the real mesh
 //! triangles. `offset` is the largest distance from any real mesh vertex in the node's
 //! subtree to its surrogate triangle, so `real^ε ⊆ surrogate^(offset+ε)` for every real
-//! triangle below (conservative, Def. 4.3; see [`crate::bounds`] for why this is tighter
+//! triangle below (conservative, Def. 4.3; see `bounds.rs` for why this is tighter
 //! than the recursive child-offset sum). `inner` = h bounds the distance from any point of
 //! the surrogate to the real triangles below, so with `E = ε − h` a point within `E` of the
 //! surrogate is within ε of the real geometry (poster §4).
@@ -40,10 +40,10 @@ pub struct Node {
     pub count: u32,
     /// Distance from the root (root = 0).
     pub level: u32,
-    /// Conservative offset [m]: max distance from a real vertex below to the surrogate
+    /// Conservative offset \[m\]: max distance from a real vertex below to the surrogate
     /// triangle, so the surrogate's halo is `offset + ε_mesh`. 0 for leaves.
     pub offset: f32,
-    /// Inner distance h [m] (poster §4): every point of the surrogate triangle lies within
+    /// Inner distance h \[m\] (poster §4): every point of the surrogate triangle lies within
     /// h of the real triangles below, so the inner halo is `E = ε_mesh − h` (a point within
     /// E of the surrogate is within ε_mesh of the real geometry). 0 for leaves.
     pub inner: f32,

@@ -8,7 +8,7 @@
 //! permutation of the mesh triangles. Values: finite soup, finite non-negative offsets
 //! and inner distances, zero on leaves.
 //!
-//! Conservativeness (Def. 4.3, see [`crate::bounds`]): every real vertex below an internal
+//! Conservativeness (Def. 4.3, see `bounds.rs`): every real vertex below an internal
 //! node lies within its `offset` of its surrogate triangle, checked with the exact `f64`
 //! point–triangle distance and a tolerance of `2·2⁻²⁴·(m_s + m_v)`, `m_s`, `m_v` the
 //! largest absolute coordinates of the surrogate and the vertex. Justification: soup
