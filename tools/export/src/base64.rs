@@ -2,21 +2,25 @@
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/// Appends the base64 encoding of `bytes` to `out`.
-pub fn encode_into(bytes: &[u8], out: &mut String) {
+/// Appends the base64 encoding of `bytes` (ASCII) to a byte buffer.
+pub fn encode_bytes(bytes: &[u8], out: &mut Vec<u8>) {
     out.reserve(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let sym = |k: u32| ALPHABET[((n >> k) & 63) as usize] as char;
-        out.push(sym(18));
-        out.push(sym(12));
-        out.push(if chunk.len() > 1 { sym(6) } else { '=' });
-        out.push(if chunk.len() > 2 { sym(0) } else { '=' });
+    let sym = |n: u32, k: u32| ALPHABET[((n >> k) & 63) as usize];
+    let mut chunks = bytes.chunks_exact(3);
+    for c in &mut chunks {
+        let n = (u32::from(c[0]) << 16) | (u32::from(c[1]) << 8) | u32::from(c[2]);
+        out.extend_from_slice(&[sym(n, 18), sym(n, 12), sym(n, 6), sym(n, 0)]);
+    }
+    match *chunks.remainder() {
+        [a] => {
+            let n = u32::from(a) << 16;
+            out.extend_from_slice(&[sym(n, 18), sym(n, 12), b'=', b'=']);
+        }
+        [a, b] => {
+            let n = (u32::from(a) << 16) | (u32::from(b) << 8);
+            out.extend_from_slice(&[sym(n, 18), sym(n, 12), sym(n, 6), b'=']);
+        }
+        _ => {}
     }
 }
 
@@ -25,9 +29,9 @@ mod tests {
     use super::*;
 
     fn enc(b: &[u8]) -> String {
-        let mut s = String::new();
-        encode_into(b, &mut s);
-        s
+        let mut s = Vec::new();
+        encode_bytes(b, &mut s);
+        String::from_utf8(s).unwrap()
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! 8-byte little-endian byte count followed by the raw little-endian values (no
 //! compression). Output bytes depend only on the input (deterministic).
 
-use crate::base64::encode_into;
+use crate::base64::encode_bytes;
 
 /// Values of one data array.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,13 +39,22 @@ impl Values {
         }
     }
 
-    fn le_bytes(&self) -> Vec<u8> {
+    /// The binary block: `UInt64` byte count, then the little-endian values.
+    fn block(&self) -> Vec<u8> {
+        let width = match self {
+            Values::F32(_) | Values::I32(_) => 4,
+            Values::F64(_) | Values::I64(_) => 8,
+        };
+        let n = width * self.len();
+        let mut b = Vec::with_capacity(8 + n);
+        b.extend_from_slice(&(n as u64).to_le_bytes());
         match self {
-            Values::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            Values::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            Values::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            Values::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Values::F32(v) => v.iter().for_each(|x| b.extend_from_slice(&x.to_le_bytes())),
+            Values::F64(v) => v.iter().for_each(|x| b.extend_from_slice(&x.to_le_bytes())),
+            Values::I32(v) => v.iter().for_each(|x| b.extend_from_slice(&x.to_le_bytes())),
+            Values::I64(v) => v.iter().for_each(|x| b.extend_from_slice(&x.to_le_bytes())),
         }
+        b
     }
 }
 
@@ -104,6 +113,10 @@ pub struct PolyData {
     pub cell_data: Vec<DataArray>,
 }
 
+fn put(out: &mut Vec<u8>, s: &str) {
+    out.extend_from_slice(s.as_bytes());
+}
+
 fn xml_attr(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('"', "&quot;")
@@ -111,32 +124,28 @@ fn xml_attr(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-fn write_array(out: &mut String, indent: &str, name: Option<&str>, comps: u32, v: &Values) {
-    out.push_str(indent);
-    out.push_str(&format!("<DataArray type=\"{}\"", v.type_name()));
+fn write_array(out: &mut Vec<u8>, indent: &str, name: Option<&str>, comps: u32, v: &Values) {
+    put(out, indent);
+    put(out, &format!("<DataArray type=\"{}\"", v.type_name()));
     if let Some(n) = name {
-        out.push_str(&format!(" Name=\"{}\"", xml_attr(n)));
+        put(out, &format!(" Name=\"{}\"", xml_attr(n)));
     }
     if comps != 1 {
-        out.push_str(&format!(" NumberOfComponents=\"{comps}\""));
+        put(out, &format!(" NumberOfComponents=\"{comps}\""));
     }
-    out.push_str(" format=\"binary\">");
-    let data = v.le_bytes();
-    let mut block = Vec::with_capacity(8 + data.len());
-    block.extend_from_slice(&(data.len() as u64).to_le_bytes());
-    block.extend_from_slice(&data);
-    encode_into(&block, out);
-    out.push_str("</DataArray>\n");
+    put(out, " format=\"binary\">");
+    encode_bytes(&v.block(), out);
+    put(out, "</DataArray>\n");
 }
 
-fn write_cells(out: &mut String, tag: &str, connectivity: Vec<i64>, per_cell: i64) {
+fn write_cells(out: &mut Vec<u8>, tag: &str, connectivity: Vec<i64>, per_cell: i64) {
     let n = if per_cell == 0 {
         0
     } else {
         connectivity.len() as i64 / per_cell
     };
     let offsets: Vec<i64> = (1..=n).map(|k| k * per_cell).collect();
-    out.push_str(&format!("      <{tag}>\n"));
+    put(out, &format!("      <{tag}>\n"));
     let ind = "        ";
     write_array(
         out,
@@ -146,18 +155,18 @@ fn write_cells(out: &mut String, tag: &str, connectivity: Vec<i64>, per_cell: i6
         &Values::I64(connectivity),
     );
     write_array(out, ind, Some("offsets"), 1, &Values::I64(offsets));
-    out.push_str(&format!("      </{tag}>\n"));
+    put(out, &format!("      </{tag}>\n"));
 }
 
-fn write_data(out: &mut String, tag: &str, arrays: &[DataArray]) {
+fn write_data(out: &mut Vec<u8>, tag: &str, arrays: &[DataArray]) {
     if arrays.is_empty() {
         return;
     }
-    out.push_str(&format!("      <{tag}>\n"));
+    put(out, &format!("      <{tag}>\n"));
     for a in arrays {
         write_array(out, "        ", Some(&a.name), a.components, &a.values);
     }
-    out.push_str(&format!("      </{tag}>\n"));
+    put(out, &format!("      </{tag}>\n"));
 }
 
 impl PolyData {
@@ -175,11 +184,11 @@ impl PolyData {
     /// The complete `.vtp` file.
     pub fn to_vtp(&self) -> Vec<u8> {
         debug_assert!(self.is_consistent());
-        let mut s = String::with_capacity(64 + self.points.len() * 40);
-        s.push_str("<?xml version=\"1.0\"?>\n");
-        s.push_str("<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n");
-        s.push_str("  <PolyData>\n");
-        s.push_str(&format!(
+        let mut s = Vec::with_capacity(1024 + self.points.len() * 100);
+        put(&mut s, "<?xml version=\"1.0\"?>\n");
+        put(&mut s, "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n");
+        put(&mut s, "  <PolyData>\n");
+        put(&mut s, &format!(
             "    <Piece NumberOfPoints=\"{}\" NumberOfVerts=\"{}\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"{}\">\n",
             self.points.len(),
             self.verts.len(),
@@ -187,10 +196,10 @@ impl PolyData {
         ));
         write_data(&mut s, "PointData", &self.point_data);
         write_data(&mut s, "CellData", &self.cell_data);
-        s.push_str("      <Points>\n");
+        put(&mut s, "      <Points>\n");
         let pts = Values::F64(self.points.iter().flatten().copied().collect());
         write_array(&mut s, "        ", Some("Points"), 3, &pts);
-        s.push_str("      </Points>\n");
+        put(&mut s, "      </Points>\n");
         if !self.verts.is_empty() {
             let conn = self.verts.iter().map(|&i| i64::from(i)).collect();
             write_cells(&mut s, "Verts", conn, 1);
@@ -199,8 +208,8 @@ impl PolyData {
             let conn = self.polys.iter().flatten().map(|&i| i64::from(i)).collect();
             write_cells(&mut s, "Polys", conn, 3);
         }
-        s.push_str("    </Piece>\n  </PolyData>\n</VTKFile>\n");
-        s.into_bytes()
+        put(&mut s, "    </Piece>\n  </PolyData>\n</VTKFile>\n");
+        s
     }
 }
 
