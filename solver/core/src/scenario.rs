@@ -7,8 +7,8 @@
 //! version: 1                       # required, must be 1
 //! name: staircase                  # required
 //! time:                            # required
-//!   dt: 2.0e-5                     # time step [s], > 0
-//!   end: 2.0                       # end time [s], > 0
+//!   dt: 2.0e-5                     # time step \[s\], > 0
+//!   end: 2.0                       # end time \[s\], > 0
 //!   output_every: 500              # steps between frames, ≥ 1
 //! gravity: [0.0, 0.0, -9.81]       # [m/s²], default [0, 0, 0]
 //! integrator: explicit             # default explicit
@@ -30,18 +30,18 @@
 //!   - name: stairs
 //!     mesh: meshes/stairs.ply
 //!     tree: trees/stairs.tree
-//!     epsilon: 0.002               # absolute halo [m] > 0
+//!     epsilon: 0.002               # absolute halo \[m\] > 0
 //!     friction: 0.5                # default 0
 //!     restitution: 0.5             # default 1
-//!     translation: [0.0, 0.0, 0.0] # optional [m]
+//!     translation: [0.0, 0.0, 0.0] # optional \[m\]
 //!     rotation: [1, 0, 0, 0]       # optional quaternion [w, x, y, z] (mesh → world)
 //! particles:                       # optional explicit list
 //!   - shape: grain
 //!     material: rock
-//!     position: [0.0, 0.0, 1.0]    # centre of mass [m]
+//!     position: [0.0, 0.0, 1.0]    # centre of mass \[m\]
 //!     orientation: [1, 0, 0, 0]    # optional quaternion [w, x, y, z]
-//!     velocity: [0.0, 0.0, -1.0]   # optional [m/s]
-//!     angular_velocity: [0, 0, 0]  # optional [rad/s]
+//!     velocity: [0.0, 0.0, -1.0]   # optional \[m/s\]
+//!     angular_velocity: [0, 0, 0]  # optional \[rad/s\]
 //! generators:                      # optional list; each item has exactly one key
 //!   - lattice: { shape: grain, material: rock, origin: [0, 0, 1], spacing: [0.1, 0.1, 0.1],
 //!                count: [5, 5, 2], velocity: [0, 0, 0], random_orientation: false }
@@ -139,10 +139,10 @@ impl Scenario {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeSpec {
-    /// Time step [s], > 0.
+    /// Time step \[s\], > 0.
     #[serde(deserialize_with = "values::positive")]
     pub dt: f64,
-    /// End time [s], > 0.
+    /// End time \[s\], > 0.
     #[serde(deserialize_with = "values::positive")]
     pub end: f64,
     /// Steps between two output frames, ≥ 1.
@@ -224,7 +224,7 @@ pub struct MaterialSpec {
     /// Density [kg/m³], > 0.
     #[serde(deserialize_with = "values::positive")]
     pub density: f64,
-    /// Halo width relative to the particle's bounding diameter [-], > 0 (default 0.01).
+    /// Halo width relative to the particle's bounding diameter \[-\], > 0 (default 0.01).
     #[serde(default = "default_epsilon", deserialize_with = "values::positive")]
     pub epsilon: f64,
     /// Spring constant `K_s` [N·kg^-1/2], > 0 (default 1000).
@@ -261,7 +261,7 @@ pub struct ObstacleSpec {
     pub mesh: PathBuf,
     /// Surrogate-tree file built from `mesh` by `treebuild --obstacle`.
     pub tree: PathBuf,
-    /// Absolute halo width [m], > 0.
+    /// Absolute halo width \[m\], > 0.
     #[serde(deserialize_with = "values::positive")]
     pub epsilon: f64,
     /// Coulomb friction coefficient against particles, ≥ 0 (default 0).
@@ -273,7 +273,7 @@ pub struct ObstacleSpec {
         deserialize_with = "values::restitution"
     )]
     pub restitution: f64,
-    /// Translation applied to the mesh [m] (default 0).
+    /// Translation applied to the mesh \[m\] (default 0).
     #[serde(default, deserialize_with = "values::vec3")]
     pub translation: [f64; 3],
     /// Rotation applied to the mesh before the translation, `[w, x, y, z]` (default
@@ -295,7 +295,7 @@ pub struct ParticleSpec {
     /// Material name.
     #[serde(deserialize_with = "names::material_ref")]
     pub material: String,
-    /// World position of the centre of mass [m].
+    /// World position of the centre of mass \[m\].
     #[serde(deserialize_with = "values::vec3")]
     pub position: [f64; 3],
     /// Orientation `[w, x, y, z]` (default identity; normalised).
@@ -304,10 +304,10 @@ pub struct ParticleSpec {
         deserialize_with = "values::quaternion"
     )]
     pub orientation: [f64; 4],
-    /// Linear velocity [m/s] (default 0).
+    /// Linear velocity \[m/s\] (default 0).
     #[serde(default, deserialize_with = "values::vec3")]
     pub velocity: [f64; 3],
-    /// Angular velocity, world frame [rad/s] (default 0).
+    /// Angular velocity, world frame \[rad/s\] (default 0).
     #[serde(default, deserialize_with = "values::vec3")]
     pub angular_velocity: [f64; 3],
 }
@@ -322,16 +322,16 @@ pub struct LatticeSpec {
     /// Material name.
     #[serde(deserialize_with = "names::material_ref")]
     pub material: String,
-    /// Centre of mass of the first particle [m].
+    /// Centre of mass of the first particle \[m\].
     #[serde(deserialize_with = "values::vec3")]
     pub origin: [f64; 3],
-    /// Distance between neighbours along x, y, z [m], each > 0.
+    /// Distance between neighbours along x, y, z \[m\], each > 0.
     #[serde(deserialize_with = "values::vec3")]
     pub spacing: [f64; 3],
     /// Particles along x, y, z, each ≥ 1.
     #[serde(deserialize_with = "values::count3")]
     pub count: [u32; 3],
-    /// Initial velocity [m/s] (default 0).
+    /// Initial velocity \[m/s\] (default 0).
     #[serde(default, deserialize_with = "values::vec3")]
     pub velocity: [f64; 3],
     /// Random orientations (default false).
@@ -348,11 +348,11 @@ pub struct BoxSpec {
     pub material: String,
     /// Number of particles, ≥ 1.
     pub count: u32,
-    /// Lower corner of the box [m].
+    /// Lower corner of the box \[m\].
     pub min: [f64; 3],
-    /// Upper corner of the box [m].
+    /// Upper corner of the box \[m\].
     pub max: [f64; 3],
-    /// Initial velocity [m/s] (required for `drop`, default 0 for `random_box`).
+    /// Initial velocity \[m/s\] (required for `drop`, default 0 for `random_box`).
     pub velocity: [f64; 3],
     /// Random orientations (default false).
     pub random_orientation: bool,

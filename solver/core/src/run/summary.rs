@@ -14,11 +14,11 @@ pub struct RunSummary {
     pub out_dir: PathBuf,
     /// Completed steps.
     pub steps: u64,
-    /// Simulated time at the end [s].
+    /// Simulated time at the end \[s\].
     pub time: f64,
     /// Output frames written (frame 0 included).
     pub frames: u32,
-    /// Wall time of the run loop [s].
+    /// Wall time of the run loop \[s\].
     pub wall_seconds: f64,
     /// Merged contacts summed over all steps.
     pub contacts_total: u64,

@@ -174,7 +174,7 @@ pub(crate) fn quaternion<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 4], D:
                 return Err(de::Error::invalid_length(5, &self));
             }
             let norm2: f64 = q.iter().map(|c| c * c).sum();
-            if !(norm2 > 1e-24) || !norm2.is_finite() {
+            if norm2 <= 1e-24 || !norm2.is_finite() {
                 return Err(de::Error::custom(
                     "invalid quaternion: its norm is zero or not finite",
                 ));

@@ -17,7 +17,7 @@ use crate::world::{Obstacle, Shape};
 /// A loaded mesh kept for setup-time checks (placement, interpenetration).
 #[derive(Clone, Debug)]
 pub struct SetupMesh {
-    /// Vertices in the mesh frame [m].
+    /// Vertices in the mesh frame \[m\].
     pub vertices: Vec<[f64; 3]>,
     /// Triangles (vertex indices).
     pub triangles: Arc<Vec<[u32; 3]>>,

@@ -16,11 +16,11 @@ pub const TOUCH_TOL: f64 = 1e-9;
 /// A body's mesh placed in the world (f64).
 #[derive(Clone, Debug)]
 pub struct PlacedMesh {
-    /// World vertices [m].
+    /// World vertices \[m\].
     pub vertices: Vec<Vec3>,
     /// Vertex indices per triangle (shared with the shape's mesh).
     pub triangles: std::sync::Arc<Vec<[u32; 3]>>,
-    /// World AABB `(min, max)` [m].
+    /// World AABB `(min, max)` \[m\].
     pub aabb: (Vec3, Vec3),
     /// Whether the mesh is closed (particles): only then can something lie inside it.
     pub closed: bool,
@@ -141,7 +141,7 @@ pub const INSIDE_WINDING: f64 = 0.9;
 
 /// True if a sample point of `a`'s triangles `tris` inside the box `(lo, hi)` lies inside
 /// the closed mesh `b`. Samples: vertices, edge midpoints, the centroid and, for a closed
-/// `a`, the centroid moved `inset` [m] inwards (a point of `a`'s interior, which catches
+/// `a`, the centroid moved `inset` \[m\] inwards (a point of `a`'s interior, which catches
 /// coincident surfaces).
 fn samples_inside(
     a: &PlacedMesh,

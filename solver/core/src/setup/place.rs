@@ -14,23 +14,23 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// Attempts per particle before random placement gives up.
 pub const MAX_ATTEMPTS: u32 = 2000;
 
-/// A placed sphere: centre [m] and radius including the halo [m].
+/// A placed sphere: centre \[m\] and radius including the halo \[m\].
 #[derive(Clone, Copy, Debug)]
 pub struct Sphere {
-    /// Centre [m].
+    /// Centre \[m\].
     pub center: Vec3,
-    /// Radius incl. halo [m].
+    /// Radius incl. halo \[m\].
     pub radius: f64,
 }
 
 /// An obstacle as seen by placement: world triangles and halo.
 #[derive(Clone, Debug)]
 pub struct ObstacleSoup {
-    /// World triangles [m].
+    /// World triangles \[m\].
     pub tris: Vec<Tri>,
-    /// Per-triangle world AABB `(min, max)` [m].
+    /// Per-triangle world AABB `(min, max)` \[m\].
     pub boxes: Vec<([f32; 3], [f32; 3])>,
-    /// Halo width [m].
+    /// Halo width \[m\].
     pub epsilon: f64,
 }
 
@@ -106,7 +106,7 @@ pub fn lattice_positions(origin: [f64; 3], spacing: [f64; 3], count: [u32; 3]) -
 pub enum PlaceError {
     /// The box is narrower than one particle's bounding sphere (incl. halo) on some axis.
     BoxTooSmall {
-        /// Bounding radius incl. halo [m].
+        /// Bounding radius incl. halo \[m\].
         radius: f64,
     },
     /// Only `placed` of the requested particles fitted.
