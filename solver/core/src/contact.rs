@@ -5,6 +5,7 @@
 //!
 //! 1. [`RawContact`]s — one per fine–fine triangle pair in contact, from the narrow phase,
 //!    in world coordinates;
+//!    with unit normals from [`normal::contact_normal`];
 //! 2. [`merge::merge_pair`] — contact points of one body pair closer than ε are replaced by
 //!    their average (remark 1), giving [`Contact`]s;
 //! 3. [`pair::PairParams`] — the pair's margin, effective mass and material values;
@@ -17,6 +18,7 @@
 
 pub mod force;
 pub mod merge;
+pub mod normal;
 pub mod pair;
 
 use crate::frames::Other;
@@ -31,11 +33,9 @@ pub struct RawContact {
     pub q: Vec3,
     /// Distance between the two triangles `|p − q|` \[m\] (≤ the pair's margin).
     pub dist: f64,
-    /// Robust unit normal from `b` towards `a` used when `dist` is too small for
-    /// `(p − q)/|p − q|` to be meaningful (intersecting triangles): the normalised
-    /// difference of the two triangles' outward normals `n_b − n_a` (see
-    /// [`crate::narrow`]).
-    pub fallback_normal: Vec3,
+    /// Unit normal from `b` towards `a` ([`normal::contact_normal`]: `(p − q)/|p − q|`, or
+    /// a robust normal for intersecting or penetrated triangles).
+    pub normal: Vec3,
     /// Soup index of `a`'s triangle in its surrogate tree.
     pub tri_a: u32,
     /// Soup index of `b`'s triangle in its surrogate tree.

@@ -8,15 +8,11 @@
 //! that the (order-dependent) merge of remark 1 sees the same sequence in both detection
 //! modes.
 //!
-//! **Robust normal** ([`RawContact::fallback_normal`]): when the triangle distance is tiny
-//! (intersecting triangles; see [`crate::contact::pair::TINY_DISTANCE`]) `p − q` carries no
-//! direction. Then the normal is taken from the triangles' outward normals: the obstacle's
-//! face normal for particle–obstacle pairs, `normalise(n_b − n_a)` for particle pairs
-//! (both terms point from `b` towards `a` for touching surfaces), and the direction between
-//! the centres of mass if those cancel.
+//! Normals: every raw contact gets its unit normal from [`contact_normal`], with the
+//! outward normals of its two triangles for the intersecting and penetrated cases.
 
 use crate::broad::CandidatePair;
-use crate::contact::pair::TINY_DISTANCE;
+use crate::contact::normal::{contact_normal, robust_normal};
 use crate::contact::RawContact;
 use crate::frames::Other;
 use crate::world::{DetectionMode, KernelChoice, World};
@@ -116,45 +112,32 @@ fn narrow_pair(
     // must lead to the same merged contacts (Lemma 5.1).
     ts.hits.sort_unstable_by_key(|h| (h.tri_a, h.tri_b));
     let margin = body_a.epsilon + eps_b;
+    let (b_is_obstacle, centre_b) = match pair.b {
+        Other::Particle(j) => (false, world.bodies[j as usize].position),
+        Other::Obstacle(_) => (true, b_to_world.translation.vector),
+    };
+    let centre_dir = (body_a.position - centre_b)
+        .try_normalize(0.0)
+        .unwrap_or_else(Vec3::z);
     out.raw.extend(ts.hits.iter().map(|h| {
-        let p = a_to_world * point(&h.p);
-        let q = a_to_world * point(&h.q);
-        let dist = f64::from(h.dist);
-        let fallback_normal = if dist <= TINY_DISTANCE * margin {
-            let n_a = a_to_world * outward_normal(&shape_a.tree.soup[h.tri_a as usize]);
-            let n_b = b_to_world * outward_normal(&tree_b.soup[h.tri_b as usize]);
-            robust_normal(world, pair, &n_a, &n_b)
-        } else {
-            Vec3::zeros()
-        };
+        let p = (a_to_world * point(&h.p)).coords;
+        let q = (a_to_world * point(&h.q)).coords;
+        let n_a = a_to_world * outward_normal(&shape_a.tree.soup[h.tri_a as usize]);
+        let n_b = b_to_world * outward_normal(&tree_b.soup[h.tri_b as usize]);
+        let fallback = robust_normal(&n_a, &n_b, b_is_obstacle, &centre_dir);
         RawContact {
-            p: p.coords,
-            q: q.coords,
-            dist,
-            fallback_normal,
+            p,
+            q,
+            dist: f64::from(h.dist),
+            normal: contact_normal(&p, &q, margin, &n_a, &n_b, &fallback),
             tri_a: h.tri_a,
             tri_b: h.tri_b,
         }
     }));
 }
 
-/// Normal from `b` towards `a` for intersecting triangles with world outward normals `n_a`
-/// and `n_b` (see the module docs).
-fn robust_normal(world: &World, pair: &CandidatePair, n_a: &Vec3, n_b: &Vec3) -> Vec3 {
-    let xa = world.bodies[pair.a as usize].position;
-    match pair.b {
-        Other::Obstacle(_) if n_b.norm_squared() > 0.0 => *n_b,
-        Other::Obstacle(_) => Vec3::z(),
-        Other::Particle(j) => (n_b - n_a).try_normalize(1e-6).unwrap_or_else(|| {
-            (xa - world.bodies[j as usize].position)
-                .try_normalize(0.0)
-                .unwrap_or_else(Vec3::z)
-        }),
-    }
-}
-
-/// Narrow phase over all candidate pairs: `results\[i\]` receives the contacts and checks of
-/// `pairs\[i\]` (buffers are reused between calls). Runs in parallel; deterministic.
+/// Narrow phase over all candidate pairs: `results[i]` receives the contacts and checks of
+/// `pairs[i]` (buffers are reused between calls). Runs in parallel; deterministic.
 pub fn narrow_phase(world: &World, pairs: &[CandidatePair], results: &mut Vec<PairContacts>) {
     results.resize_with(pairs.len(), PairContacts::default);
     results.par_iter_mut().zip(pairs.par_iter()).for_each_init(

@@ -138,7 +138,6 @@ fn detect(world: &World, ws: &mut StepWorkspace, times: &mut PhaseTimes) -> Resu
             pair.a,
             pair.b,
             &found.raw,
-            pp.margin,
             0.5 * pp.margin,
             &mut ws.contacts,
         );

@@ -150,3 +150,25 @@ fn damped_energy_never_increases() {
         "energy rose by {worst} J between samples (drop {drop} J)"
     );
 }
+
+#[test]
+fn particle_sunk_past_its_halo_is_pushed_out_not_in() {
+    let (mut world, mesh) = dropped_box(0.5, 0.0);
+    world.params.gravity = Vec3::zeros();
+    world.bodies[0].orientation = msdem_geom::math::Quat::identity();
+    // Bottom face 3 mm below the plane's surface: p − q of the face pairs points down.
+    let sink = 0.003 + lowest_z(&world, &mesh, 0);
+    world.bodies[0].position.z -= sink;
+    let mut ws = StepWorkspace::new();
+    let out = step(&mut world, &mut ws, true).unwrap();
+    assert!(!out.contacts.is_empty());
+    for c in &out.contacts {
+        assert!(
+            c.normal[2] > 0.99,
+            "normal {:?} points into the plane",
+            c.normal
+        );
+        assert!(c.force[2] > 0.0);
+    }
+    assert!(world.bodies[0].velocity.z > 0.0);
+}

@@ -6,23 +6,9 @@
 //! phase produced them; each joins the first cluster whose current average midpoint is
 //! closer than ε, or opens a new cluster.
 
-use super::pair::TINY_DISTANCE;
 use super::{Contact, RawContact};
 use crate::frames::Other;
 use msdem_geom::math::Vec3;
-
-/// Unit normal from `b` towards `a` of one raw contact: `(p − q)/|p − q|`, or the robust
-/// fallback normal when the distance is below [`TINY_DISTANCE`]`·margin` (intersecting
-/// triangles, where `p − q` carries no direction).
-pub fn raw_normal(raw: &RawContact, margin: f64) -> Vec3 {
-    let d = raw.p - raw.q;
-    let len = d.norm();
-    if len > TINY_DISTANCE * margin && len.is_finite() {
-        d / len
-    } else {
-        raw.fallback_normal
-    }
-}
 
 struct Cluster {
     first_normal: Vec3,
@@ -42,19 +28,12 @@ impl Cluster {
 /// `radius` (the pair's ε, i.e. half the margin) into their averages and appends the
 /// merged contacts to `out`. Averages: midpoint `(p + q)/2`, distance, and the unit normal
 /// (renormalised; if the normals cancel, the cluster's first normal is kept).
-pub fn merge_pair(
-    a: u32,
-    b: Other,
-    raw: &[RawContact],
-    margin: f64,
-    radius: f64,
-    out: &mut Vec<Contact>,
-) {
+pub fn merge_pair(a: u32, b: Other, raw: &[RawContact], radius: f64, out: &mut Vec<Contact>) {
     let mut clusters: Vec<Cluster> = Vec::new();
     let r2 = radius * radius;
     for rc in raw {
         let mid = 0.5 * (rc.p + rc.q);
-        let n = raw_normal(rc, margin);
+        let n = rc.normal;
         match clusters
             .iter_mut()
             .find(|c| (c.centre() - mid).norm_squared() < r2)
@@ -102,7 +81,7 @@ mod tests {
             p,
             q,
             dist: (p - q).norm(),
-            fallback_normal: Vec3::z(),
+            normal: (p - q).normalize(),
             tri_a: 0,
             tri_b: 0,
         }
@@ -117,7 +96,7 @@ mod tests {
             raw([0.0, 0.002, 0.01], [0.0, 0.002, 0.0]),
         ];
         let mut out = Vec::new();
-        merge_pair(3, Other::Obstacle(1), &raws, 0.04, 0.02, &mut out);
+        merge_pair(3, Other::Obstacle(1), &raws, 0.02, &mut out);
         assert_eq!(out.len(), 2);
         let c = out[0];
         assert_eq!((c.a, c.b), (3, Other::Obstacle(1)));
@@ -129,13 +108,14 @@ mod tests {
     }
 
     #[test]
-    fn zero_distance_uses_fallback_normal() {
-        let mut r = raw([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]);
-        r.fallback_normal = Vec3::x();
-        assert_eq!(raw_normal(&r, 0.02), Vec3::x());
+    fn opposite_normals_keep_the_first() {
+        let mut r1 = raw([0.0, 0.0, 0.01], [0.0, 0.0, 0.0]);
+        let mut r2 = r1;
+        r1.normal = Vec3::x();
+        r2.normal = -Vec3::x();
         let mut out = Vec::new();
-        merge_pair(0, Other::Particle(1), &[r], 0.02, 0.01, &mut out);
+        merge_pair(0, Other::Particle(1), &[r1, r2], 0.01, &mut out);
+        assert_eq!(out.len(), 1);
         assert_eq!(out[0].normal, Vec3::x());
-        assert_eq!(out[0].dist, 0.0);
     }
 }
