@@ -191,6 +191,32 @@ fn runs(points: &[(f64, f64)], log_y: bool) -> Vec<Vec<(f64, f64)>> {
     out
 }
 
+/// At most this many points per drawn line; longer runs keep each bucket's extremes.
+const MAX_POINTS: usize = 4000;
+
+/// Reduces a run to at most [`MAX_POINTS`] points, keeping the minimum and maximum of each
+/// bucket (in x order) so that spikes stay visible.
+fn decimate(run: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    if run.len() <= MAX_POINTS {
+        return run;
+    }
+    let size = run.len().div_ceil(MAX_POINTS / 2);
+    let mut out = Vec::with_capacity(MAX_POINTS);
+    for bucket in run.chunks(size) {
+        let by_y = |a: &&(f64, f64), b: &&(f64, f64)| a.1.total_cmp(&b.1);
+        let lo = bucket.iter().enumerate().min_by(|a, b| by_y(&a.1, &b.1));
+        let hi = bucket.iter().enumerate().max_by(|a, b| by_y(&a.1, &b.1));
+        if let (Some((i, &p)), Some((j, &q))) = (lo, hi) {
+            match i.cmp(&j) {
+                std::cmp::Ordering::Less => out.extend([p, q]),
+                std::cmp::Ordering::Greater => out.extend([q, p]),
+                std::cmp::Ordering::Equal => out.push(p),
+            }
+        }
+    }
+    out
+}
+
 type Failure = Box<dyn std::error::Error>;
 
 fn draw_lines<'a, X, Y>(
@@ -229,7 +255,11 @@ where
     for (i, s) in chart.series.iter().enumerate() {
         let (r, g, b) = COLORS[i % COLORS.len()];
         let color = RGBColor(r, g, b);
-        for (k, run) in runs(&s.points, chart.log_y).into_iter().enumerate() {
+        for (k, run) in runs(&s.points, chart.log_y)
+            .into_iter()
+            .map(decimate)
+            .enumerate()
+        {
             let drawn = if run.len() == 1 {
                 ctx.draw_series(run.into_iter().map(|p| Circle::new(p, 3, color.filled())))?
             } else {
@@ -296,4 +326,75 @@ pub fn render_chart(chart: &Chart, size: (u32, u32)) -> Result<Image, String> {
         height: size.1,
         rgb,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimation_bounds_points_and_keeps_extremes() {
+        let run: Vec<(f64, f64)> = (0..100_000)
+            .map(|i| (i as f64, if i == 54_321 { 9e9 } else { (i % 97) as f64 }))
+            .collect();
+        let d = decimate(run);
+        assert!(d.len() <= MAX_POINTS, "{}", d.len());
+        assert!(d.contains(&(54_321.0, 9e9)));
+        assert!(d.iter().any(|p| p.1 == 0.0));
+        assert!(d.windows(2).all(|w| w[0].0 < w[1].0), "x order kept");
+    }
+
+    #[test]
+    fn log_axis_breaks_lines_at_non_positive_values() {
+        let pts = [
+            (0.0, 1.0),
+            (1.0, 2.0),
+            (2.0, 0.0),
+            (3.0, 4.0),
+            (4.0, f64::NAN),
+        ];
+        assert_eq!(
+            runs(&pts, true),
+            vec![vec![(0.0, 1.0), (1.0, 2.0)], vec![(3.0, 4.0)]]
+        );
+        assert_eq!(runs(&pts, false).concat().len(), 4);
+    }
+
+    #[test]
+    fn checks_chart_has_one_line_per_level_on_a_log_axis() {
+        let manifest = RunManifest {
+            name: String::new(),
+            dt: 1e-3,
+            output_every: 1,
+            shapes: vec![],
+            obstacles: vec![],
+            particles: vec![],
+            levels: 4,
+        };
+        let stats = StatsFile {
+            steps: vec![msdem_solver::frames::StepStats {
+                checks_per_level: vec![1, 2],
+                ..Default::default()
+            }],
+        };
+        let charts = run_charts(&manifest, &stats);
+        let checks = charts
+            .iter()
+            .find(|c| c.stem == "checks_per_level")
+            .unwrap();
+        assert!(checks.log_y);
+        let names: Vec<&str> = checks.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "level 0",
+                "level 1",
+                "level 2",
+                "level 3",
+                "exact fallbacks"
+            ]
+        );
+        assert_eq!(checks.series[1].points, vec![(0.0, 2.0)]);
+        assert_eq!(checks.series[3].points, vec![(0.0, 0.0)]);
+    }
 }
