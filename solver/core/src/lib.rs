@@ -10,6 +10,7 @@ pub mod broad;
 pub mod contact;
 pub mod error;
 pub mod frames;
+pub mod implicit;
 pub mod integrate;
 pub mod narrow;
 pub mod run;

@@ -1,0 +1,339 @@
+//! Implicit Euler by Picard iterations (seed 000 §2 Alg. 3, §5.2–5.3 Alg. 6, §6.1).
+//!
+//! One step solves `v' = v + Δt·a(x', v')`, `x' = advance(x, v')` by fixed-point
+//! iterations from the guess "current state" (Alg. 3):
+//!
+//! 1. **detect** contacts at the guessed configuration ([`PicardVariant`] decides how);
+//! 2. **forces** at the guessed state (positions *and* velocities, so damping and friction
+//!    are implicit too), [`crate::contact::force::accumulate_forces`];
+//! 3. **residual** `r = F − W` against the wrench `W` that produced the guess; the step
+//!    has converged when every particle's force and torque update is below
+//!    [`PicardParams::tolerance`] relative to its force (with an absolute floor, see
+//!    [`PicardParams::force_floor`]) — and, for multiscale Picard, no active set changed;
+//! 4. **relax** `W ← W + ω·r` per particle with the adaptive ω of §6.1
+//!    ([`PicardParams`]);
+//! 5. **advance** every particle from its start-of-step state with `W` and gravity
+//!    (Euler–Cromer, [`crate::integrate::advance_body`]): the next guess.
+//!
+//! The accepted state is the last guess whose forces were evaluated — on convergence the
+//! state whose forces agree with the wrench that produced it within the tolerance, so the
+//! reported contacts belong to the new state. After [`PicardParams::max_iterations`] the
+//! last guess is accepted and [`ImplicitOutput::converged`] is false (the caller warns).
+//!
+//! **Multiscale Picard** keeps an active set per particle pair (remark 4) across the
+//! iterations (and optionally across steps): each iteration checks only the active
+//! element pairs, widens surrogate pairs in contact by one level, narrows sibling groups
+//! that contribute nothing (memory set of remark 5), and adds damped force estimates of
+//! surrogate contacts whose inner halos `E = ε − h` guarantee a real contact (poster §4).
+//! At termination no surrogate pair is in contact, so only fine–fine contacts produce the
+//! final forces and they equal the flat contacts of the accepted state (Lemma 5.7).
+
+mod active;
+mod multiscale;
+mod params;
+mod raw;
+mod relax;
+
+pub use active::{Outcome, UpdateCounts};
+pub use params::{PicardParamError, PicardParams, PicardVariant};
+
+use crate::contact::force::{accumulate_forces, Wrench};
+use crate::contact::Contact;
+use crate::frames::{ContactRecord, PhaseTimes, StepStats};
+use crate::integrate::energy::observables;
+use crate::integrate::{advance_body, first_non_finite};
+use crate::step::{detect_contacts, stats_levels, StepError, StepWorkspace};
+use crate::world::{Body, DetectionMode, World};
+use msdem_tree::{LevelStats, MAX_LEVELS};
+use multiscale::MultiscaleStage;
+use relax::{Relaxation, Residual};
+use std::time::Instant;
+
+/// Statistics of one Picard iteration (seed 000 Fig. 4: checks per level per iteration).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IterationStats {
+    /// Triangle-pair checks per tree level, last entry fine–fine (as
+    /// [`StepStats::checks_per_level`]).
+    pub checks_per_level: Vec<u64>,
+    /// Fine checks that fell back to the exact kernel.
+    pub fallbacks: u64,
+    /// Candidate body pairs of the broad phase.
+    pub candidate_pairs: u32,
+    /// Merged fine–fine contacts.
+    pub contacts: u32,
+    /// Merged coarse (surrogate-level) force estimates (multiscale only).
+    pub coarse_contacts: u32,
+    /// Active pairs widened by one level (multiscale only).
+    pub unfolds: u32,
+    /// Sibling groups narrowed to their parent (multiscale only).
+    pub narrows: u32,
+    /// Largest relative force/torque update over all particles [-]; infinite in the first
+    /// iteration (no previous wrench).
+    pub residual: f64,
+    /// Smallest relaxation weight ω in use after this iteration [-].
+    pub relaxation: f64,
+}
+
+/// What one implicit step reports.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImplicitOutput {
+    /// Step statistics: `iterations` = Picard iterations, `checks_per_level` and
+    /// `fallbacks` summed over the iterations; pair and contact counts of the last
+    /// iteration; energies and momenta of the accepted state.
+    pub stats: StepStats,
+    /// Fine contacts of the accepted state with their forces (empty unless requested).
+    pub contacts: Vec<ContactRecord>,
+    /// Spring energy of the accepted state's contacts \[J\].
+    pub contact_energy: f64,
+    /// False if the step ran out of iterations (accepted anyway; the caller warns).
+    pub converged: bool,
+    /// Widenings over all iterations (multiscale).
+    pub unfolds: u32,
+    /// Narrowings over all iterations (multiscale).
+    pub narrows: u32,
+    /// Per-iteration breakdown.
+    pub per_iteration: Vec<IterationStats>,
+}
+
+/// Reusable buffers of [`implicit_step`], plus the multiscale active sets (which persist
+/// between steps when [`PicardParams::keep_active_sets`] is set).
+#[derive(Debug, Default)]
+pub struct ImplicitWorkspace {
+    step: StepWorkspace,
+    multiscale: MultiscaleStage,
+    relax: Relaxation,
+    start: Vec<Body>,
+    applied: Vec<Wrench>,
+    computed: Vec<Wrench>,
+    coarse_wrenches: Vec<Wrench>,
+    contacts: Vec<Contact>,
+    coarse: Vec<Contact>,
+}
+
+impl ImplicitWorkspace {
+    /// Empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Merged fine contacts of the last evaluated state (the accepted state after a step).
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// Number of active element pairs of multiscale Picard, over all particle pairs.
+    pub fn active_pairs(&self) -> usize {
+        self.multiscale.active_len()
+    }
+
+    /// Checks the structural invariants of every multiscale active set (complete cut of
+    /// the simultaneous descent, siblings together, remark 6) against `world`; returns a
+    /// description of the first violation.
+    pub fn validate_active_sets(&mut self, world: &World) -> Result<(), String> {
+        self.multiscale.validate(world)
+    }
+}
+
+fn checks_per_level(levels: u32, s: &LevelStats) -> Vec<u64> {
+    let tree_levels = (levels.saturating_sub(1) as usize).min(MAX_LEVELS);
+    let mut v = s.checks[..tree_levels].to_vec();
+    v.push(s.fine);
+    v
+}
+
+fn non_finite(world: &World) -> Option<StepError> {
+    first_non_finite(&world.bodies).map(|(particle, quantity)| StepError::NonFinite {
+        step: world.step + 1,
+        particle,
+        quantity,
+    })
+}
+
+/// Advances `world` by one implicit Euler step of `world.params.dt` with Picard
+/// iterations (see the module docs) and returns its statistics, plus the contacts when
+/// `record_contacts` is set. Out-of-range `params` are clamped
+/// ([`PicardParams::clamped`]). `world.params.detection` is set by the variant for the
+/// duration of the call (flat for [`PicardVariant::Flat`], hierarchy otherwise) and
+/// restored afterwards.
+///
+/// Fails with [`StepError::NonFinite`] when the state is not finite before the step or a
+/// guess becomes non-finite (the bodies then hold that guess; time and step count are not
+/// advanced), and with [`StepError::BroadPhase`] when the broad phase refuses the state.
+pub fn implicit_step(
+    world: &mut World,
+    ws: &mut ImplicitWorkspace,
+    params: &PicardParams,
+    variant: PicardVariant,
+    record_contacts: bool,
+) -> Result<ImplicitOutput, StepError> {
+    if let Some(e) = non_finite(world) {
+        return Err(e);
+    }
+    let params = params.clamped();
+    let saved = world.params.detection;
+    world.params.detection = match variant {
+        PicardVariant::Flat => DetectionMode::Flat,
+        _ => DetectionMode::Hierarchy,
+    };
+    let out = picard(world, ws, &params, variant, record_contacts);
+    world.params.detection = saved;
+    out
+}
+
+fn picard(
+    world: &mut World,
+    ws: &mut ImplicitWorkspace,
+    params: &PicardParams,
+    variant: PicardVariant,
+    record_contacts: bool,
+) -> Result<ImplicitOutput, StepError> {
+    let n = world.bodies.len();
+    let dt = world.params.dt;
+    let gravity = world.params.gravity;
+    let levels = stats_levels(world);
+    ws.start.clone_from(&world.bodies);
+    ws.relax.begin(world, params);
+    ws.applied.clear();
+    ws.applied.resize(n, Wrench::default());
+    if variant == PicardVariant::Multiscale {
+        ws.multiscale.begin_step(!params.keep_active_sets);
+    }
+    let mut wall = PhaseTimes::default();
+    let mut out = ImplicitOutput::default();
+    let mut total = LevelStats::default();
+    let mut pairs = 0;
+    for k in 0..params.max_iterations {
+        // 1. Detection at the guess held by `world.bodies`.
+        let (checks, counts) = match variant {
+            PicardVariant::Flat | PicardVariant::Surrogate => {
+                let t = Instant::now();
+                let (found, p, checks) = detect_contacts(world, &mut ws.step)?;
+                ws.contacts.clear();
+                ws.contacts.extend_from_slice(found);
+                ws.coarse.clear();
+                pairs = p;
+                wall.narrow += t.elapsed().as_secs_f64();
+                (checks, UpdateCounts::default())
+            }
+            PicardVariant::Multiscale => {
+                let d = ws
+                    .multiscale
+                    .detect(world, &mut ws.contacts, &mut ws.coarse, &mut wall)?;
+                pairs = d.pairs;
+                (d.stats, d.counts)
+            }
+        };
+        // 2. Forces at the guess; damped coarse estimates (remark 5).
+        let t_forces = Instant::now();
+        ws.computed.clear();
+        ws.computed.resize(n, Wrench::default());
+        accumulate_forces(
+            world,
+            &world.bodies,
+            &ws.contacts,
+            dt,
+            &mut ws.computed,
+            None,
+        );
+        if !ws.coarse.is_empty() && params.coarse_force_damping > 0.0 {
+            ws.coarse_wrenches.clear();
+            ws.coarse_wrenches.resize(n, Wrench::default());
+            accumulate_forces(
+                world,
+                &world.bodies,
+                &ws.coarse,
+                dt,
+                &mut ws.coarse_wrenches,
+                None,
+            );
+            let c = params.coarse_force_damping;
+            for (w, e) in ws.computed.iter_mut().zip(&ws.coarse_wrenches) {
+                w.force += c * e.force;
+                w.torque += c * e.torque;
+            }
+        }
+        // 3.–4. Residual and relaxed wrench.
+        let residual = if k == 0 {
+            ws.applied.clone_from(&ws.computed);
+            Residual {
+                max_relative: f64::INFINITY,
+                min_omega: params.relaxation,
+            }
+        } else {
+            ws.relax
+                .residual(&ws.start, &ws.computed, &mut ws.applied, params, true)
+        };
+        wall.forces += t_forces.elapsed().as_secs_f64();
+        total += &checks;
+        out.unfolds += counts.unfolds;
+        out.narrows += counts.narrows;
+        out.per_iteration.push(IterationStats {
+            checks_per_level: checks_per_level(levels, &checks),
+            fallbacks: checks.fallbacks,
+            candidate_pairs: pairs,
+            contacts: ws.contacts.len() as u32,
+            coarse_contacts: ws.coarse.len() as u32,
+            unfolds: counts.unfolds,
+            narrows: counts.narrows,
+            residual: residual.max_relative,
+            relaxation: residual.min_omega,
+        });
+        let settled = counts.unfolds == 0 && counts.narrows == 0;
+        if k >= 1 && settled && residual.max_relative <= params.tolerance {
+            out.converged = true;
+            break;
+        }
+        if k + 1 == params.max_iterations {
+            break;
+        }
+        // 5. Next guess from the start-of-step state.
+        let t_int = Instant::now();
+        for ((b, s), w) in world.bodies.iter_mut().zip(&ws.start).zip(&ws.applied) {
+            b.clone_from(s);
+            advance_body(b, w, &gravity, dt);
+        }
+        wall.integrate += t_int.elapsed().as_secs_f64();
+        if let Some(e) = non_finite(world) {
+            return Err(e);
+        }
+    }
+
+    let mut records = Vec::new();
+    if record_contacts {
+        ws.computed.clear();
+        ws.computed.resize(n, Wrench::default());
+        out.contact_energy = accumulate_forces(
+            world,
+            &world.bodies,
+            &ws.contacts,
+            dt,
+            &mut ws.computed,
+            Some(&mut records),
+        );
+    } else {
+        out.contact_energy = ws
+            .contacts
+            .iter()
+            .map(|c| crate::contact::pair::PairParams::of(world, c.a, c.b).spring_energy(c.dist))
+            .sum();
+    }
+    out.contacts = records;
+    world.step += 1;
+    world.time += dt;
+    let obs = observables(&world.bodies, &gravity);
+    out.stats = StepStats {
+        step: world.step,
+        time: world.time,
+        checks_per_level: checks_per_level(levels, &total),
+        fallbacks: total.fallbacks,
+        candidate_pairs: pairs,
+        contacts: ws.contacts.len() as u32,
+        kinetic_energy: obs.kinetic,
+        potential_energy: obs.potential,
+        linear_momentum: obs.linear_momentum.into(),
+        angular_momentum: obs.angular_momentum.into(),
+        iterations: out.per_iteration.len() as u32,
+        wall,
+    };
+    Ok(out)
+}
