@@ -130,3 +130,29 @@ fn injected_nan_is_reported_with_particle_id() {
 fn err_text(world: &mut msdem_solver::world::World, ws: &mut StepWorkspace) -> String {
     step(world, ws, false).unwrap_err().to_string()
 }
+
+#[test]
+fn stable_dt_estimate_follows_the_contact_frequency() {
+    let mut world = empty_world(1e-4, [0.0, 0.0, -9.81]);
+    assert_eq!(
+        msdem_solver::step::stable_dt_estimate(&world),
+        f64::INFINITY
+    );
+    let mesh = icosphere(0.1, 1).unwrap();
+    let s = add_shape(&mut world, &mesh);
+    let m = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, 1.0);
+    let id = add_particle(&mut world, s, m, [0.0, 0.0, 1.0]) as usize;
+    add_particle(&mut world, s, m, [1.0, 0.0, 1.0]);
+    let (mass, eps) = (world.bodies[id].mass, world.bodies[id].epsilon);
+    // Two equal particles: m_eff = M/2, margin 2ε.
+    let omega_pp = (1000.0 * (mass / 2.0).sqrt() / (2.0 * eps * mass / 2.0)).sqrt();
+    let dt = msdem_solver::step::stable_dt_estimate(&world);
+    assert!((dt - 2.0 * std::f64::consts::PI / omega_pp / 20.0).abs() < 1e-12 * dt);
+    // A plane with a thin halo is stiffer: m_eff = M, margin ε + 1e-4.
+    let ground = plane([2.0, 2.0], 1, [0.0, 0.0, 0.0]).unwrap();
+    add_obstacle(&mut world, &ground, Iso3::identity(), 1e-4, 0.0, 1.0);
+    let omega_po = (1000.0 * mass.sqrt() / ((eps + 1e-4) * mass)).sqrt();
+    assert!(omega_po > omega_pp);
+    let dt = msdem_solver::step::stable_dt_estimate(&world);
+    assert!((dt - 2.0 * std::f64::consts::PI / omega_po / 20.0).abs() < 1e-12 * dt);
+}
