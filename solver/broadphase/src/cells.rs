@@ -257,7 +257,7 @@ impl Grid {
 
     /// Entries of the cells `x0..=x1` of row `(y, z)` on a dense `level`, clipped to the
     /// occupied box (one contiguous range).
-    #[inline]
+    #[inline(always)]
     pub fn row(&self, level: usize, x0: i64, x1: i64, y: i64, z: i64) -> std::ops::Range<usize> {
         let l = &self.levels[level];
         let (x0, x1) = (x0.max(l.lo[0]), x1.min(l.hi[0]));

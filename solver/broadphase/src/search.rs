@@ -47,33 +47,40 @@ struct Sink {
 }
 
 impl Sink {
-    /// Tests sphere `p` (input index `pid`) against entries `range`, optionally only those
-    /// in `cell` (folded levels).
+    /// Tests sphere `p` (input index `pid`) against the entries `range` of a dense level.
+    #[inline(always)]
+    fn test(&mut self, grid: &Grid, p: &[f64; 4], pid: u32, range: Range<usize>) {
+        self.stats.sphere_tests += range.len() as u64;
+        for (o, &qid) in grid.pos[range.clone()].iter().zip(&grid.ids[range]) {
+            let (dx, dy, dz) = (p[0] - o[0], p[1] - o[1], p[2] - o[2]);
+            let rs = p[3] + o[3];
+            if dx * dx + dy * dy + dz * dz <= rs * rs {
+                self.push(pid, qid);
+            }
+        }
+    }
+
+    /// As [`Sink::test`] on a folded level: only the entries that lie in `cell`.
     #[inline]
-    fn test(
+    fn test_in_cell(
         &mut self,
         grid: &Grid,
         p: &[f64; 4],
         pid: u32,
         range: Range<usize>,
-        cell: Option<[i64; 3]>,
+        cell: [i64; 3],
     ) {
         for q in range {
-            if let Some(cell) = cell {
-                if grid.cells[q] != cell {
-                    continue;
-                }
-            }
-            let o = &grid.pos[q];
-            self.stats.sphere_tests += 1;
-            let (dx, dy, dz) = (p[0] - o[0], p[1] - o[1], p[2] - o[2]);
-            let rs = p[3] + o[3];
-            if dx * dx + dy * dy + dz * dz <= rs * rs {
-                let qid = grid.ids[q];
-                let (i, j) = if pid < qid { (pid, qid) } else { (qid, pid) };
-                self.pairs.push(u64::from(i) << self.shift | u64::from(j));
+            if grid.cells[q] == cell {
+                self.test(grid, p, pid, q..q + 1);
             }
         }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, pid: u32, qid: u32) {
+        let (i, j) = if pid < qid { (pid, qid) } else { (qid, pid) };
+        self.pairs.push(u64::from(i) << self.shift | u64::from(j));
     }
 }
 
@@ -134,21 +141,21 @@ fn search_one(grid: &Grid, level: usize, pos: usize, sink: &mut Sink) {
         // Own cell after `pos`, and the next cell of the row: one run.
         let own = grid.row(level, x, x + 1, y, z);
         sink.stats.cell_visits += 2;
-        sink.test(grid, &p, pid, pos + 1..own.end, None);
+        sink.test(grid, &p, pid, pos + 1..own.end);
         for [dy, dz] in HALF_ROWS {
             sink.stats.cell_visits += 3;
             let r = grid.row(level, x - 1, x + 1, y + dy, z + dz);
-            sink.test(grid, &p, pid, r, None);
+            sink.test(grid, &p, pid, r);
         }
     } else {
         let own = grid.bucket(level, [x, y, z]);
         sink.stats.cell_visits += 1;
-        sink.test(grid, &p, pid, pos + 1..own.end, Some([x, y, z]));
+        sink.test_in_cell(grid, &p, pid, pos + 1..own.end, [x, y, z]);
         for d in HALF_NEIGHBOURS {
             let cell = [x + d[0], y + d[1], z + d[2]];
             sink.stats.cell_visits += 1;
             let r = grid.bucket(level, cell);
-            sink.test(grid, &p, pid, r, Some(cell));
+            sink.test_in_cell(grid, &p, pid, r, cell);
         }
     }
 
@@ -180,12 +187,12 @@ fn search_one(grid: &Grid, level: usize, pos: usize, sink: &mut Sink) {
                 sink.stats.cell_visits += row_cells;
                 if lj.dense {
                     let r = grid.row(j, lo[0], hi[0], cy, cz);
-                    sink.test(grid, &p, pid, r, None);
+                    sink.test(grid, &p, pid, r);
                 } else {
                     for cx in lo[0]..=hi[0] {
                         let cell = [cx, cy, cz];
                         let r = grid.bucket(j, cell);
-                        sink.test(grid, &p, pid, r, Some(cell));
+                        sink.test_in_cell(grid, &p, pid, r, cell);
                     }
                 }
             }
