@@ -182,3 +182,41 @@ fn surrogate_pairs_keep_not_converged_and_fine_pairs_fall_back() {
     );
     assert_eq!(stats.fallbacks + stats.not_converged, unconverged);
 }
+
+#[test]
+fn avx2_and_baseline_lanes_agree_bit_for_bit() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    let mut batch = PairBatch::<usize>::new();
+    for i in 0..20_000 {
+        let (t1, t2) = pair(&mut rng, i % CATEGORIES.len(), EPS);
+        batch.push(&t1, &t2, 2.0 * EPS, i, true);
+    }
+    let avx = IterativeParams::default();
+    let sse = IterativeParams {
+        use_avx2: false,
+        ..avx
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    batch.run(KernelKind::Iterative, &avx, &mut a);
+    batch.run(KernelKind::Iterative, &sse, &mut b);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn scalar_contact_matches_batched_lanes() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let mut batch = PairBatch::<usize>::new();
+    let mut pairs = Vec::new();
+    for i in 0..5000 {
+        let (t1, t2) = pair(&mut rng, i % CATEGORIES.len(), EPS);
+        batch.push(&t1, &t2, 2.0 * EPS, i, true);
+        pairs.push((t1, t2));
+    }
+    let params = IterativeParams::default();
+    let mut out = Vec::new();
+    batch.run(KernelKind::Iterative, &params, &mut out);
+    for (o, (t1, t2)) in out.iter().zip(&pairs) {
+        let single = msdem_geom::kernel::contact(KernelKind::Iterative, t1, t2, 2.0 * EPS);
+        assert_eq!(o.result, single);
+    }
+}

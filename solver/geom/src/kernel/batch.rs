@@ -3,7 +3,7 @@
 //! processes [`LANES`] pairs per pass in struct-of-arrays lanes.
 
 use super::contact::exact;
-use super::iterative::{solve_lanes, IterativeParams, Lanes, CONTACT, SEPARATED};
+use super::iterative::{solve_batch, IterativeParams, Lanes, CONTACT, SEPARATED};
 use super::{ClosestPair, KernelKind, KernelResult};
 use crate::math::Tri;
 
@@ -145,7 +145,7 @@ impl<T: Copy> PairBatch<T> {
                 stats.exact += n as u64;
                 continue;
             }
-            let o = solve_lanes(chunk, params);
+            let o = solve_batch(chunk, params);
             stats.iterative += n as u64;
             for l in 0..n {
                 let result = match o.class[l] {

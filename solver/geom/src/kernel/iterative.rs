@@ -39,6 +39,7 @@
 // the struct-of-arrays form the vectoriser needs.
 #![allow(clippy::needless_range_loop)]
 
+use super::lane::{combine, cross, dot, sub, Lane, Mask, V3};
 use crate::math::Tri;
 
 /// Parameters of the iterative kernel.
@@ -53,6 +54,9 @@ pub struct IterativeParams {
     /// Regulariser added to the diagonal Hessian (`α_regulariser` of eq. (4)) \[m²\]; only
     /// matters for zero-length edges.
     pub regulariser: f32,
+    /// Run the batched lanes with AVX2 when the CPU has it (detected at run time; the
+    /// results are bit-identical to the SSE2 baseline path).
+    pub use_avx2: bool,
 }
 
 impl Default for IterativeParams {
@@ -61,6 +65,7 @@ impl Default for IterativeParams {
             iterations: 4,
             c: 0.05,
             regulariser: 1e-30,
+            use_avx2: true,
         }
     }
 }
@@ -121,109 +126,52 @@ pub(crate) struct LaneOut<const L: usize> {
     pub class: [u32; L],
 }
 
-#[inline(always)]
-fn sel(c: bool, a: f32, b: f32) -> f32 {
-    if c {
-        a
-    } else {
-        b
-    }
-}
-
-#[inline(always)]
-fn fmin(a: f32, b: f32) -> f32 {
-    if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-#[inline(always)]
-fn fmax(a: f32, b: f32) -> f32 {
-    if a > b {
-        a
-    } else {
-        b
-    }
-}
-
 /// One triangle's side of the lane state.
-struct Side<'a, const L: usize> {
-    /// Vertices `v[vertex][axis][lane]` \[m\].
-    v: &'a [[[f32; L]; 3]; 3],
+struct Side<const L: usize> {
+    /// Vertices \[m\].
+    v: [V3<L>; 3],
     /// Edge `k` from vertex `k` to vertex `k + 1`.
-    e: [[[f32; L]; 3]; 3],
+    e: [V3<L>; 3],
     /// `1 / (|e_k|² + α_regulariser)`: inverse diagonal Hessian along edge `k`.
-    inv: [[f32; L]; 3],
-    /// Regularised Gram matrix of (e₀, −e₂) = (v₁ − v₀, v₂ − v₀): `ee, ef, ff`, `1/det`.
-    gram: [[f32; L]; 4],
+    inv: [Lane<L>; 3],
+    /// Regularised Gram matrix of `(v₁ − v₀, v₂ − v₀)`: `ee, ef, ff` and `1/det`.
+    gram: [Lane<L>; 4],
     /// Unit normal (zero for degenerate triangles).
-    n: [[f32; L]; 3],
+    n: V3<L>,
     /// Barycentric coordinates of the iterate.
-    lam: [[f32; L]; 3],
+    lam: [Lane<L>; 3],
     /// The iterate `Σ λₖ vₖ` \[m\].
-    pt: [[f32; L]; 3],
+    pt: V3<L>,
 }
 
-impl<'a, const L: usize> Side<'a, L> {
-    fn new(v: &'a [[[f32; L]; 3]; 3], reg: f32) -> Self {
-        let mut s = Side {
-            v,
-            e: [[[0.0; L]; 3]; 3],
-            inv: [[0.0; L]; 3],
-            gram: [[0.0; L]; 4],
-            n: [[0.0; L]; 3],
-            lam: [[0.0; L]; 3],
-            pt: [[0.0; L]; 3],
-        };
-        for k in 0..3 {
-            let j = (k + 1) % 3;
-            for l in 0..L {
-                let mut n = reg;
-                for a in 0..3 {
-                    s.e[k][a][l] = v[j][a][l] - v[k][a][l];
-                    n += s.e[k][a][l] * s.e[k][a][l];
-                }
-                s.inv[k][l] = 1.0 / n;
-            }
-        }
-        for l in 0..L {
-            let e = [s.e[0][0][l], s.e[0][1][l], s.e[0][2][l]];
-            let f = [-s.e[2][0][l], -s.e[2][1][l], -s.e[2][2][l]];
-            let ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-            let ef = e[0] * f[0] + e[1] * f[1] + e[2] * f[2];
-            let ff = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
-            // Regularised (α_regulariser of eq. (4), relative here) so that degenerate
-            // triangles give a finite step, which the constraint step then clamps.
-            let (eer, ffr) = (ee * (1.0 + 1e-6) + reg, ff * (1.0 + 1e-6) + reg);
-            s.gram[0][l] = eer;
-            s.gram[1][l] = ef;
-            s.gram[2][l] = ffr;
-            s.gram[3][l] = 1.0 / (eer * ffr - ef * ef);
-            let c = [
-                e[1] * f[2] - e[2] * f[1],
-                e[2] * f[0] - e[0] * f[2],
-                e[0] * f[1] - e[1] * f[0],
-            ];
-            let len = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
-            let inv = sel(len > 0.0, 1.0 / len, 0.0);
-            for a in 0..3 {
-                s.n[a][l] = c[a] * inv;
-            }
-        }
-        s
-    }
-
-    /// `pt = Σ λₖ vₖ`.
+impl<const L: usize> Side<L> {
     #[inline(always)]
-    fn update_point(&mut self) {
-        for a in 0..3 {
-            for l in 0..L {
-                self.pt[a][l] = self.lam[0][l] * self.v[0][a][l]
-                    + self.lam[1][l] * self.v[1][a][l]
-                    + self.lam[2][l] * self.v[2][a][l];
-            }
+    fn new(v: &[[[f32; L]; 3]; 3], reg: f32) -> Self {
+        let v: [V3<L>; 3] = [0, 1, 2].map(|k| [0, 1, 2].map(|a| Lane(v[k][a])));
+        let e = [sub(&v[1], &v[0]), sub(&v[2], &v[1]), sub(&v[0], &v[2])];
+        let reg = Lane::splat(reg);
+        let inv = [0, 1, 2].map(|k| (dot(&e[k], &e[k]) + reg).recip());
+        let f = [-e[2][0], -e[2][1], -e[2][2]];
+        let ee = dot(&e[0], &e[0]);
+        let ef = dot(&e[0], &f);
+        let ff = dot(&f, &f);
+        // Regularised (α_regulariser of eq. (4), relative here) so that degenerate
+        // triangles give a finite step, which the constraint step then clamps.
+        let grow = Lane::splat(1.0 + 1e-6);
+        let (eer, ffr) = (ee * grow + reg, ff * grow + reg);
+        let idet = (eer * ffr - ef * ef).recip();
+        let c = cross(&e[0], &f);
+        let len = dot(&c, &c).sqrt();
+        let zero = Lane::splat(0.0);
+        let inv_len = len.gt(zero).select(len.recip(), zero);
+        Side {
+            v,
+            e,
+            inv,
+            gram: [eer, ef, ffr, idet],
+            n: [c[0] * inv_len, c[1] * inv_len, c[2] * inv_len],
+            lam: [zero; 3],
+            pt: [zero; 3],
         }
     }
 
@@ -231,64 +179,47 @@ impl<'a, const L: usize> Side<'a, L> {
     /// exact minimiser of the quadratic over the plane: a Newton step with this triangle's
     /// 2×2 block of the Hessian), unclamped.
     #[inline(always)]
-    fn plane_coords(&self, l: usize, y: [f32; 3]) -> [f32; 3] {
-        let r = [
-            y[0] - self.v[0][0][l],
-            y[1] - self.v[0][1][l],
-            y[2] - self.v[0][2][l],
-        ];
-        let re = r[0] * self.e[0][0][l] + r[1] * self.e[0][1][l] + r[2] * self.e[0][2][l];
-        let rf = -(r[0] * self.e[2][0][l] + r[1] * self.e[2][1][l] + r[2] * self.e[2][2][l]);
-        let [ee, ef, ff, idet] = [0, 1, 2, 3].map(|i| self.gram[i][l]);
+    fn plane_coords(&self, y: &V3<L>) -> [Lane<L>; 3] {
+        let r = sub(y, &self.v[0]);
+        let re = dot(&r, &self.e[0]);
+        let rf = -dot(&r, &self.e[2]);
+        let [ee, ef, ff, idet] = self.gram;
         let a = (ff * re - ef * rf) * idet;
         let b = (ee * rf - ef * re) * idet;
-        [1.0 - a - b, a, b]
+        [Lane::splat(1.0) - a - b, a, b]
     }
 
     /// Quadratic step with this triangle's 2×2 Hessian block towards `y`, followed by the
     /// constraint step (negative coordinates cut, the rest renormalised onto the simplex);
     /// kept only where it brings the iterate closer to `y`, so the iteration is monotone.
     #[inline(always)]
-    fn block_step(&mut self, y: &[[f32; L]; 3]) {
-        for l in 0..L {
-            let yl = [y[0][l], y[1][l], y[2][l]];
-            let c = self.plane_coords(l, yl).map(|x| fmax(x, 0.0));
-            let inv = 1.0 / (c[0] + c[1] + c[2]);
-            let c = c.map(|x| x * inv);
-            let mut new = [0.0f32; 3];
-            let (mut d_new, mut d_old) = (0.0, 0.0);
-            for a in 0..3 {
-                new[a] = c[0] * self.v[0][a][l] + c[1] * self.v[1][a][l] + c[2] * self.v[2][a][l];
-                d_new += (new[a] - yl[a]) * (new[a] - yl[a]);
-                d_old += (self.pt[a][l] - yl[a]) * (self.pt[a][l] - yl[a]);
-            }
-            let take = d_new < d_old;
-            for k in 0..3 {
-                self.lam[k][l] = sel(take, c[k], self.lam[k][l]);
-            }
-            for a in 0..3 {
-                self.pt[a][l] = sel(take, new[a], self.pt[a][l]);
-            }
+    fn block_step(&mut self, y: &V3<L>) {
+        let zero = Lane::splat(0.0);
+        let c = self.plane_coords(y).map(|x| x.max(zero));
+        let inv = (c[0] + c[1] + c[2]).recip();
+        let c = c.map(|x| x * inv);
+        let new = combine(&c, &self.v);
+        let dn = sub(&new, y);
+        let dold = sub(&self.pt, y);
+        let take = dot(&dn, &dn).lt(dot(&dold, &dold));
+        for k in 0..3 {
+            self.lam[k] = take.select(c[k], self.lam[k]);
+            self.pt[k] = take.select(new[k], self.pt[k]);
         }
     }
 
     /// Three one-dimensional Newton steps along the edges towards `y` (diagonal Hessian
     /// `|e|²`), each clamped to the simplex (the constraint step).
     #[inline(always)]
-    fn edge_steps(&mut self, y: &[[f32; L]; 3]) {
+    fn edge_steps(&mut self, y: &V3<L>) {
         for k in 0..3 {
             let j = (k + 1) % 3;
-            for l in 0..L {
-                let mut de = 0.0;
-                for a in 0..3 {
-                    de += (self.pt[a][l] - y[a][l]) * self.e[k][a][l];
-                }
-                let t = fmax(fmin(-de * self.inv[k][l], self.lam[k][l]), -self.lam[j][l]);
-                self.lam[k][l] -= t;
-                self.lam[j][l] += t;
-                for a in 0..3 {
-                    self.pt[a][l] += t * self.e[k][a][l];
-                }
+            let de = dot(&sub(&self.pt, y), &self.e[k]);
+            let t = (-(de * self.inv[k])).min(self.lam[k]).max(-self.lam[j]);
+            self.lam[k] -= t;
+            self.lam[j] += t;
+            for a in 0..3 {
+                self.pt[a] += t * self.e[k][a];
             }
         }
     }
@@ -297,61 +228,64 @@ impl<'a, const L: usize> Side<'a, L> {
 /// Start candidates "vertex of `a` above the face of `b`": taken where the foot lies inside
 /// `b` and the distance beats `best` (squared, updated).
 #[inline(always)]
-fn vertex_face_start<const L: usize>(a: &mut Side<L>, b: &mut Side<L>, best: &mut [f32; L]) {
+fn vertex_face_start<const L: usize>(a: &mut Side<L>, b: &mut Side<L>, best: &mut Lane<L>) {
+    let (zero, one) = (Lane::splat(0.0), Lane::splat(1.0));
     for i in 0..3 {
-        for l in 0..L {
-            let y = [a.v[i][0][l], a.v[i][1][l], a.v[i][2][l]];
-            let c = b.plane_coords(l, y);
-            let inside = c[0] >= 0.0 && c[1] >= 0.0 && c[2] >= 0.0;
-            let mut s = 0.0;
-            for ax in 0..3 {
-                let foot = c[0] * b.v[0][ax][l] + c[1] * b.v[1][ax][l] + c[2] * b.v[2][ax][l];
-                s += (y[ax] - foot) * (y[ax] - foot);
-            }
-            let better = inside && s < best[l];
-            best[l] = sel(better, s, best[l]);
-            for k in 0..3 {
-                a.lam[k][l] = sel(better, sel(k == i, 1.0, 0.0), a.lam[k][l]);
-                b.lam[k][l] = sel(better, c[k], b.lam[k][l]);
-            }
+        let c = b.plane_coords(&a.v[i]);
+        let inside = c[0].ge(zero).and(c[1].ge(zero)).and(c[2].ge(zero));
+        let foot = combine(&c, &b.v);
+        let d = sub(&a.v[i], &foot);
+        let s = dot(&d, &d);
+        let better = inside.and(s.lt(*best));
+        *best = better.select(s, *best);
+        for k in 0..3 {
+            a.lam[k] = better.select(if k == i { one } else { zero }, a.lam[k]);
+            b.lam[k] = better.select(c[k], b.lam[k]);
         }
     }
 }
 
-/// Runs the iterative kernel on all `L` lanes in lock-step. Every inner loop runs over the
-/// lanes with a branch-free body (selects, min/max), so that for `L = 8` the compiler emits
-/// packed SSE (`mulps`, `minps`, `cmpltps` + blends) on the x86-64 baseline; checked with
-/// `cargo rustc --release -p msdem-geom -- --emit asm`.
-#[inline(never)]
+/// Separation of the two vertex sets along unit axis `w` (either orientation), measured
+/// from `r` to limit cancellation: a lower bound of the distance.
+#[inline(always)]
+fn separation<const L: usize>(s1: &Side<L>, s2: &Side<L>, r: &V3<L>, w: &V3<L>) -> Lane<L> {
+    let a = [0, 1, 2].map(|k| dot(w, &sub(&s1.v[k], r)));
+    let b = [0, 1, 2].map(|k| dot(w, &sub(&s2.v[k], r)));
+    let (amin, amax) = (a[0].min(a[1]).min(a[2]), a[0].max(a[1]).max(a[2]));
+    let (bmin, bmax) = (b[0].min(b[1]).min(b[2]), b[0].max(b[1]).max(b[2]));
+    (amin - bmax).max(bmin - amax)
+}
+
+/// Runs the iterative kernel on all `L` lanes in lock-step. All arithmetic goes through
+/// [`Lane`], whose operations are branch-free loops over the lanes: for `L = 8` the compiler
+/// emits packed SSE (`mulps`, `addps`, `minps`/`maxps`, `cmpltps` + `andps`/`andnps`
+/// blends) on the x86-64 baseline; checked with
+/// `cargo rustc --release -p msdem-geom --lib -- --emit asm` on [`solve_batch`].
+#[inline(always)]
 pub(crate) fn solve_lanes<const L: usize>(x: &Lanes<L>, prm: &IterativeParams) -> LaneOut<L> {
-    let (v1, v2) = (&x.v1, &x.v2);
-    let mut s1 = Side::new(v1, prm.regulariser);
-    let mut s2 = Side::new(v2, prm.regulariser);
+    let mut s1 = Side::new(&x.v1, prm.regulariser);
+    let mut s2 = Side::new(&x.v2, prm.regulariser);
+    let (zero, one) = (Lane::splat(0.0), Lane::splat(1.0));
 
     // Start: the best of the 9 vertex pairs and the 6 vertex–face pairs whose foot on the
     // other triangle's plane lies inside that triangle (exact for vertex–face optima).
-    let mut best = [f32::INFINITY; L];
+    let mut best = Lane::splat(f32::INFINITY);
     for i in 0..3 {
         for j in 0..3 {
-            for l in 0..L {
-                let mut s = 0.0;
-                for a in 0..3 {
-                    let t = v1[i][a][l] - v2[j][a][l];
-                    s += t * t;
-                }
-                let better = s < best[l];
-                best[l] = sel(better, s, best[l]);
-                for k in 0..3 {
-                    s1.lam[k][l] = sel(better, sel(k == i, 1.0, 0.0), s1.lam[k][l]);
-                    s2.lam[k][l] = sel(better, sel(k == j, 1.0, 0.0), s2.lam[k][l]);
-                }
+            let d = sub(&s1.v[i], &s2.v[j]);
+            let s = dot(&d, &d);
+            let better = s.lt(best);
+            best = better.select(s, best);
+            for k in 0..3 {
+                s1.lam[k] = better.select(if k == i { one } else { zero }, s1.lam[k]);
+                s2.lam[k] = better.select(if k == j { one } else { zero }, s2.lam[k]);
             }
         }
     }
     vertex_face_start(&mut s1, &mut s2, &mut best);
     vertex_face_start(&mut s2, &mut s1, &mut best);
-    s1.update_point();
-    s2.update_point();
+    s1.pt = combine(&s1.lam, &s1.v);
+    s2.pt = combine(&s2.lam, &s2.v);
 
     for _ in 0..prm.iterations {
         s1.block_step(&s2.pt);
@@ -360,51 +294,69 @@ pub(crate) fn solve_lanes<const L: usize>(x: &Lanes<L>, prm: &IterativeParams) -
         s2.edge_steps(&s1.pt);
     }
 
-    let mut out = LaneOut {
-        p: s1.pt,
-        q: s2.pt,
-        dist_sq: [0.0; L],
-        class: [NOT_CONVERGED; L],
-    };
+    // Certificate (see the module docs).
+    let d = sub(&s1.pt, &s2.pt);
+    let dsq = dot(&d, &d);
+    let upper = dsq.sqrt();
+    let inv = upper.gt(zero).select(upper.recip(), zero);
+    let u = [d[0] * inv, d[1] * inv, d[2] * inv];
+    let lower = separation(&s1, &s2, &s2.pt, &u)
+        .max(separation(&s1, &s2, &s2.pt, &s1.n))
+        .max(separation(&s1, &s2, &s2.pt, &s2.n))
+        .max(zero);
+    let margin = Lane(x.margin);
+    let tol = margin * Lane::splat(prm.c * 0.5);
+    let converged: Mask<L> = (upper - lower).le(tol);
+    let separated = lower.gt(margin).or(converged.and(upper.gt(margin)));
+    let contact = converged.and(upper.le(margin));
+    let mut class = [NOT_CONVERGED; L];
     for l in 0..L {
-        let dx = out.p[0][l] - out.q[0][l];
-        let dy = out.p[1][l] - out.q[1][l];
-        let dz = out.p[2][l] - out.q[2][l];
-        let dsq = dx * dx + dy * dy + dz * dz;
-        let upper = dsq.sqrt();
-        let inv = sel(upper > 0.0, 1.0 / upper, 0.0);
-        let r = [out.q[0][l], out.q[1][l], out.q[2][l]];
-        // Separation of the two vertex sets along axis w (either orientation), measured
-        // from r to limit cancellation: a lower bound of the distance for unit w.
-        let sep = |w: [f32; 3]| {
-            let pr = |v: &[[[f32; L]; 3]; 3], k: usize| {
-                w[0] * (v[k][0][l] - r[0]) + w[1] * (v[k][1][l] - r[1]) + w[2] * (v[k][2][l] - r[2])
-            };
-            let (a0, a1, a2) = (pr(v1, 0), pr(v1, 1), pr(v1, 2));
-            let (b0, b1, b2) = (pr(v2, 0), pr(v2, 1), pr(v2, 2));
-            let (amin, amax) = (fmin(fmin(a0, a1), a2), fmax(fmax(a0, a1), a2));
-            let (bmin, bmax) = (fmin(fmin(b0, b1), b2), fmax(fmax(b0, b1), b2));
-            fmax(amin - bmax, bmin - amax)
-        };
-        let n1 = [s1.n[0][l], s1.n[1][l], s1.n[2][l]];
-        let n2 = [s2.n[0][l], s2.n[1][l], s2.n[2][l]];
-        let lower = fmax(
-            fmax(sep([dx * inv, dy * inv, dz * inv]), 0.0),
-            fmax(sep(n1), sep(n2)),
-        );
-        let margin = x.margin[l];
-        let tol = prm.c * 0.5 * margin;
-        let converged = upper - lower <= tol;
-        let separated = lower > margin || (converged && upper > margin);
-        let contact = converged && upper <= margin;
-        out.dist_sq[l] = dsq;
-        out.class[l] = if separated {
+        class[l] = if separated.0[l] {
             SEPARATED
-        } else if contact {
+        } else if contact.0[l] {
             CONTACT
         } else {
             NOT_CONVERGED
         };
     }
-    out
+    LaneOut {
+        p: s1.pt.map(|c| c.0),
+        q: s2.pt.map(|c| c.0),
+        dist_sq: dsq.0,
+        class,
+    }
+}
+
+/// [`solve_lanes`] for the batch width (monomorphised here, once, so that the batched code
+/// is compiled and checked in this crate whatever the caller's tag type).
+///
+/// On x86-64 CPUs with AVX2 (detected at run time, never required at compile time) and
+/// with [`IterativeParams::use_avx2`], a copy compiled for AVX2 runs the 8 lanes in one
+/// 256-bit register per value instead of two SSE registers. Results are bit-identical: the
+/// same IEEE operations in the same order (no FMA contraction happens without fast-math).
+#[inline(never)]
+pub(crate) fn solve_batch(
+    x: &Lanes<{ super::batch::LANES }>,
+    prm: &IterativeParams,
+) -> LaneOut<{ super::batch::LANES }> {
+    #[cfg(target_arch = "x86_64")]
+    if prm.use_avx2 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above).
+        return unsafe { solve_batch_avx2(x, prm) };
+    }
+    solve_lanes(x, prm)
+}
+
+/// [`solve_lanes`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn solve_batch_avx2(
+    x: &Lanes<{ super::batch::LANES }>,
+    prm: &IterativeParams,
+) -> LaneOut<{ super::batch::LANES }> {
+    solve_lanes(x, prm)
 }

@@ -18,6 +18,7 @@ mod closest_point_segment;
 mod closest_point_triangle;
 mod contact;
 mod iterative;
+mod lane;
 mod segment_segment;
 mod triangle_triangle_exact;
 mod vec64;
