@@ -301,8 +301,14 @@ pub fn render_chart(chart: &Chart, size: (u32, u32)) -> Result<Image, String> {
             f64::INFINITY,
             f64::NEG_INFINITY,
         );
-        for (x, y) in all {
-            (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        for (_, y) in all {
+            (y0, y1) = (y0.min(y), y1.max(y));
+        }
+        // The time axis spans every step, also those a log axis cannot show.
+        for &(x, _) in chart.series.iter().flat_map(|s| &s.points) {
+            if x.is_finite() {
+                (x0, x1) = (x0.min(x), x1.max(x));
+            }
         }
         let xr = x_range(x0, x1);
         let result = if chart.log_y {
