@@ -83,7 +83,7 @@ pub const SCENARIO_VERSION: u32 = 1;
 
 /// A parsed and validated scenario file.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a scenario mapping")]
 pub struct Scenario {
     /// Format version (always [`SCENARIO_VERSION`] once parsed).
     pub version: u32,

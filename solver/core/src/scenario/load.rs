@@ -73,6 +73,7 @@ fn locate(file: &Path, err: serde_norway::Error) -> SolverError {
 
 /// Only the `version` key; everything else is ignored in this pass.
 #[derive(Deserialize)]
+#[serde(expecting = "a scenario: a mapping with `version: 1`, `name`, `time`, ...")]
 struct VersionProbe {
     #[serde(default, deserialize_with = "version")]
     version: Option<u32>,
