@@ -31,7 +31,7 @@ pub fn robust_normal(n_a: &Vec3, n_b: &Vec3, b_is_obstacle: bool, centre_dir: &V
 }
 
 /// Normal of a contact with closest points `p` (on `a`) and `q` (on `b`), pair margin
-/// `margin` [m], world outward triangle normals `n_a`, `n_b` and the robust fallback
+/// `margin` \[m\], world outward triangle normals `n_a`, `n_b` and the robust fallback
 /// `fallback` (see the module docs).
 pub fn contact_normal(
     p: &Vec3,
