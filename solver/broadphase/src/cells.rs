@@ -148,10 +148,15 @@ impl Grid {
         self.cells.clear();
         self.start.clear();
         let placed = &mut self.placed;
-        spheres
-            .par_iter()
-            .map(|s| place(s, inflate, sizes))
-            .collect_into_vec(placed);
+        if spheres.len() < crate::PARALLEL_MIN {
+            placed.clear();
+            placed.extend(spheres.iter().map(|s| place(s, inflate, sizes)));
+        } else {
+            spheres
+                .par_iter()
+                .map(|s| place(s, inflate, sizes))
+                .collect_into_vec(placed);
+        }
         if let Some(index) = placed.iter().position(|p| p.0 == u32::MAX) {
             return Err(placement_error(index, &spheres[index], inflate, sizes));
         }
@@ -209,10 +214,16 @@ impl Grid {
         }
 
         let levels = &self.levels;
-        placed
-            .par_iter()
-            .map(|(level, cell)| levels[*level as usize].bucket(*cell))
-            .collect_into_vec(&mut self.bucket_of);
+        let bucket = |(level, cell): &(u32, [i64; 3])| levels[*level as usize].bucket(*cell);
+        if placed.len() < crate::PARALLEL_MIN {
+            self.bucket_of.clear();
+            self.bucket_of.extend(placed.iter().map(bucket));
+        } else {
+            placed
+                .par_iter()
+                .map(bucket)
+                .collect_into_vec(&mut self.bucket_of);
+        }
 
         // Counting sort by bucket (stable in the input index).
         self.start.resize(base + 1, 0);

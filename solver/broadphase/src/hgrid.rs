@@ -139,10 +139,19 @@ impl HGrid {
         if self.config.cell_sizes.is_some() {
             return;
         }
-        let (min_radius, max_radius) = spheres
-            .par_iter()
-            .map(|s| (s.radius, s.radius))
-            .reduce(|| (f64::INFINITY, 0.0), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+        let range = |a: (f64, f64), b: (f64, f64)| (a.0.min(b.0), a.1.max(b.1));
+        let empty = (f64::INFINITY, 0.0);
+        let (min_radius, max_radius) = if spheres.len() < crate::PARALLEL_MIN {
+            spheres
+                .iter()
+                .map(|s| (s.radius, s.radius))
+                .fold(empty, range)
+        } else {
+            spheres
+                .par_iter()
+                .map(|s| (s.radius, s.radius))
+                .reduce(|| empty, range)
+        };
         let key = PlanKey {
             count: spheres.len(),
             min_radius,

@@ -53,6 +53,10 @@ pub use kind::BroadPhaseKind;
 pub use linked_cells::LinkedCells;
 pub use sphere::{spheres_overlap, validate, BroadPhaseStats, Sphere};
 
+/// Below this many spheres the broad phase stays on the calling thread: dispatching to the
+/// rayon pool costs more than it saves.
+const PARALLEL_MIN: usize = 4096;
+
 /// A broad phase: finds the overlapping pairs of a set of bounding spheres.
 pub trait BroadPhase: Send {
     /// Clears `out` and fills it with all pairs `(i, j)`, `i < j`, whose spheres overlap

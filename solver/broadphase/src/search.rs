@@ -91,25 +91,27 @@ pub(crate) fn find_all(grid: &Grid, out: &mut Vec<(u32, u32)>) -> BroadPhaseStat
     let chunks = n.div_ceil(CHUNK);
     // Indices are < n ≤ 2^32, so two of them fit one u64 key.
     let shift = u64::BITS - (n as u64).leading_zeros();
-    let parts: Vec<Sink> = (0..chunks)
-        .into_par_iter()
-        .map(|c| {
-            let mut sink = Sink {
-                pairs: Vec::new(),
-                shift,
-                stats: BroadPhaseStats::default(),
-            };
-            let range = c * CHUNK..((c + 1) * CHUNK).min(n);
-            for (h, l) in grid.levels.iter().enumerate() {
-                let lo = range.start.max(l.first);
-                let hi = range.end.min(l.first + l.count);
-                for pos in lo..hi {
-                    search_one(grid, h, pos, &mut sink);
-                }
+    let task = |c: usize| {
+        let mut sink = Sink {
+            pairs: Vec::new(),
+            shift,
+            stats: BroadPhaseStats::default(),
+        };
+        let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+        for (h, l) in grid.levels.iter().enumerate() {
+            let lo = range.start.max(l.first);
+            let hi = range.end.min(l.first + l.count);
+            for pos in lo..hi {
+                search_one(grid, h, pos, &mut sink);
             }
-            sink
-        })
-        .collect();
+        }
+        sink
+    };
+    let parts: Vec<Sink> = if chunks <= 1 {
+        (0..chunks).map(task).collect()
+    } else {
+        (0..chunks).into_par_iter().map(task).collect()
+    };
     let mut stats = BroadPhaseStats {
         rebuilt: true,
         ..Default::default()
