@@ -86,6 +86,14 @@ pub enum SolverError {
         /// What is wrong.
         message: String,
     },
+    /// A world handed to the run loop is not runnable (built by hand, not by setup).
+    #[error("world `{name}`: {message}")]
+    InvalidWorld {
+        /// Scenario name of the world.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A non-finite value appeared during the run.
     #[error("step {step}: particle {particle}: non-finite {what}")]
     NonFinite {

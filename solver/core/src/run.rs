@@ -88,8 +88,8 @@ pub fn body_states(world: &World) -> Vec<BodyState> {
 
 fn check_world(world: &World) -> Result<(), SolverError> {
     let p = &world.params;
-    let bad = |message: String| SolverError::Output {
-        path: world.name.clone().into(),
+    let bad = |message: String| SolverError::InvalidWorld {
+        name: world.name.clone(),
         message,
     };
     if !(p.dt.is_finite() && p.dt > 0.0 && p.end.is_finite() && p.end > 0.0) {
@@ -100,6 +100,9 @@ fn check_world(world: &World) -> Result<(), SolverError> {
     }
     if p.output_every == 0 {
         return Err(bad("output_every must be ≥ 1".to_owned()));
+    }
+    if world.bodies.is_empty() {
+        return Err(bad("no particles".to_owned()));
     }
     if let Some((particle, what)) = crate::integrate::first_non_finite(&world.bodies) {
         return Err(SolverError::NonFinite {

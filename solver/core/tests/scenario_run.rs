@@ -226,3 +226,22 @@ fn an_unusable_output_folder_is_refused_before_writing() {
     assert_eq!(e, format!("{}: exists and is not a folder", file.display()));
     assert_eq!(std::fs::read(&file).unwrap(), b"keep");
 }
+
+#[test]
+fn a_world_that_cannot_run_is_refused_before_writing() {
+    let f = Fixture::new();
+    let mut world = load(
+        &f,
+        "fall.yaml",
+        "{ dt: 1.0e-3, end: 0.01, output_every: 1 }",
+        FALL,
+    );
+    world.bodies[1].velocity.y = f64::NAN;
+    let out = f.path().join("never");
+    let e = run(world.clone(), &out, &quiet()).unwrap_err().to_string();
+    assert_eq!(e, "step 0: particle 1: non-finite velocity");
+    world.bodies.clear();
+    let e = run(world, &out, &quiet()).unwrap_err().to_string();
+    assert_eq!(e, "world `test`: no particles");
+    assert!(!out.exists());
+}
