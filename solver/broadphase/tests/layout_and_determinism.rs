@@ -64,7 +64,7 @@ fn run_with_threads(threads: usize, spheres: &[Sphere]) -> (Vec<(u32, u32)>, Bro
 #[test]
 fn result_and_counters_do_not_depend_on_thread_count() {
     let spheres = random_packing(&PackingSpec {
-        count: 30_000,
+        count: 12_000,
         exponent: -2.0,
         size_ratio: 20.0,
         packing_fraction: 0.3,
@@ -75,4 +75,6 @@ fn result_and_counters_do_not_depend_on_thread_count() {
     let three = run_with_threads(3, &spheres);
     assert!(!one.0.is_empty());
     assert_eq!(one, three);
+    // Large enough for the parallel path: check it against brute force too.
+    assert_eq!(three.0, brute(&spheres));
 }
