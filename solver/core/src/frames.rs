@@ -9,7 +9,7 @@
 //! ([`FORMAT_VERSION`]), followed by the postcard encoding of the record. Files are written
 //! atomically (temporary file + rename). No `usize` is serialised.
 //!
-//! Conventions: positions of bodies are the world positions of their centres of mass [m];
+//! Conventions: positions of bodies are the world positions of their centres of mass \[m\];
 //! orientation quaternions are `[w, x, y, z]`; a mesh vertex `x` (mesh frame) is at
 //! `position + R(orientation)·(x − com)` in the world, with `com` from the shape record.
 
@@ -33,7 +33,7 @@ pub struct ShapeRecord {
     pub mesh: String,
     /// SHA-256 of the mesh file's bytes.
     pub mesh_hash: [u8; 32],
-    /// Centre of mass in the mesh frame [m].
+    /// Centre of mass in the mesh frame \[m\].
     pub com: [f64; 3],
     /// Number of triangles.
     pub triangles: u32,
@@ -48,7 +48,7 @@ pub struct ObstacleRecord {
     pub mesh: String,
     /// SHA-256 of the mesh file's bytes.
     pub mesh_hash: [u8; 32],
-    /// World translation applied to the mesh [m].
+    /// World translation applied to the mesh \[m\].
     pub translation: [f64; 3],
     /// World rotation applied to the mesh, `[w, x, y, z]`.
     pub rotation: [f64; 4],
@@ -59,11 +59,11 @@ pub struct ObstacleRecord {
 pub struct ParticleRecord {
     /// Index into [`RunManifest::shapes`].
     pub shape: u32,
-    /// Mass [kg].
+    /// Mass \[kg\].
     pub mass: f64,
-    /// Bounding radius about the centre of mass [m].
+    /// Bounding radius about the centre of mass \[m\].
     pub radius: f64,
-    /// Halo width ε [m].
+    /// Halo width ε \[m\].
     pub epsilon: f64,
 }
 
@@ -72,7 +72,7 @@ pub struct ParticleRecord {
 pub struct RunManifest {
     /// Scenario name.
     pub name: String,
-    /// Time step [s].
+    /// Time step \[s\].
     pub dt: f64,
     /// Steps between two output frames.
     pub output_every: u32,
@@ -89,13 +89,13 @@ pub struct RunManifest {
 /// Kinematic state of one particle.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BodyState {
-    /// World position of the centre of mass [m].
+    /// World position of the centre of mass \[m\].
     pub position: [f64; 3],
     /// Orientation `[w, x, y, z]` (unit quaternion).
     pub orientation: [f64; 4],
-    /// Linear velocity [m/s].
+    /// Linear velocity \[m/s\].
     pub velocity: [f64; 3],
-    /// Angular velocity, world frame [rad/s].
+    /// Angular velocity, world frame \[rad/s\].
     pub angular_velocity: [f64; 3],
 }
 
@@ -115,11 +115,11 @@ pub struct ContactRecord {
     pub a: u32,
     /// The other body.
     pub b: Other,
-    /// Contact point, world [m].
+    /// Contact point, world \[m\].
     pub point: [f64; 3],
     /// Unit normal pointing from `b` towards `a`.
     pub normal: [f64; 3],
-    /// Total force on `a` at this point (normal + tangential) [N].
+    /// Total force on `a` at this point (normal + tangential) \[N\].
     pub force: [f64; 3],
 }
 
@@ -128,7 +128,7 @@ pub struct ContactRecord {
 pub struct Frame {
     /// Step number.
     pub step: u64,
-    /// Simulated time [s].
+    /// Simulated time \[s\].
     pub time: f64,
     /// Particle states, indexed by particle id.
     pub bodies: Vec<BodyState>,
@@ -136,7 +136,7 @@ pub struct Frame {
     pub contacts: Vec<ContactRecord>,
 }
 
-/// Wall-clock time per phase of one step [s].
+/// Wall-clock time per phase of one step \[s\].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PhaseTimes {
     /// Broad phase.
@@ -154,7 +154,7 @@ pub struct PhaseTimes {
 pub struct StepStats {
     /// Step number.
     pub step: u64,
-    /// Simulated time at the end of the step [s].
+    /// Simulated time at the end of the step \[s\].
     pub time: f64,
     /// Triangle-pair checks per tree level (index = level of the deeper of the two nodes;
     /// the last entry counts fine–fine checks).
@@ -165,13 +165,13 @@ pub struct StepStats {
     pub candidate_pairs: u32,
     /// Merged contact points.
     pub contacts: u32,
-    /// Kinetic energy (translational + rotational) [J].
+    /// Kinetic energy (translational + rotational) \[J\].
     pub kinetic_energy: f64,
-    /// Potential energy in the gravity field [J] (0 without gravity).
+    /// Potential energy in the gravity field \[J\] (0 without gravity).
     pub potential_energy: f64,
-    /// Total linear momentum [kg·m/s].
+    /// Total linear momentum \[kg·m/s\].
     pub linear_momentum: [f64; 3],
-    /// Total angular momentum about the origin [kg·m²/s].
+    /// Total angular momentum about the origin \[kg·m²/s\].
     pub angular_momentum: [f64; 3],
     /// Implicit schemes: Picard iterations of this step (1 for explicit).
     pub iterations: u32,
