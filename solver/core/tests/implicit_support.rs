@@ -1,0 +1,201 @@
+//! Worlds for the implicit-integrator tests and benchmarks, built programmatically
+//! (generated meshes, in-memory surrogate trees, no files). Included via `#[path]`.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use msdem_geom::math::{Iso3, Mat3, Quat, Vec3};
+use msdem_mesh::generate::{noise_sphere, slope, NoiseSphere};
+use msdem_mesh::mass::mass_properties;
+use msdem_mesh::TriMesh;
+use msdem_solver::contact::pair::PairParams;
+use msdem_solver::step::{detect_contacts, StepWorkspace};
+use msdem_solver::world::{
+    Body, BroadPhaseChoice, DetectionMode, Integrator, KernelChoice, Material, Obstacle, Params,
+    Shape, World,
+};
+use msdem_tree::{build_tree, BuildParams};
+
+/// An empty world with time step `dt` [s], gravity `g` [m/s²] and triangle kernel `kernel`.
+pub fn world(dt: f64, g: [f64; 3], kernel: KernelChoice) -> World {
+    World {
+        name: "implicit-test".into(),
+        shapes: Vec::new(),
+        materials: Vec::new(),
+        bodies: Vec::new(),
+        obstacles: Vec::new(),
+        params: Params {
+            dt,
+            end: 1.0,
+            output_every: 1,
+            gravity: Vec3::from(g),
+            integrator: Integrator::Explicit,
+            detection: DetectionMode::Hierarchy,
+            kernel,
+            broadphase: BroadPhaseChoice::Grid,
+        },
+        time: 0.0,
+        step: 0,
+    }
+}
+
+/// Noisy unit-ish sphere of radius `radius` [m] (η_r = 1.1), `20·4^subdivisions` triangles.
+pub fn sphere_mesh(radius: f64, subdivisions: u32, seed: u32) -> TriMesh {
+    noise_sphere(&NoiseSphere {
+        radius,
+        subdivisions,
+        eta: 1.1,
+        seed,
+        ..NoiseSphere::default()
+    })
+    .expect("sphere mesh")
+}
+
+fn tree(mesh: &TriMesh) -> Arc<msdem_tree::SurrogateTree> {
+    Arc::new(build_tree(mesh, [0; 32], &BuildParams::default()).expect("tree builds"))
+}
+
+/// Adds a particle shape and a material (density 1, ε = 1 % of the diameter, K_s = 1000,
+/// friction `mu`, restitution `e`) and one particle at `position` using them; returns its id.
+pub fn add_sphere(world: &mut World, mesh: &TriMesh, mu: f64, e: f64, position: [f64; 3]) -> usize {
+    let mp = mass_properties(mesh, 1.0).expect("closed mesh");
+    world.shapes.push(Shape {
+        name: format!("shape{}", world.shapes.len()),
+        tree: tree(mesh),
+        mesh_path: String::new(),
+        mesh_hash: [0; 32],
+        triangles: mesh.triangles.len() as u32,
+        volume: mp.volume,
+        com: Vec3::from(mp.com),
+        unit_inertia: Mat3::from_fn(|i, j| mp.inertia[i][j]),
+        radius: mp.bounding_radius,
+    });
+    world.materials.push(Material {
+        name: format!("mat{}", world.materials.len()),
+        density: 1.0,
+        epsilon: 0.01,
+        spring: 1000.0,
+        friction: mu,
+        restitution: e,
+    });
+    let s = &world.shapes[world.shapes.len() - 1];
+    let inertia = s.unit_inertia;
+    world.bodies.push(Body {
+        shape: (world.shapes.len() - 1) as u32,
+        material: (world.materials.len() - 1) as u32,
+        mass: s.volume,
+        inertia,
+        inv_inertia: inertia.try_inverse().expect("invertible inertia"),
+        epsilon: 0.01 * 2.0 * s.radius,
+        radius: s.radius,
+        position: Vec3::from(position),
+        orientation: Quat::identity(),
+        velocity: Vec3::zeros(),
+        angular_velocity: Vec3::zeros(),
+    });
+    world.bodies.len() - 1
+}
+
+/// Adds a static obstacle mesh (identity pose) with halo `epsilon` [m].
+pub fn add_obstacle(world: &mut World, mesh: &TriMesh, epsilon: f64, mu: f64, e: f64) {
+    let mut lo = Vec3::repeat(f64::INFINITY);
+    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+    for v in &mesh.vertices {
+        lo = lo.inf(&Vec3::from(*v));
+        hi = hi.sup(&Vec3::from(*v));
+    }
+    world.obstacles.push(Obstacle {
+        name: format!("obstacle{}", world.obstacles.len()),
+        tree: tree(mesh),
+        mesh_path: String::new(),
+        mesh_hash: [0; 32],
+        pose: Iso3::identity(),
+        epsilon,
+        friction: mu,
+        restitution: e,
+        aabb: (lo - Vec3::repeat(epsilon), hi + Vec3::repeat(epsilon)),
+    });
+}
+
+/// Merged contacts of `world`'s current state (its own detection mode).
+pub fn contact_count(world: &World) -> usize {
+    let mut ws = StepWorkspace::new();
+    detect_contacts(world, &mut ws).expect("detect").0.len()
+}
+
+/// Two noisy spheres (radius 0.5 m, `subdivisions`) on a head-on course along x with a
+/// small lateral offset (off-centre impact), closing at `speed` [m/s], placed so that their
+/// halos have just begun to overlap. No gravity.
+pub fn colliding_pair(
+    subdivisions: u32,
+    kernel: KernelChoice,
+    speed: f64,
+    mu: f64,
+    e: f64,
+) -> World {
+    let mut w = world(1e-3, [0.0; 3], kernel);
+    let a = add_sphere(&mut w, &sphere_mesh(0.5, subdivisions, 1), mu, e, [0.0; 3]);
+    let b = add_sphere(&mut w, &sphere_mesh(0.5, subdivisions, 2), mu, e, [0.0; 3]);
+    let mut gap = w.bodies[a].radius + w.bodies[b].radius + 0.05;
+    loop {
+        w.bodies[b].position = Vec3::new(gap, 0.08, 0.03);
+        if contact_count(&w) >= 1 || gap < 0.5 {
+            break;
+        }
+        gap -= 5e-4;
+    }
+    w.bodies[a].velocity = Vec3::new(0.5 * speed, 0.0, 0.0);
+    w.bodies[b].velocity = Vec3::new(-0.5 * speed, 0.0, 0.0);
+    w
+}
+
+/// A noisy sphere (radius 0.5 m) resting with its halo just touching a 20° slope under
+/// gravity, with a small initial speed down the slope.
+pub fn sphere_on_slope(subdivisions: u32, kernel: KernelChoice) -> World {
+    let mut w = world(1e-3, [0.0, 0.0, -9.81], kernel);
+    let ground = slope([4.0, 4.0], 20.0, [0.0, 0.0, 0.0]).expect("slope");
+    add_obstacle(&mut w, &ground, 0.01, 0.4, 0.5);
+    let id = add_sphere(
+        &mut w,
+        &sphere_mesh(0.5, subdivisions, 3),
+        0.4,
+        0.5,
+        [0.0; 3],
+    );
+    let normal = Vec3::new(0.0, 20f64.to_radians().sin(), 20f64.to_radians().cos());
+    let mut h = w.bodies[id].radius + 0.05;
+    loop {
+        w.bodies[id].position = h * normal;
+        if contact_count(&w) >= 1 || h < 0.2 {
+            break;
+        }
+        h -= 5e-4;
+    }
+    w.bodies[id].velocity = Vec3::new(0.0, 0.05, -0.02);
+    w
+}
+
+/// Kinetic energy plus contact spring energy of `world`'s state [J] (no gravity term).
+pub fn mechanical_energy(world: &World) -> f64 {
+    let obs = msdem_solver::integrate::energy::observables(&world.bodies, &world.params.gravity);
+    let mut ws = StepWorkspace::new();
+    let (contacts, _, _) = detect_contacts(world, &mut ws).expect("detect");
+    let spring: f64 = contacts
+        .iter()
+        .map(|c| PairParams::of(world, c.a, c.b).spring_energy(c.dist))
+        .sum();
+    obs.kinetic + obs.potential + spring
+}
+
+/// Largest difference of positions [m] and velocities [m/s] between two worlds' bodies.
+pub fn state_difference(a: &World, b: &World) -> (f64, f64) {
+    let mut dx: f64 = 0.0;
+    let mut dv: f64 = 0.0;
+    for (p, q) in a.bodies.iter().zip(&b.bodies) {
+        dx = dx.max((p.position - q.position).norm());
+        dx = dx.max((p.orientation.coords - q.orientation.coords).norm() * p.radius);
+        dv = dv.max((p.velocity - q.velocity).norm());
+        dv = dv.max((p.angular_velocity - q.angular_velocity).norm() * p.radius);
+    }
+    (dx, dv)
+}
