@@ -63,7 +63,7 @@ fn run_with_threads(threads: usize, spheres: &[Sphere]) -> (Vec<(u32, u32)>, Bro
 
 #[test]
 fn result_and_counters_do_not_depend_on_thread_count() {
-    let spheres = random_packing(&PackingSpec {
+    let compact = random_packing(&PackingSpec {
         count: 12_000,
         exponent: -2.0,
         size_ratio: 20.0,
@@ -71,10 +71,20 @@ fn result_and_counters_do_not_depend_on_thread_count() {
         seed: 9,
         ..PackingSpec::default()
     });
-    let one = run_with_threads(1, &spheres);
-    let three = run_with_threads(3, &spheres);
-    assert!(!one.0.is_empty());
-    assert_eq!(one, three);
-    // Large enough for the parallel path: check it against brute force too.
-    assert_eq!(three.0, brute(&spheres));
+    // The same with stragglers far below: folded levels on the parallel path.
+    let mut scattered = compact.clone();
+    for k in 0..10 {
+        scattered.push(Sphere::new(
+            [0.3 * k as f64, -800.0 - 97.0 * k as f64, 0.2],
+            0.02,
+        ));
+    }
+    for spheres in [compact, scattered] {
+        let one = run_with_threads(1, &spheres);
+        let three = run_with_threads(3, &spheres);
+        assert!(!one.0.is_empty());
+        assert_eq!(one, three);
+        // Large enough for the parallel path: check it against brute force too.
+        assert_eq!(three.0, brute(&spheres));
+    }
 }
