@@ -166,12 +166,21 @@ fn bench(c: &mut Criterion) {
             100.0 * st.fallbacks as f64 / st.pairs as f64
         );
         g.throughput(Throughput::Elements(pairs.len() as u64));
-        for kind in [KernelKind::Exact, KernelKind::Iterative, KernelKind::Hybrid] {
-            g.bench_with_input(
-                BenchmarkId::new(format!("{kind:?}"), name),
-                &batch,
-                |b, batch| b.iter(|| batch.run(kind, &params, &mut out)),
-            );
+        let sse2 = IterativeParams {
+            use_avx2: false,
+            ..params
+        };
+        let cases = [
+            ("Exact", KernelKind::Exact, params),
+            ("Iterative", KernelKind::Iterative, params),
+            ("Hybrid", KernelKind::Hybrid, params),
+            ("Iterative_sse2", KernelKind::Iterative, sse2),
+            ("Hybrid_sse2", KernelKind::Hybrid, sse2),
+        ];
+        for (case, kind, prm) in cases {
+            g.bench_with_input(BenchmarkId::new(case, name), &batch, |b, batch| {
+                b.iter(|| batch.run(kind, &prm, &mut out))
+            });
         }
     }
     g.finish();
