@@ -1,5 +1,8 @@
 //! Build time of surrogate trees over noisy spheres (80 … 20,480 triangles), one thread,
-//! plus hierarchy vs flat traversal of two touching 1,280-triangle spheres.
+//! plus `find_contacts` between two touching 1,280-triangle noisy spheres: hierarchy with
+//! the exact kernel, hierarchy with the batched hybrid kernel (§5.4), flat with either.
+//! The setup prints each case's contacts and checks (the hybrid contacts are compared with
+//! the exact ones) so that the ratios can be read from one run.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use msdem_geom::kernel::KernelKind;
@@ -50,7 +53,14 @@ fn traverse(c: &mut Criterion) {
     );
     let mut g = c.benchmark_group("traverse");
     g.sample_size(10);
-    for (name, mode) in [("hierarchy", Mode::Hierarchy), ("flat", Mode::Flat)] {
+    let cases = [
+        ("hierarchy_exact", Mode::Hierarchy, KernelKind::Exact),
+        ("hierarchy_hybrid", Mode::Hierarchy, KernelKind::Hybrid),
+        ("flat_exact", Mode::Flat, KernelKind::Exact),
+        ("flat_hybrid", Mode::Flat, KernelKind::Hybrid),
+    ];
+    let mut reference: Option<Vec<(u32, u32)>> = None;
+    for (name, mode, kernel) in cases {
         let mut scratch = Scratch::new();
         let mut out = Vec::new();
         let mut st = LevelStats::default();
@@ -61,16 +71,20 @@ fn traverse(c: &mut Criterion) {
             0.01,
             &iso,
             mode,
-            KernelKind::Exact,
+            kernel,
             &mut scratch,
             &mut out,
             &mut st,
         );
+        let mut keys: Vec<(u32, u32)> = out.iter().map(|c| (c.tri_a, c.tri_b)).collect();
+        keys.sort_unstable();
+        let same = reference.get_or_insert_with(|| keys.clone()) == &keys;
         eprintln!(
-            "traverse::{name}: {} contacts, {} checks ({} fine)",
+            "traverse::{name}: {} contacts (same pairs as hierarchy_exact: {same}), {} checks ({} fine, {} fallbacks)",
             out.len(),
             st.total(),
-            st.fine
+            st.fine,
+            st.fallbacks
         );
         g.bench_function(name, |bch| {
             bch.iter(|| {
@@ -82,7 +96,7 @@ fn traverse(c: &mut Criterion) {
                     0.01,
                     &iso,
                     mode,
-                    KernelKind::Exact,
+                    kernel,
                     &mut scratch,
                     &mut out,
                     &mut st,

@@ -13,6 +13,7 @@
 
 mod bounds;
 pub mod build;
+mod descend;
 mod dist;
 pub mod error;
 mod fit;

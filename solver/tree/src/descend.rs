@@ -1,0 +1,274 @@
+//! The breadth-first descent behind [`crate::find_contacts`] (seed 000 Alg. 5 with the
+//! pair buffers of §5.4) and the flat loop (Alg. 2), both streaming their pending checks
+//! through a [`PairBatch`] in chunks of [`CHUNK`] pairs. See `traverse.rs` for the
+//! contract (margins, padding, fallback rules).
+
+use crate::traverse::{LevelStats, Scratch, TriContact, Unfold, MAX_LEVELS};
+use crate::tree::SurrogateTree;
+use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult};
+use msdem_geom::math::{Iso3, Tri};
+
+/// Pending checks run per [`PairBatch`](msdem_geom::kernel::PairBatch) pass: large
+/// enough to amortise the pass, small enough for the lane buffers (≈ 80 B per pair) to
+/// stay in the L2 cache.
+pub(crate) const CHUNK: usize = 2048;
+
+/// One side of a pending check: an internal node or a real triangle.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct El {
+    /// Node index (surrogate) or soup index (real).
+    idx: u32,
+    level: u32,
+    real: bool,
+}
+
+/// Inputs of one traversal.
+pub(crate) struct Ctx<'a> {
+    pub a: &'a SurrogateTree,
+    pub eps_a: f32,
+    pub b: &'a SurrogateTree,
+    pub eps_b: f32,
+    pub b_to_a: &'a Iso3,
+    pub kernel: KernelKind,
+}
+
+/// B's soup triangle `i` in A's frame (transformed once per call).
+fn b_tri(s: &mut Scratch, b: &SurrogateTree, b_to_a: &Iso3, i: u32) -> Tri {
+    let i = i as usize;
+    if s.b_stamp[i] != s.stamp {
+        s.b_stamp[i] = s.stamp;
+        s.b_tris[i] = b.soup[i].transformed(b_to_a);
+    }
+    s.b_tris[i]
+}
+
+fn max_abs(t: &Tri, u: &Tri) -> f32 {
+    t.v.iter()
+        .chain(&u.v)
+        .flatten()
+        .fold(0.0f32, |m, c| m.max(c.abs()))
+}
+
+impl Ctx<'_> {
+    /// The kernel the batch runs: the exact one, or the hybrid one (iterative, exact
+    /// fallback for real–real pairs only) for both iterative kinds (Cor. 5.3).
+    fn batch_kind(&self) -> KernelKind {
+        match self.kernel {
+            KernelKind::Exact => KernelKind::Exact,
+            _ => KernelKind::Hybrid,
+        }
+    }
+
+    /// Triangle and halo of an element of A or B (B's in A's frame).
+    fn side(&self, s: &mut Scratch, e: El, of_a: bool) -> (Tri, f32) {
+        let (tree, eps) = if of_a {
+            (self.a, self.eps_a)
+        } else {
+            (self.b, self.eps_b)
+        };
+        let (soup_idx, off) = if e.real {
+            (e.idx, 0.0)
+        } else {
+            let n = &tree.nodes[e.idx as usize];
+            (n.tri, n.offset)
+        };
+        let t = if of_a {
+            tree.soup[soup_idx as usize]
+        } else {
+            b_tri(s, self.b, self.b_to_a, soup_idx)
+        };
+        (t, off + eps)
+    }
+
+    /// Queues the check of pair `(ea, eb)` under `tag`, counting it; returns the two halos.
+    fn push(&self, s: &mut Scratch, ea: El, eb: El, tag: u32, st: &mut LevelStats) -> (f32, f32) {
+        let level = ea.level.max(eb.level);
+        st.checks[(level as usize).min(MAX_LEVELS - 1)] += 1;
+        let (t1, h1) = self.side(s, ea, true);
+        let (t2, h2) = self.side(s, eb, false);
+        let fine = ea.real && eb.real;
+        let margin = if fine {
+            st.fine += 1;
+            h1 + h2
+        } else {
+            let m = h1 + h2;
+            let m = m + 8.0 * f32::EPSILON * max_abs(&t1, &t2) + 1e-6 * m;
+            if self.kernel == KernelKind::Exact {
+                m
+            } else {
+                // Iterative "separated" is certain only above margin·(1 − C/2).
+                m / (1.0 - 0.5 * IterativeParams::default().c)
+            }
+        };
+        s.batch.push(&t1, &t2, margin, tag, fine);
+        (h1, h2)
+    }
+
+    /// Runs the queued chunk; fallbacks are counted in `st`.
+    fn run(&self, s: &mut Scratch, st: &mut LevelStats) {
+        let bs = s.batch.run(
+            self.batch_kind(),
+            &IterativeParams::default(),
+            &mut s.results,
+        );
+        st.fallbacks += bs.fallbacks;
+    }
+}
+
+/// Elements replacing node `n` when it is unfolded: its internal children and the real
+/// triangles of its leaf children.
+fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<El>) {
+    let node = &tree.nodes[n as usize];
+    for c in node.first..node.first + node.count {
+        let ch = &tree.nodes[c as usize];
+        if ch.is_leaf() {
+            out.extend((ch.first..ch.first + ch.count).map(|t| El {
+                idx: t,
+                level: ch.level,
+                real: true,
+            }));
+        } else {
+            out.push(El {
+                idx: c,
+                level: ch.level,
+                real: false,
+            });
+        }
+    }
+}
+
+/// The root as elements (its real triangles if the root is a leaf).
+fn roots(tree: &SurrogateTree) -> Vec<El> {
+    let r = &tree.nodes[0];
+    if r.is_leaf() {
+        (r.first..r.first + r.count)
+            .map(|t| El {
+                idx: t,
+                level: 0,
+                real: true,
+            })
+            .collect()
+    } else {
+        vec![El {
+            idx: 0,
+            level: 0,
+            real: false,
+        }]
+    }
+}
+
+fn contact_of(ta: u32, tb: u32, r: &KernelResult) -> Option<TriContact> {
+    match r {
+        KernelResult::Contact(c) => Some(TriContact {
+            p: c.p,
+            q: c.q,
+            dist: c.dist(),
+            tri_a: ta,
+            tri_b: tb,
+        }),
+        _ => None,
+    }
+}
+
+/// Simultaneous descent (Alg. 5), one breadth-first level of pending checks at a time,
+/// each level streamed through the batch in chunks.
+pub(crate) fn hierarchy(
+    cx: &Ctx,
+    unfold: Unfold,
+    s: &mut Scratch,
+    out: &mut Vec<TriContact>,
+    st: &mut LevelStats,
+) {
+    let ra = roots(cx.a);
+    let rb = roots(cx.b);
+    let mut cur = std::mem::take(&mut s.cur);
+    let mut next = std::mem::take(&mut s.next);
+    cur.extend(ra.iter().flat_map(|&x| rb.iter().map(move |&y| (x, y))));
+    let (mut kids_a, mut kids_b) = (Vec::new(), Vec::new());
+    let mut halos = Vec::with_capacity(CHUNK);
+    while !cur.is_empty() {
+        for chunk in cur.chunks(CHUNK) {
+            s.batch.clear();
+            halos.clear();
+            for (i, &(ea, eb)) in chunk.iter().enumerate() {
+                halos.push(cx.push(s, ea, eb, i as u32, st));
+            }
+            cx.run(s, st);
+            for o in &s.results {
+                let (ea, eb) = chunk[o.tag as usize];
+                if ea.real && eb.real {
+                    out.extend(contact_of(ea.idx, eb.idx, &o.result));
+                    continue;
+                }
+                if o.result == KernelResult::Separated {
+                    continue;
+                }
+                let (h1, h2) = halos[o.tag as usize];
+                let open_a = !ea.real && (eb.real || unfold == Unfold::Both || h1 >= h2);
+                let open_b = !eb.real && (ea.real || unfold == Unfold::Both || h2 > h1);
+                kids_a.clear();
+                kids_b.clear();
+                if open_a {
+                    children(cx.a, ea.idx, &mut kids_a);
+                } else {
+                    kids_a.push(ea);
+                }
+                if open_b {
+                    children(cx.b, eb.idx, &mut kids_b);
+                } else {
+                    kids_b.push(eb);
+                }
+                for &x in &kids_a {
+                    next.extend(kids_b.iter().map(|&y| (x, y)));
+                }
+            }
+        }
+        std::mem::swap(&mut cur, &mut next);
+        next.clear();
+    }
+    s.cur = cur;
+    s.next = next;
+}
+
+/// Every real triangle of A against every real triangle of B (Alg. 2), streamed through
+/// the batch.
+pub(crate) fn flat(cx: &Ctx, s: &mut Scratch, out: &mut Vec<TriContact>, st: &mut LevelStats) {
+    let reals = |t: &SurrogateTree| -> Vec<El> {
+        t.nodes
+            .iter()
+            .filter(|n| n.is_leaf())
+            .flat_map(|n| {
+                (n.first..n.first + n.count).map(move |i| El {
+                    idx: i,
+                    level: n.level,
+                    real: true,
+                })
+            })
+            .collect()
+    };
+    let (ea, eb) = (reals(cx.a), reals(cx.b));
+    let mut chunk: Vec<(El, El)> = Vec::with_capacity(CHUNK);
+    let mut flush = |chunk: &mut Vec<(El, El)>, s: &mut Scratch, st: &mut LevelStats| {
+        s.batch.clear();
+        for (i, &(x, y)) in chunk.iter().enumerate() {
+            cx.push(s, x, y, i as u32, st);
+        }
+        cx.run(s, st);
+        for o in &s.results {
+            let (x, y) = chunk[o.tag as usize];
+            out.extend(contact_of(x.idx, y.idx, &o.result));
+        }
+        chunk.clear();
+    };
+    for &x in &ea {
+        for &y in &eb {
+            chunk.push((x, y));
+            if chunk.len() == CHUNK {
+                flush(&mut chunk, s, st);
+            }
+        }
+    }
+    if !chunk.is_empty() {
+        flush(&mut chunk, s, st);
+    }
+}
