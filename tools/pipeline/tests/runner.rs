@@ -432,3 +432,54 @@ fn the_log_names_outputs_and_results() {
         "{log}"
     );
 }
+
+#[test]
+fn a_damaged_or_foreign_stamp_counts_as_missing() {
+    let s = Setup::new();
+    s.run();
+    let stamps = s.out().join(".stamps");
+    fs::write(
+        stamps.join("tree-grain.stamp"),
+        "msdem-pipeline-stamp 1\nnot hex\n",
+    )
+    .unwrap();
+    let text = fs::read_to_string(stamps.join("tree-rock.stamp")).unwrap();
+    fs::write(
+        stamps.join("tree-rock.stamp"),
+        text.replace("msdem-pipeline-stamp 1", "msdem-pipeline-stamp 2"),
+    )
+    .unwrap();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["tree grain", "tree rock"]);
+    // Rewritten as valid stamps: the next run is a no-op.
+    let (report, _) = s.run();
+    assert!(ran(&report).is_empty());
+}
+
+#[test]
+fn the_written_scenario_names_files_relative_to_the_output_folder() {
+    let s = Setup::new();
+    s.run();
+    let text = fs::read_to_string(s.out().join("scenario.yaml")).unwrap();
+    let value: serde_norway::Value = serde_norway::from_str(&text).unwrap();
+    assert_eq!(value["version"].as_u64(), Some(1));
+    assert_eq!(value["name"].as_str(), Some("fake"));
+    assert_eq!(
+        value["shapes"]["rock"]["mesh"].as_str(),
+        Some("meshes/rock.ply")
+    );
+    assert_eq!(
+        value["shapes"]["rock"]["tree"].as_str(),
+        Some("trees/rock.tree")
+    );
+    assert_eq!(
+        value["obstacles"][0]["tree"].as_str(),
+        Some("trees/floor.tree")
+    );
+    let drop = &value["generators"][0]["drop"];
+    assert_eq!(drop["count"].as_u64(), Some(3));
+    assert_eq!(drop["shape"].as_str(), Some("grain"));
+    for file in ["meshes/rock.ply", "trees/rock.tree", "trees/floor.tree"] {
+        assert!(s.out().join(file).is_file(), "{file}");
+    }
+}
