@@ -9,7 +9,8 @@
 //! 3. **residual** `r = F − W` against the wrench `W` that produced the guess; the step
 //!    has converged when every particle's force and torque update is below
 //!    [`PicardParams::tolerance`] relative to its force (with an absolute floor, see
-//!    [`PicardParams::force_floor`]) — and, for multiscale Picard, no active set changed;
+//!    [`PicardParams::force_floor`]) — and, for multiscale Picard, no active pair was
+//!    widened in this iteration;
 //! 4. **relax** `W ← W + ω·r` per particle with the adaptive ω of §6.1
 //!    ([`PicardParams`]);
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
@@ -23,7 +24,8 @@
 //! **Multiscale Picard** keeps an active set per particle pair (remark 4) across the
 //! iterations (and optionally across steps): each iteration checks only the active
 //! element pairs, widens surrogate pairs in contact by one level, narrows sibling groups
-//! that contribute nothing (memory set of remark 5), and adds damped force estimates of
+//! that contribute nothing back to their parent when the parent is separated (memory set
+//! of remark 5), and adds damped force estimates of
 //! surrogate contacts whose inner halos `E = ε − h` guarantee a real contact (poster §4).
 //! At termination no surrogate pair is in contact, so only fine–fine contacts produce the
 //! final forces and they equal the flat contacts of the accepted state (Lemma 5.7).
@@ -278,7 +280,10 @@ fn picard(
             residual: residual.max_relative,
             relaxation: residual.min_omega,
         });
-        let settled = counts.unfolds == 0 && counts.narrows == 0;
+        // A narrowing replaces idle children by their parent only after checking that the
+        // parent is separated at this guess, so it changes no contact: only widenings
+        // keep the iteration going.
+        let settled = counts.unfolds == 0;
         if k >= 1 && settled && residual.max_relative <= params.tolerance {
             out.converged = true;
             break;

@@ -14,9 +14,12 @@
 //! * [`ActiveSet::update`] **widens** every surrogate pair that was in contact or not
 //!   converged by one level (its children are checked in the *next* iteration: at most one
 //!   level per Picard step) and **narrows** a group of sibling pairs back to their parent
-//!   when none of them contributes (all separated or real without contact). A parent that
-//!   is unfolded again after a narrowing is remembered (memory set `𝕌`, remark 5) and never
-//!   narrowed again, which rules out cycles (Cor. 5.10).
+//!   when none of them contributes (all separated or real without contact). The parent is
+//!   checked first and replaces its children only if it is separated itself: the paper's
+//!   order (replace, check in the next iteration, re-widen if in contact) would re-widen at
+//!   once in that case, so a parent found in contact is vetoed for the rest of the step
+//!   instead. A parent that is widened again after a narrowing is remembered (memory set
+//!   `𝕌`, remark 5) and never narrowed again, which rules out cycles (Cor. 5.10).
 //!
 //! Remark 6 (consistency with the tree when nodes hold several triangles): a node's pair
 //! and its descendants are never active together, and siblings (e.g. all real triangles
@@ -234,6 +237,87 @@ fn fresh(a: Element, b: Element) -> Pair {
     }
 }
 
+/// Runs the kernel on one element pair: real–real pairs with margin `ε_a + ε_b` (exact
+/// fallback of the iterative kernel, Cor. 5.3) append a contact to `hits`; other pairs use
+/// the padded surrogate margin of the explicit traversal and append a [`CoarseHit`] when
+/// the inner halos guarantee a real contact.
+fn check_pair(
+    g: &PairGeometry,
+    cache: &mut BCache,
+    a: Element,
+    b: Element,
+    hits: &mut Vec<TriContact>,
+    coarse: &mut Vec<CoarseHit>,
+    stats: &mut LevelStats,
+) -> Outcome {
+    let level = (a.level.max(b.level) as usize).min(MAX_LEVELS - 1);
+    stats.checks[level] += 1;
+    if a.real && b.real {
+        stats.fine += 1;
+        let margin = g.eps_a + g.eps_b;
+        let t1 = &g.a.soup[a.index as usize];
+        let t2 = cache.get(g.b, &g.b_to_a, b.index);
+        let mut r = match g.kernel {
+            KernelKind::Exact => contact(KernelKind::Exact, t1, &t2, margin),
+            _ => contact(KernelKind::Iterative, t1, &t2, margin),
+        };
+        if r == KernelResult::NotConverged {
+            stats.fallbacks += 1;
+            r = contact(KernelKind::Exact, t1, &t2, margin);
+        }
+        return match r {
+            KernelResult::Contact(c) => {
+                hits.push(TriContact {
+                    p: c.p,
+                    q: c.q,
+                    dist: c.dist(),
+                    tri_a: a.index,
+                    tri_b: b.index,
+                });
+                Outcome::FineContact
+            }
+            _ => Outcome::FineNone,
+        };
+    }
+    let (ha, ia) = g.halo(a, true);
+    let (hb, ib) = g.halo(b, false);
+    let t1 = if a.real {
+        g.a.soup[a.index as usize]
+    } else {
+        g.a.soup[g.a.nodes[a.index as usize].tri as usize]
+    };
+    let b_soup = if b.real {
+        b.index
+    } else {
+        g.b.nodes[b.index as usize].tri
+    };
+    let t2 = cache.get(g.b, &g.b_to_a, b_soup);
+    // Same padding as the explicit traversal (round-off of the f32 transform).
+    let m = ha + hb;
+    let margin = m + 8.0 * f32::EPSILON * max_abs(&t1, &t2) + 1e-6 * m;
+    let kind = if g.kernel == KernelKind::Exact {
+        KernelKind::Exact
+    } else {
+        KernelKind::Iterative
+    };
+    match contact(kind, &t1, &t2, margin) {
+        KernelResult::Separated => Outcome::Separated,
+        KernelResult::NotConverged => Outcome::Widen,
+        KernelResult::Contact(c) => {
+            // Inner halos: E = ε − h per side (h = 0 for a real triangle).
+            let d = c.dist();
+            if d <= (g.eps_a - ia) + (g.eps_b - ib) {
+                coarse.push(CoarseHit {
+                    p: c.p,
+                    q: c.q,
+                    dist: d + ia + ib,
+                });
+            }
+            Outcome::Widen
+        }
+    }
+}
+
 impl ActiveSet {
     /// True once [`ActiveSet::reset`] has run.
     pub fn is_initialised(&self) -> bool {
@@ -272,9 +356,10 @@ impl ActiveSet {
         self.nodes[0].count = (self.nodes.len() - 1) as u32;
     }
 
-    /// Clears the memory set (at the start of a time step).
+    /// Clears the memory set and the vetoes (at the start of a time step).
     pub fn forget(&mut self) {
         self.memory.clear();
+        self.nodes.iter_mut().for_each(|n| n.vetoed = false);
     }
 
     /// Number of active pairs.
@@ -293,83 +378,23 @@ impl ActiveSet {
         stats: &mut LevelStats,
     ) {
         cache.begin(g.b.soup.len());
-        let margin_fine = g.eps_a + g.eps_b;
         for i in 1..self.nodes.len() {
             let pr = self.nodes[i];
-            if pr.count != 0 {
-                continue;
+            if pr.count == 0 {
+                self.nodes[i].outcome = check_pair(g, cache, pr.a, pr.b, hits, coarse, stats);
             }
-            let level = (pr.a.level.max(pr.b.level) as usize).min(MAX_LEVELS - 1);
-            stats.checks[level] += 1;
-            if pr.a.real && pr.b.real {
-                stats.fine += 1;
-                let t1 = &g.a.soup[pr.a.index as usize];
-                let t2 = cache.get(g.b, &g.b_to_a, pr.b.index);
-                let mut r = match g.kernel {
-                    KernelKind::Exact => contact(KernelKind::Exact, t1, &t2, margin_fine),
-                    _ => contact(KernelKind::Iterative, t1, &t2, margin_fine),
-                };
-                if r == KernelResult::NotConverged {
-                    stats.fallbacks += 1;
-                    r = contact(KernelKind::Exact, t1, &t2, margin_fine);
-                }
-                self.nodes[i].outcome = match r {
-                    KernelResult::Contact(c) => {
-                        hits.push(TriContact {
-                            p: c.p,
-                            q: c.q,
-                            dist: c.dist(),
-                            tri_a: pr.a.index,
-                            tri_b: pr.b.index,
-                        });
-                        Outcome::FineContact
-                    }
-                    _ => Outcome::FineNone,
-                };
-                continue;
-            }
-            let (ha, ia) = g.halo(pr.a, true);
-            let (hb, ib) = g.halo(pr.b, false);
-            let t1 = if pr.a.real {
-                g.a.soup[pr.a.index as usize]
-            } else {
-                g.a.soup[g.a.nodes[pr.a.index as usize].tri as usize]
-            };
-            let b_soup = if pr.b.real {
-                pr.b.index
-            } else {
-                g.b.nodes[pr.b.index as usize].tri
-            };
-            let t2 = cache.get(g.b, &g.b_to_a, b_soup);
-            // Same padding as the explicit traversal (round-off of the f32 transform).
-            let m = ha + hb;
-            let margin = m + 8.0 * f32::EPSILON * max_abs(&t1, &t2) + 1e-6 * m;
-            let kind = if g.kernel == KernelKind::Exact {
-                KernelKind::Exact
-            } else {
-                KernelKind::Iterative
-            };
-            self.nodes[i].outcome = match contact(kind, &t1, &t2, margin) {
-                KernelResult::Separated => Outcome::Separated,
-                KernelResult::NotConverged => Outcome::Widen,
-                KernelResult::Contact(c) => {
-                    // Inner halos: E = ε − h per side (h = 0 for a real triangle).
-                    let d = c.dist();
-                    if d <= (g.eps_a - ia) + (g.eps_b - ib) {
-                        coarse.push(CoarseHit {
-                            p: c.p,
-                            q: c.q,
-                            dist: d + ia + ib,
-                        });
-                    }
-                    Outcome::Widen
-                }
-            };
         }
     }
 
-    /// Widens and narrows the set after a [`ActiveSet::check`] (see the module docs).
-    pub fn update(&mut self, g: &PairGeometry) -> UpdateCounts {
+    /// Widens and narrows the set after a [`ActiveSet::check`] (see the module docs);
+    /// narrowing attempts check the parent pair (counted in `stats`). Must follow
+    /// `check` with the same geometry (it reuses `cache`).
+    pub fn update(
+        &mut self,
+        g: &PairGeometry,
+        cache: &mut BCache,
+        stats: &mut LevelStats,
+    ) -> UpdateCounts {
         let mut counts = UpdateCounts::default();
         if self.nodes.is_empty() {
             return counts;
@@ -380,6 +405,7 @@ impl ActiveSet {
         new.push(old[0]);
         self.queue.clear();
         self.queue.push_back((0, 0));
+        let (mut no_hits, mut no_coarse) = (Vec::new(), Vec::new());
         while let Some((oi, ni)) = self.queue.pop_front() {
             let o = old[oi as usize];
             let key = (o.a.key(), o.b.key());
@@ -397,6 +423,7 @@ impl ActiveSet {
                     n.first = first;
                     n.count = count;
                     n.outcome = Outcome::Unchecked;
+                    // Remark 5: re-added after a narrowing → never narrowed again.
                     n.vetoed = o.vetoed || self.memory.binary_search(&key).is_ok();
                     counts.unfolds += 1;
                 }
@@ -407,15 +434,21 @@ impl ActiveSet {
                 k.count == 0 && matches!(k.outcome, Outcome::Separated | Outcome::FineNone)
             });
             if oi != 0 && !o.vetoed && idle {
-                let n = &mut new[ni as usize];
-                n.first = 0;
-                n.count = 0;
-                n.outcome = Outcome::Unchecked;
-                if let Err(pos) = self.memory.binary_search(&key) {
-                    self.memory.insert(pos, key);
+                // Narrowing: the parent replaces its children if it is separated itself
+                // now; otherwise it would be widened again at once, so it is vetoed.
+                let r = check_pair(g, cache, o.a, o.b, &mut no_hits, &mut no_coarse, stats);
+                if r == Outcome::Separated {
+                    let n = &mut new[ni as usize];
+                    n.first = 0;
+                    n.count = 0;
+                    n.outcome = Outcome::Separated;
+                    if let Err(pos) = self.memory.binary_search(&key) {
+                        self.memory.insert(pos, key);
+                    }
+                    counts.narrows += 1;
+                    continue;
                 }
-                counts.narrows += 1;
-                continue;
+                new[ni as usize].vetoed = true;
             }
             let first = new.len() as u32;
             new.extend_from_slice(kids);

@@ -204,5 +204,5 @@ fn process(world: &World, pair: &CandidatePair, st: &mut PairState, cache: &mut 
     st.active = st.stats.total();
     fine_contacts(world, pair, &sides, &mut st.hits, &mut st.raw);
     coarse_contacts(&sides, &st.coarse_hits, &mut st.coarse_raw);
-    st.counts = st.set.update(&g);
+    st.counts = st.set.update(&g, cache, &mut st.stats);
 }
