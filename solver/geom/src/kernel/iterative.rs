@@ -6,16 +6,23 @@
 //! **Unknowns.** Each triangle point is a barycentric combination `λ₀v₀ + λ₁v₁ + λ₂v₂`
 //! (`λ ≥ 0`, `Σλ = 1`; eq. (3)'s `(a, b)` are `(λ₁, λ₂)`). `J = ½|d|²`, `d = p − q`.
 //!
-//! **Step (eq. (4)).** A Newton step with a diagonal Hessian is taken along one barycentric
-//! edge direction at a time (mass moved from `λᵢ` to `λⱼ` moves the point along the edge
-//! `e = vⱼ − vᵢ`; the Hessian of `J` along it is `|e|²`, regularised by
-//! [`IterativeParams::regulariser`]), alternated with the constraint step: the clamp of the
-//! step to `[−λⱼ, λᵢ]`, which is where the penalty terms of eq. (3) would push the iterate
-//! back. One iteration visits the three edges of `t₁`, then the three of `t₂`. Directions
-//! are taken one at a time (Gauss–Seidel) rather than simultaneously (Jacobi) because the
-//! simultaneous diagonal step oscillates for parallel triangles: both points then move the
-//! full distance towards each other. Edge directions instead of `(a, b)` axes keep the
-//! iteration from stalling on the hypotenuse `a + b = 1` (pairwise moves on a simplex).
+//! **Step (eq. (4)).** Per iteration each triangle in turn (Gauss–Seidel between the two)
+//! moves its point towards the other one's current point:
+//! 1. quadratic step with the triangle's own 2×2 block of the Hessian of `J` (the Gram
+//!    matrix of its edges, regularised relative to its diagonal): the exact minimiser over
+//!    the triangle's plane; then the constraint step: negative barycentric coordinates are
+//!    cut and the rest renormalised (where the penalty terms of eq. (3) push the iterate
+//!    back). Kept only where it lowers `J`, so the iteration is monotone;
+//! 2. three Newton steps with a diagonal Hessian along the barycentric edge directions
+//!    (moving mass from `λᵢ` to `λⱼ` moves the point along `e = vⱼ − vᵢ`; the Hessian along
+//!    it is `|e|²` + [`IterativeParams::regulariser`]), each followed by the constraint
+//!    step (clamp to `[−λⱼ, λᵢ]`). These pairwise moves on the simplex polish the boundary
+//!    cases that the cut-and-renormalise step only approximates, without stalling on the
+//!    hypotenuse `a + b = 1`.
+//!
+//! The cross-triangle coupling is handled by alternation rather than by a simultaneous
+//! (Jacobi) diagonal step: the latter oscillates for parallel triangles, where both points
+//! move the full distance towards each other.
 //!
 //! **Start.** The best of the 9 vertex pairs and the 6 vertex–face pairs whose foot lies
 //! inside the other triangle (branch-free selects).
@@ -46,7 +53,7 @@ use crate::math::Tri;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IterativeParams {
     /// Fixed number of iterations (Alg. 4 `N_iterative`; seed 000 uses 4). Each iteration
-    /// takes six one-dimensional Newton steps (three per triangle).
+    /// takes, per triangle, one 2×2-block Newton step and three one-dimensional ones.
     pub iterations: u32,
     /// Convergence constant `C`: converged iff the certified distance gap ≤ `C·ε`,
     /// `ε = margin / 2` \[dimensionless\].
