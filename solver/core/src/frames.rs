@@ -3,7 +3,10 @@
 //! Layout of a run folder `OUT/`:
 //! * `OUT/run.msdem` — [`RunManifest`] (shapes, obstacles, particles, time step);
 //! * `OUT/frames/frame_000042.msdem` — [`Frame`] for output frame 42;
-//! * `OUT/stats.msdem` — [`StatsFile`], one [`StepStats`] per step.
+//! * `OUT/stats.msdem` — [`StatsFile`], one [`StepStats`] per step (deterministic: its
+//!   `wall` fields are zero);
+//! * `OUT/timings.msdem` — [`TimingsFile`], the wall-clock time per phase of every step.
+//!   The only output that differs between two runs of the same inputs, so it lives apart.
 //!
 //! Every file starts with an 8-byte magic and a little-endian `u32` format version
 //! ([`FORMAT_VERSION`]), followed by the postcard encoding of the record. Files are written
@@ -23,6 +26,8 @@ pub const MANIFEST_MAGIC: [u8; 8] = *b"MSDEMRUN";
 pub const FRAME_MAGIC: [u8; 8] = *b"MSDEMFRM";
 /// Magic of the statistics file.
 pub const STATS_MAGIC: [u8; 8] = *b"MSDEMSTA";
+/// Magic of the wall-clock timings file.
+pub const TIMINGS_MAGIC: [u8; 8] = *b"MSDEMTIM";
 
 /// A particle shape (shared by all particles that use it: geometry is instanced).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -186,6 +191,13 @@ pub struct StatsFile {
     pub steps: Vec<StepStats>,
 }
 
+/// Wall-clock timings of a whole run (`timings.msdem`), one entry per step.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimingsFile {
+    /// Wall time per phase of each completed step, in step order.
+    pub steps: Vec<PhaseTimes>,
+}
+
 /// Errors reading or writing run-output files.
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
@@ -232,6 +244,7 @@ fn kind_of(magic: &[u8; 8]) -> &'static str {
         m if m == &MANIFEST_MAGIC => "run manifest",
         m if m == &FRAME_MAGIC => "frame",
         m if m == &STATS_MAGIC => "statistics",
+        m if m == &TIMINGS_MAGIC => "timings",
         _ => "run output",
     }
 }
@@ -326,6 +339,11 @@ pub fn frame_path(run: &std::path::Path, index: u32) -> std::path::PathBuf {
 /// Path of the manifest inside a run folder.
 pub fn manifest_path(run: &std::path::Path) -> std::path::PathBuf {
     run.join("run.msdem")
+}
+
+/// Path of the wall-clock timings file inside a run folder.
+pub fn timings_path(run: &std::path::Path) -> std::path::PathBuf {
+    run.join("timings.msdem")
 }
 
 /// Path of the statistics file inside a run folder.

@@ -14,7 +14,9 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::error::SolverError;
-use crate::frames::{self, BodyState, Frame, StatsFile, FRAME_MAGIC, STATS_MAGIC};
+use crate::frames::{
+    self, BodyState, Frame, StatsFile, TimingsFile, FRAME_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
+};
 use crate::step::{stable_dt_estimate, stats_levels, step, StepError, StepWorkspace};
 use crate::world::World;
 
@@ -29,9 +31,9 @@ pub use summary::RunSummary;
 pub struct RunOptions {
     /// Hide the progress bar.
     pub quiet: bool,
-    /// Record wall-clock times per phase in the statistics. With `false` they are zero and
-    /// `stats.msdem` is byte-identical across runs of the same scenario, like every other
-    /// output file.
+    /// Write the wall-clock times per phase to `timings.msdem`. Every other output file
+    /// (`stats.msdem` included, whose `wall` fields are zero) is byte-identical across runs
+    /// of the same scenario either way.
     pub wall_times: bool,
 }
 
@@ -178,13 +180,16 @@ pub fn run(
     let bar = progress_bar(steps, options.quiet);
     let mut ws = StepWorkspace::new();
     let mut stats = StatsFile::default();
+    let mut timings = TimingsFile::default();
     let mut failure = None;
     for n in 1..=steps {
         let output_step = n % every == 0;
         match step(&mut world, &mut ws, output_step) {
             Ok(mut out) => {
-                if !options.wall_times {
-                    out.stats.wall = Default::default();
+                // Wall times go to their own file so that `stats.msdem` is deterministic.
+                let wall = std::mem::take(&mut out.stats.wall);
+                if options.wall_times {
+                    timings.steps.push(wall);
                 }
                 summary.add_step(&out.stats);
                 stats.steps.push(out.stats);
@@ -217,6 +222,9 @@ pub fn run(
     bar.finish_and_clear();
     summary.wall_seconds = start.elapsed().as_secs_f64();
     frames::write_record(&frames::stats_path(out_dir), &STATS_MAGIC, &stats)?;
+    if options.wall_times {
+        frames::write_record(&frames::timings_path(out_dir), &TIMINGS_MAGIC, &timings)?;
+    }
     match failure {
         Some(e) => Err(e),
         None => Ok(summary),

@@ -142,7 +142,14 @@ fn same_scenario_and_seed_give_byte_identical_files() {
     let f = Fixture::new();
     let time = "{ dt: 2.0e-4, end: 0.02, output_every: 20 }";
     let out = f.path().join("pile");
-    let summary = run(load(&f, "pile.yaml", time, PILE), &out, &quiet()).unwrap();
+    // With wall-clock timings on (the CLI default): they go to their own file, and every
+    // other file, `stats.msdem` included, must still be byte-identical.
+    let timed = RunOptions {
+        quiet: true,
+        wall_times: true,
+    };
+    let summary = run(load(&f, "pile.yaml", time, PILE), &out, &timed).unwrap();
+    assert!(frames::timings_path(&out).is_file());
     assert!(summary.contacts_total > 0, "{summary}");
     // The cube, resting in its halo on the floor, is pushed up and hit by falling grains.
     let contacts: Vec<_> = (1..=5).flat_map(|k| frame(&out, k).contacts).collect();
@@ -151,7 +158,7 @@ fn same_scenario_and_seed_give_byte_identical_files() {
         .any(|c| c.a == 0 && matches!(c.b, Other::Particle(_))));
     let first = files(&out);
     assert_eq!(first.len(), 2 + 6);
-    run(load(&f, "pile.yaml", time, PILE), &out, &quiet()).unwrap();
+    run(load(&f, "pile.yaml", time, PILE), &out, &timed).unwrap();
     assert_eq!(files(&out), first);
 }
 

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use msdem_mesh::TriMesh;
 use msdem_solver::frames::{
-    frame_path, manifest_path, read_record, stats_path, Frame, Other, RunManifest, StatsFile,
-    FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC,
+    frame_path, manifest_path, read_record, stats_path, timings_path, Frame, Other, RunManifest,
+    StatsFile, TimingsFile, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
 };
 
 use crate::error::{hex, ExportError};
@@ -85,9 +85,18 @@ impl RunFolder {
         Ok(frame)
     }
 
-    /// Reads the per-step statistics (`stats.msdem`).
+    /// Reads the per-step statistics (`stats.msdem`) and, when the run recorded them, puts
+    /// the wall-clock times of `timings.msdem` back into each step's `wall` field.
     pub fn read_stats(&self) -> Result<StatsFile, ExportError> {
-        Ok(read_record(&stats_path(&self.root), &STATS_MAGIC)?)
+        let mut stats: StatsFile = read_record(&stats_path(&self.root), &STATS_MAGIC)?;
+        let timings_file = timings_path(&self.root);
+        if timings_file.is_file() {
+            let timings: TimingsFile = read_record(&timings_file, &TIMINGS_MAGIC)?;
+            for (step, wall) in stats.steps.iter_mut().zip(timings.steps) {
+                step.wall = wall;
+            }
+        }
+        Ok(stats)
     }
 }
 

@@ -34,11 +34,15 @@ pub fn check_output_folder(out: &Path) -> Result<(), SolverError> {
 }
 
 /// Creates `out/frames`, removing the files of a previous run (`run.msdem`, `stats.msdem`,
-/// `frames/frame_*.msdem`) and nothing else.
+/// `timings.msdem`, `frames/frame_*.msdem`) and nothing else.
 pub fn prepare_output_folder(out: &Path) -> Result<(), SolverError> {
     let frames_dir = out.join("frames");
     std::fs::create_dir_all(&frames_dir).map_err(io(&frames_dir))?;
-    for file in [frames::manifest_path(out), frames::stats_path(out)] {
+    for file in [
+        frames::manifest_path(out),
+        frames::stats_path(out),
+        frames::timings_path(out),
+    ] {
         if file.is_file() {
             std::fs::remove_file(&file).map_err(io(&file))?;
         }
