@@ -212,3 +212,34 @@ fn the_binary_reports_a_bad_pipeline_in_one_line_and_writes_nothing() {
         "files written"
     );
 }
+
+#[test]
+fn the_binary_reports_bad_arguments_and_missing_files_in_one_line() {
+    let pipeline = pipeline_binary();
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["tiny.yaml", "--bogus"],
+            "error: unexpected argument '--bogus' found",
+        ),
+        (
+            &[],
+            "error: the following required arguments were not provided: <PIPELINE>",
+        ),
+        (
+            &["tiny.yaml", "--only"],
+            "error: a value is required for '--only <STAGE>'",
+        ),
+        (&["nope.yaml"], "error: nope.yaml: cannot read: "),
+    ];
+    for (args, start) in cases {
+        let output = run_in(&pipeline, args, dir.path());
+        let (_, stderr) = texts(&output);
+        assert!(!output.status.success(), "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with(start), "{args:?}: {stderr}");
+    }
+    let help = run_in(&pipeline, ["--help"], dir.path());
+    assert!(help.status.success());
+    assert!(texts(&help).0.contains("--only <STAGE>"));
+}

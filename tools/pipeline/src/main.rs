@@ -26,7 +26,8 @@ struct Args {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
-    let exe = std::env::current_exe().context("cannot locate the pipeline executable")?;
+    let exe = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot locate the pipeline executable: {e}"))?;
     let bin_dir = exe
         .parent()
         .context("the pipeline executable has no parent folder")?
@@ -38,12 +39,33 @@ fn run(args: Args) -> anyhow::Result<()> {
         force: args.force,
         only: args.only,
     };
-    run_pipeline(&opts, &mut std::io::stdout())?;
+    // The library's messages already carry their causes: no error chain on top.
+    run_pipeline(&opts, &mut std::io::stdout()).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(())
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // One line, like every other error of the pipeline binaries.
+            let text = e.to_string();
+            let message: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| {
+                    !["Usage:", "tip:", "For more information"]
+                        .iter()
+                        .any(|p| l.starts_with(p))
+                })
+                .filter(|l| !l.is_empty())
+                .collect();
+            eprintln!("{} (see pipeline --help)", message.join(" "));
+            return ExitCode::from(2);
+        }
+    };
+    match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
