@@ -29,7 +29,9 @@
 //! Because the cut always covers every real triangle pair, a terminated iteration (no
 //! active surrogate pair in contact) has found exactly the flat contacts (Lemma 5.7).
 
-use msdem_geom::kernel::{contact, KernelKind, KernelResult};
+use msdem_geom::kernel::{
+    contact, IterativeParams, KernelKind, KernelResult, PairBatch, PairOutcome,
+};
 use msdem_geom::math::{Iso3, Tri, P32};
 use msdem_tree::{LevelStats, SurrogateTree, TriContact, MAX_LEVELS};
 use std::collections::VecDeque;
@@ -113,9 +115,11 @@ impl PairGeometry<'_> {
     }
 }
 
-/// Per-thread cache of B's triangles transformed into A's frame.
+/// Per-thread scratch: B's triangles transformed into A's frame, the kernel batch.
 #[derive(Debug, Default)]
 pub struct BCache {
+    batch: PairBatch<u32>,
+    results: Vec<PairOutcome<u32>>,
     tris: Vec<Tri>,
     stamp: Vec<u32>,
     current: u32,
@@ -237,34 +241,72 @@ fn fresh(a: Element, b: Element) -> Pair {
     }
 }
 
-/// Runs the kernel on one element pair: real–real pairs with margin `ε_a + ε_b` (exact
-/// fallback of the iterative kernel, Cor. 5.3) append a contact to `hits`; other pairs use
-/// the padded surrogate margin of the explicit traversal and append a [`CoarseHit`] when
-/// the inner halos guarantee a real contact.
-fn check_pair(
+/// Pending checks per batched kernel pass (as the explicit traversal: large enough to
+/// amortise a pass, small enough for the lane buffers to stay in L2).
+const CHUNK: usize = 2048;
+
+/// The kernel a batch runs: exact, or hybrid (iterative; exact fallback for real–real
+/// pairs only, Cor. 5.3).
+fn batch_kind(kernel: KernelKind) -> KernelKind {
+    match kernel {
+        KernelKind::Exact => KernelKind::Exact,
+        _ => KernelKind::Hybrid,
+    }
+}
+
+/// Triangles and margin of the check of (`a`, `b`), counted in `stats`: real–real pairs
+/// use `ε_a + ε_b`; other pairs the surrogate halos with the explicit traversal's padding
+/// (round-off of the f32 transform) and, for the iterative kernel, its widening by
+/// `1/(1 − C/2)` (an iterative "separated" is certain only above `margin·(1 − C/2)`).
+fn prepare(
     g: &PairGeometry,
     cache: &mut BCache,
     a: Element,
     b: Element,
-    hits: &mut Vec<TriContact>,
-    coarse: &mut Vec<CoarseHit>,
     stats: &mut LevelStats,
-) -> Outcome {
+) -> (Tri, Tri, f32, bool) {
     let level = (a.level.max(b.level) as usize).min(MAX_LEVELS - 1);
     stats.checks[level] += 1;
-    if a.real && b.real {
+    let fine = a.real && b.real;
+    let (ha, _) = g.halo(a, true);
+    let (hb, _) = g.halo(b, false);
+    let t1 = if a.real {
+        g.a.soup[a.index as usize]
+    } else {
+        g.a.soup[g.a.nodes[a.index as usize].tri as usize]
+    };
+    let b_soup = if b.real {
+        b.index
+    } else {
+        g.b.nodes[b.index as usize].tri
+    };
+    let t2 = cache.get(g.b, &g.b_to_a, b_soup);
+    let margin = if fine {
         stats.fine += 1;
-        let margin = g.eps_a + g.eps_b;
-        let t1 = &g.a.soup[a.index as usize];
-        let t2 = cache.get(g.b, &g.b_to_a, b.index);
-        let mut r = match g.kernel {
-            KernelKind::Exact => contact(KernelKind::Exact, t1, &t2, margin),
-            _ => contact(KernelKind::Iterative, t1, &t2, margin),
-        };
-        if r == KernelResult::NotConverged {
-            stats.fallbacks += 1;
-            r = contact(KernelKind::Exact, t1, &t2, margin);
+        ha + hb
+    } else {
+        let m = ha + hb;
+        let m = m + 8.0 * f32::EPSILON * max_abs(&t1, &t2) + 1e-6 * m;
+        if g.kernel == KernelKind::Exact {
+            m
+        } else {
+            m / (1.0 - 0.5 * IterativeParams::default().c)
         }
+    };
+    (t1, t2, margin, fine)
+}
+
+/// Outcome of a kernel result for (`a`, `b`): real contacts are appended to `hits`;
+/// surrogate contacts whose inner halos guarantee a real contact to `coarse`.
+fn classify(
+    g: &PairGeometry,
+    a: Element,
+    b: Element,
+    r: KernelResult,
+    hits: &mut Vec<TriContact>,
+    coarse: &mut Vec<CoarseHit>,
+) -> Outcome {
+    if a.real && b.real {
         return match r {
             KernelResult::Contact(c) => {
                 hits.push(TriContact {
@@ -279,32 +321,13 @@ fn check_pair(
             _ => Outcome::FineNone,
         };
     }
-    let (ha, ia) = g.halo(a, true);
-    let (hb, ib) = g.halo(b, false);
-    let t1 = if a.real {
-        g.a.soup[a.index as usize]
-    } else {
-        g.a.soup[g.a.nodes[a.index as usize].tri as usize]
-    };
-    let b_soup = if b.real {
-        b.index
-    } else {
-        g.b.nodes[b.index as usize].tri
-    };
-    let t2 = cache.get(g.b, &g.b_to_a, b_soup);
-    // Same padding as the explicit traversal (round-off of the f32 transform).
-    let m = ha + hb;
-    let margin = m + 8.0 * f32::EPSILON * max_abs(&t1, &t2) + 1e-6 * m;
-    let kind = if g.kernel == KernelKind::Exact {
-        KernelKind::Exact
-    } else {
-        KernelKind::Iterative
-    };
-    match contact(kind, &t1, &t2, margin) {
+    match r {
         KernelResult::Separated => Outcome::Separated,
         KernelResult::NotConverged => Outcome::Widen,
         KernelResult::Contact(c) => {
             // Inner halos: E = ε − h per side (h = 0 for a real triangle).
+            let (_, ia) = g.halo(a, true);
+            let (_, ib) = g.halo(b, false);
             let d = c.dist();
             if d <= (g.eps_a - ia) + (g.eps_b - ib) {
                 coarse.push(CoarseHit {
@@ -316,6 +339,29 @@ fn check_pair(
             Outcome::Widen
         }
     }
+}
+
+/// One unbatched surrogate check (narrowing attempts).
+fn check_single(
+    g: &PairGeometry,
+    cache: &mut BCache,
+    a: Element,
+    b: Element,
+    stats: &mut LevelStats,
+) -> Outcome {
+    let (t1, t2, margin, _) = prepare(g, cache, a, b, stats);
+    let kind = match g.kernel {
+        KernelKind::Exact => KernelKind::Exact,
+        _ => KernelKind::Iterative,
+    };
+    classify(
+        g,
+        a,
+        b,
+        contact(kind, &t1, &t2, margin),
+        &mut Vec::new(),
+        &mut Vec::new(),
+    )
 }
 
 impl ActiveSet {
@@ -378,10 +424,25 @@ impl ActiveSet {
         stats: &mut LevelStats,
     ) {
         cache.begin(g.b.soup.len());
-        for i in 1..self.nodes.len() {
-            let pr = self.nodes[i];
-            if pr.count == 0 {
-                self.nodes[i].outcome = check_pair(g, cache, pr.a, pr.b, hits, coarse, stats);
+        let kind = batch_kind(g.kernel);
+        let mut i = 1;
+        while i < self.nodes.len() {
+            cache.batch.clear();
+            while i < self.nodes.len() && cache.batch.len() < CHUNK {
+                let pr = self.nodes[i];
+                if pr.count == 0 {
+                    let (t1, t2, margin, fine) = prepare(g, cache, pr.a, pr.b, stats);
+                    cache.batch.push(&t1, &t2, margin, i as u32, fine);
+                }
+                i += 1;
+            }
+            let bs = cache
+                .batch
+                .run(kind, &IterativeParams::default(), &mut cache.results);
+            stats.fallbacks += bs.fallbacks;
+            for o in &cache.results {
+                let n = &mut self.nodes[o.tag as usize];
+                n.outcome = classify(g, n.a, n.b, o.result, hits, coarse);
             }
         }
     }
@@ -405,7 +466,6 @@ impl ActiveSet {
         new.push(old[0]);
         self.queue.clear();
         self.queue.push_back((0, 0));
-        let (mut no_hits, mut no_coarse) = (Vec::new(), Vec::new());
         while let Some((oi, ni)) = self.queue.pop_front() {
             let o = old[oi as usize];
             let key = (o.a.key(), o.b.key());
@@ -436,7 +496,7 @@ impl ActiveSet {
             if oi != 0 && !o.vetoed && idle {
                 // Narrowing: the parent replaces its children if it is separated itself
                 // now; otherwise it would be widened again at once, so it is vetoed.
-                let r = check_pair(g, cache, o.a, o.b, &mut no_hits, &mut no_coarse, stats);
+                let r = check_single(g, cache, o.a, o.b, stats);
                 if r == Outcome::Separated {
                     let n = &mut new[ni as usize];
                     n.first = 0;
