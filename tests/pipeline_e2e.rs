@@ -158,11 +158,36 @@ fn tiny_pipeline_runs_skips_and_rebuilds_only_what_changed() {
     assert_eq!(skipped, ["mesh floor", "tree floor"], "{stdout}");
     assert_eq!(fs::read(out.join("trees/floor.tree")).unwrap(), floor_tree);
 
-    // --force reruns everything; the deterministic stages rewrite identical trees.
-    let grain_tree = fs::read(out.join("trees/grain.tree")).unwrap();
+    // --force reruns everything; every stage is deterministic, so the scenario, the tree,
+    // the manifest and every frame come out byte-identical.
+    let watched = |out: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        let mut files = vec![
+            out.join("scenario.yaml"),
+            out.join("trees/grain.tree"),
+            out.join("run/run.msdem"),
+        ];
+        let mut frames: Vec<PathBuf> = fs::read_dir(out.join("run/frames"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        frames.sort();
+        files.extend(frames);
+        files
+            .into_iter()
+            .map(|f| {
+                let bytes = fs::read(&f).unwrap();
+                (f, bytes)
+            })
+            .collect()
+    };
+    let before = watched(&out);
     let stdout = sandbox.run_ok(&["--force"]);
     assert_eq!(stages(&stdout).0, ALL, "{stdout}");
-    assert_eq!(fs::read(out.join("trees/grain.tree")).unwrap(), grain_tree);
+    let after = watched(&out);
+    assert_eq!(before.len(), after.len());
+    for ((file, a), (_, b)) in before.iter().zip(&after) {
+        assert!(a == b, "{} differs after --force", file.display());
+    }
 }
 
 #[test]
