@@ -1,5 +1,6 @@
 //! Kernel checks of hierarchy vs flat traversal over random touching poses (development
-//! aid for tuning builder parameters): `traverse_checks K ETA ALPHA_AREA LEAF BRANCHING`.
+//! aid for tuning builder parameters):
+//! `traverse_checks K ETA ALPHA_AREA LEAF BRANCHING REFINE_ITERATIONS FLAT(0/1)`.
 use msdem_geom::kernel::KernelKind;
 use msdem_geom::math::{Iso3, Vec3};
 use msdem_mesh::generate::{noise_sphere, NoiseSphere};
@@ -15,8 +16,10 @@ fn main() {
         alpha_area: arg(3, d.alpha_area),
         leaf_size: arg(4, d.leaf_size as f64) as u32,
         branching: arg(5, d.branching as f64) as u32,
+        refine_iterations: arg(6, d.refine_iterations as f64) as u32,
         ..d
     };
+    let with_flat = arg(7, 1.0) != 0.0;
     let m1 = noise_sphere(&NoiseSphere {
         radius: 0.5,
         subdivisions: k,
@@ -66,6 +69,9 @@ fn main() {
         .into_iter()
         .enumerate()
         {
+            if mode == Mode::Flat && !with_flat {
+                continue;
+            }
             let mut out = Vec::new();
             let t = std::time::Instant::now();
             find_contacts_with(

@@ -1,4 +1,5 @@
-//! Prints the per-level summary of trees over noisy spheres (development aid).
+//! Prints the per-level summary of trees over noisy spheres (development aid):
+//! `tree_summary K ETA STRETCH ALPHA_AREA REFINE_ITERATIONS`.
 use msdem_mesh::generate::{noise_sphere, NoiseSphere};
 use msdem_tree::{build_tree, summary, BuildParams};
 
@@ -19,8 +20,13 @@ fn main() {
         ..Default::default()
     })
     .unwrap();
+    let refine: u32 = args
+        .get(5)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(BuildParams::default().refine_iterations);
     let p = BuildParams {
         alpha_area: alpha,
+        refine_iterations: refine,
         ..Default::default()
     };
     let t0 = std::time::Instant::now();

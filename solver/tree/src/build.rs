@@ -12,8 +12,9 @@
 //!    `source` keeps their mesh indices. Surrogate triangles follow, one per internal node in
 //!    node order.
 //! 3. **Fit and bound** every internal node independently (weakly connected surrogates,
-//!    Def. 4.5): eq. (6) fit (`fit.rs`), outer offset and inner distance
-//!    (`bounds.rs`) over the real triangles of the subtree.
+//!    Def. 4.5): eq. (6) fit (`fit.rs`), then the halo refinement (`refine.rs`, unless
+//!    `refine_iterations` is 0), outer offset and inner distance (`bounds.rs`) over the
+//!    real triangles of the subtree.
 //!
 //! Steps 1 and 3 run in parallel with rayon; every node's work depends only on its own
 //! triangles and its path from the root (the k-means seed), and results are collected in
@@ -26,6 +27,7 @@ use crate::dist::{tri64, V};
 use crate::error::TreeError;
 use crate::fit::fit_surrogate;
 use crate::params::BuildParams;
+use crate::refine::refine_surrogate;
 use crate::split::{node_seed, split};
 use crate::tree::{Node, SurrogateTree, NO_TRIANGLE};
 use crate::validate::validate;
@@ -212,7 +214,7 @@ fn build_from_soup(
         .map(|&i| {
             let (lo, hi) = ranges[i];
             let sub = &reals64[lo as usize..hi as usize];
-            let s = fit_surrogate(sub, params);
+            let s = refine_surrogate(sub, fit_surrogate(sub, params), params);
             let s64 = tri64(&s);
             let offset = max_vertex_distance(&s64, sub.iter().flatten().copied());
             let inner = inner_distance(&s64, sub, params.inner_samples);

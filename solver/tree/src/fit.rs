@@ -21,11 +21,12 @@
 //! plane of the node's vertices (the two largest-variance axes), oriented so that its
 //! normal agrees with the area-weighted mean outer normal.
 //!
-//! Optimiser: L-BFGS (memory 6) with Armijo backtracking, at most `fit_iterations`
-//! iterations; stops early when the gradient vanishes or a line search makes no progress.
-//! Everything is sequential `f64`, so the result is deterministic.
+//! Optimiser: L-BFGS (`lbfgs.rs`), at most `fit_iterations` iterations. Everything is
+//! sequential `f64`, so the result is deterministic. A second stage (`refine.rs`) may
+//! replace the result by a triangle with a smaller halo.
 
 use crate::dist::{add, closest_point, cross, dot, norm, scale, sub, V};
+use crate::lbfgs::minimise;
 use crate::params::BuildParams;
 use msdem_geom::math::{Mat3, Tri};
 
@@ -36,9 +37,10 @@ struct Problem<'a> {
     p: &'a BuildParams,
 }
 
-type X = [f64; 9];
+pub(crate) use crate::lbfgs::X;
 
-fn vert(x: &X, i: usize) -> V {
+/// Vertex `i` of a packed triangle.
+pub(crate) fn vert(x: &X, i: usize) -> V {
     [x[3 * i], x[3 * i + 1], x[3 * i + 2]]
 }
 
@@ -96,89 +98,6 @@ impl Problem<'_> {
     }
 }
 
-fn dot9(a: &X, b: &X) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-/// L-BFGS with Armijo backtracking; returns the best point found.
-fn minimise(pb: &Problem, mut x: X, iterations: u32) -> X {
-    const M: usize = 6;
-    let mut g = [0.0; 9];
-    let mut f = pb.eval(&x, Some(&mut g));
-    if !f.is_finite() {
-        return x;
-    }
-    let mut hist: Vec<(X, X, f64)> = Vec::with_capacity(M);
-    for _ in 0..iterations {
-        let gn = dot9(&g, &g).sqrt();
-        if gn <= 1e-14 {
-            break;
-        }
-        // Two-loop recursion.
-        let mut q = g;
-        let mut alphas = [0.0; M];
-        for (k, (s, y, rho)) in hist.iter().enumerate().rev() {
-            let a = rho * dot9(s, &q);
-            alphas[k] = a;
-            for i in 0..9 {
-                q[i] -= a * y[i];
-            }
-        }
-        let gamma = hist
-            .last()
-            .map(|(s, y, _)| dot9(s, y) / dot9(y, y))
-            .unwrap_or(0.1 / gn);
-        for v in q.iter_mut() {
-            *v *= gamma;
-        }
-        for (k, (s, y, rho)) in hist.iter().enumerate() {
-            let b = rho * dot9(y, &q);
-            for i in 0..9 {
-                q[i] += s[i] * (alphas[k] - b);
-            }
-        }
-        let mut dir = q.map(|v| -v);
-        let mut slope = dot9(&g, &dir);
-        if slope >= 0.0 || !slope.is_finite() {
-            hist.clear();
-            dir = g.map(|v| -v * 0.1 / gn);
-            slope = dot9(&g, &dir);
-        }
-        let mut step = 1.0;
-        let mut accepted = None;
-        for _ in 0..40 {
-            let xn: X = std::array::from_fn(|i| x[i] + step * dir[i]);
-            let mut gn_new = [0.0; 9];
-            let fnew = pb.eval(&xn, Some(&mut gn_new));
-            if fnew.is_finite() && fnew <= f + 1e-4 * step * slope {
-                accepted = Some((xn, fnew, gn_new));
-                break;
-            }
-            step *= 0.5;
-        }
-        let Some((xn, fnew, gnew)) = accepted else {
-            break;
-        };
-        let s: X = std::array::from_fn(|i| xn[i] - x[i]);
-        let y: X = std::array::from_fn(|i| gnew[i] - g[i]);
-        let sy = dot9(&s, &y);
-        if sy > 1e-300 {
-            if hist.len() == M {
-                hist.remove(0);
-            }
-            hist.push((s, y, 1.0 / sy));
-        }
-        let progress = f - fnew;
-        x = xn;
-        f = fnew;
-        g = gnew;
-        if progress <= 1e-15 * f.abs() {
-            break;
-        }
-    }
-    x
-}
-
 /// Fits the surrogate triangle of a node whose real triangles are `tris` (eq. (6), see the
 /// module docs). Never fails: degenerate input yields a small triangle at the centroid.
 pub(crate) fn fit_surrogate(tris: &[[V; 3]], params: &BuildParams) -> Tri {
@@ -226,7 +145,7 @@ pub(crate) fn fit_surrogate(tris: &[[V; 3]], params: &BuildParams) -> Tri {
         normals,
         p: params,
     };
-    let x = minimise(&pb, start, params.fit_iterations);
+    let x = minimise(&|x, g| pb.eval(x, g), start, params.fit_iterations);
     let back = |i: usize| {
         let v = add(c, scale(vert(&x, i), l));
         [v[0] as f32, v[1] as f32, v[2] as f32]
@@ -236,7 +155,7 @@ pub(crate) fn fit_surrogate(tris: &[[V; 3]], params: &BuildParams) -> Tri {
 
 /// Two orthonormal in-plane axes `(e1, e2)` of the principal plane of the vertices, with
 /// `e1 × e2` along the mean outer normal when that is well defined.
-fn principal_frame(tris: &[[V; 3]], mean_normal: V) -> (V, V) {
+pub(crate) fn principal_frame(tris: &[[V; 3]], mean_normal: V) -> (V, V) {
     let mut cov = Mat3::zeros();
     for v in tris.iter().flatten() {
         for r in 0..3 {

@@ -5,7 +5,7 @@
 //! version       u32  FORMAT_VERSION
 //! mesh_hash     [u8; 32]   SHA-256 of the source mesh file's bytes
 //! params_hash   [u8; 32]   SHA-256 of the encoded builder parameters
-//! params_len    u32, then params_len bytes (BuildParams::encode)
+//! params_len    u32, then params_len bytes (BuildParams::encode, 60 bytes in version 2)
 //! node_count    u32
 //! soup_count    u32
 //! nodes         node_count × (tri u32, first u32, count u32, level u32, offset f32, inner f32)
@@ -30,8 +30,9 @@ use std::path::Path;
 
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"MSDEMTRE";
-/// Current format version.
-pub const FORMAT_VERSION: u32 = 1;
+/// Current format version. History: 1 = first release; 2 = the parameter block gained the
+/// halo-refinement parameters (`refine_iterations`, `refine_power`, builder version 2).
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Serialises a tree and the parameters it was built with.
 pub fn encode_tree(tree: &SurrogateTree, params: &BuildParams) -> Vec<u8> {

@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 
 /// Version of the build algorithm; part of the parameter hash so that trees built by an
 /// older builder are rebuilt rather than silently reused.
-pub const BUILDER_VERSION: u32 = 1;
+pub const BUILDER_VERSION: u32 = 2;
 
 /// Parameters of the surrogate-tree builder. All fit weights are dimensionless: the fit
 /// runs in coordinates scaled by the node's bounding radius (see `fit.rs`).
@@ -29,6 +29,12 @@ pub struct BuildParams {
     pub beta_normal: u32,
     /// Barycentric subdivisions used to sample a surrogate for the inner distance.
     pub inner_samples: u32,
+    /// Iteration budget per start of the second fitting stage that minimises the halo of
+    /// each surrogate directly (`refine.rs`); 0 keeps the eq. (6) fit unchanged.
+    pub refine_iterations: u32,
+    /// Final exponent `p` of the power mean that smooths the maximum vertex distance in
+    /// the second stage (≥ 2; the stage raises it to `p` through `p/16` and `p/4`).
+    pub refine_power: u32,
 }
 
 impl Default for BuildParams {
@@ -43,6 +49,8 @@ impl Default for BuildParams {
             alpha_inside: 10.0,
             beta_normal: 2,
             inner_samples: 16,
+            refine_iterations: 60,
+            refine_power: 256,
         }
     }
 }
@@ -109,6 +117,13 @@ impl BuildParams {
                 "must be in 1..=1024",
             );
         }
+        if self.refine_power < 2 || self.refine_power > 4096 {
+            return bad(
+                "refine-power",
+                self.refine_power.to_string(),
+                "must be in 2..=4096",
+            );
+        }
         Ok(())
     }
 
@@ -126,6 +141,8 @@ impl BuildParams {
         b.extend_from_slice(&self.alpha_inside.to_le_bytes());
         b.extend_from_slice(&self.beta_normal.to_le_bytes());
         b.extend_from_slice(&self.inner_samples.to_le_bytes());
+        b.extend_from_slice(&self.refine_iterations.to_le_bytes());
+        b.extend_from_slice(&self.refine_power.to_le_bytes());
         b
     }
 
@@ -150,6 +167,8 @@ impl BuildParams {
             alpha_inside: f64::from_bits(u64_at(36)),
             beta_normal: u32_at(44),
             inner_samples: u32_at(48),
+            refine_iterations: u32_at(52),
+            refine_power: u32_at(56),
         })
     }
 
@@ -160,7 +179,7 @@ impl BuildParams {
 }
 
 /// Length of [`BuildParams::encode`]'s output \[bytes\].
-pub const ENCODED_LEN: usize = 52;
+pub const ENCODED_LEN: usize = 60;
 
 #[cfg(test)]
 mod tests {
@@ -208,6 +227,14 @@ mod tests {
                 inner_samples: 3,
                 ..p.clone()
             },
+            BuildParams {
+                refine_iterations: 0,
+                ..p.clone()
+            },
+            BuildParams {
+                refine_power: 64,
+                ..p.clone()
+            },
         ];
         for v in &variants {
             assert_ne!(v.hash(), p.hash(), "{v:?}");
@@ -245,5 +272,12 @@ mod tests {
         }
         .validate()
         .is_err());
+        let e = BuildParams {
+            refine_power: 1,
+            ..p.clone()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.to_string().contains("refine-power = 1"), "{e}");
     }
 }

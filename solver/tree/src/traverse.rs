@@ -15,7 +15,7 @@
 //!
 //! **Batched kernel (§5.4).** The pending checks of one level are gathered in a
 //! breadth-first buffer and streamed, in chunks, through the geometry crate's
-//! [`PairBatch`](msdem_geom::kernel::PairBatch): with [`KernelKind::Iterative`] or
+//! [`PairBatch`]: with [`KernelKind::Iterative`] or
 //! [`KernelKind::Hybrid`] eight pairs run per SIMD pass of the iterative kernel, real–real
 //! pairs that do not converge fall back to the exact kernel, and surrogate pairs that do
 //! not converge are unfolded. [`KernelKind::Exact`] runs the exact kernel on the same

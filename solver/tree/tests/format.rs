@@ -64,7 +64,11 @@ fn wrong_magic_version_truncation_and_corruption_are_refused() {
 
     let mut b = good.clone();
     b[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
-    refused(&b, dir.path(), "version 2");
+    refused(&b, dir.path(), &format!("version {}", FORMAT_VERSION + 1));
+    // A file of the previous format version is refused with a rebuild hint.
+    let mut b = good.clone();
+    b[8..12].copy_from_slice(&(FORMAT_VERSION - 1).to_le_bytes());
+    refused(&b, dir.path(), "rebuild it with `treebuild`");
 
     refused(&good[..good.len() - 1], dir.path(), "truncated or corrupt");
     refused(&good[..good.len() / 2], dir.path(), "truncated or corrupt");

@@ -415,3 +415,49 @@ fn iterative_tolerance_band_on_a_surrogate_pair_does_not_prune_a_contact() {
         );
     }
 }
+
+#[test]
+fn halo_refinement_cuts_hierarchy_checks_and_keeps_the_contacts() {
+    let (ma, mb) = (sphere(3, 1.2, 1), sphere(3, 1.2, 2));
+    let plain = BuildParams {
+        refine_iterations: 0,
+        ..BuildParams::default()
+    };
+    let build = |m: &TriMesh, p: &BuildParams| build_tree(m, [0; 32], p).unwrap();
+    let (ra, rb) = (tree(&ma), tree(&mb));
+    let (pa, pb) = (build(&ma, &plain), build(&mb, &plain));
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+    let (mut refined, mut unrefined) = (LevelStats::default(), LevelStats::default());
+    let mut contacts = 0;
+    for _ in 0..10 {
+        let iso = random_pose(&mut rng, 2.0, 2.3);
+        let r = run(
+            &ra,
+            &rb,
+            0.01,
+            &iso,
+            Mode::Hierarchy,
+            Unfold::Larger,
+            &mut refined,
+        );
+        let p = run(
+            &pa,
+            &pb,
+            0.01,
+            &iso,
+            Mode::Hierarchy,
+            Unfold::Larger,
+            &mut unrefined,
+        );
+        // Same meshes, same real triangles: same contacts whatever the surrogates.
+        assert_eq!(keyed(&ra, &rb, &r), keyed(&pa, &pb, &p));
+        contacts += r.len();
+    }
+    assert!(contacts > 0);
+    assert!(
+        (refined.total() as f64) < 0.75 * unrefined.total() as f64,
+        "checks {} with refinement vs {} without",
+        refined.total(),
+        unrefined.total()
+    );
+}

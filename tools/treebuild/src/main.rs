@@ -29,6 +29,10 @@ struct Cli {
     /// Iteration budget of the eq. (6) minimiser per surrogate (≥ 1).
     #[arg(long = "fit-iterations", default_value_t = BuildParams::default().fit_iterations)]
     fit_iterations: u32,
+    /// Iteration budget per start of the second fitting stage that minimises each
+    /// surrogate's halo directly; 0 keeps the plain eq. (6) fit.
+    #[arg(long = "refine-iterations", default_value_t = BuildParams::default().refine_iterations)]
+    refine_iterations: u32,
     /// Accept open meshes (static obstacles).
     #[arg(long)]
     obstacle: bool,
@@ -54,6 +58,7 @@ fn run() -> Result<()> {
             leaf_size: cli.leaf_size,
             seed: cli.seed,
             fit_iterations: cli.fit_iterations,
+            refine_iterations: cli.refine_iterations,
             ..BuildParams::default()
         },
         obstacle: cli.obstacle,

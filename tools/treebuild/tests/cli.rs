@@ -74,6 +74,32 @@ fn builds_then_reports_up_to_date_without_rewriting() {
 }
 
 #[test]
+fn refine_iterations_flag_is_stored_and_changes_the_tree() {
+    let dir = scratch_dir("refine");
+    let mesh = sphere_file(&dir);
+    let (plain, refined) = (dir.join("plain.tree"), dir.join("refined.tree"));
+    let o = treebuild(&[
+        s(&mesh),
+        "-o",
+        s(&plain),
+        "--refine-iterations",
+        "0",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = treebuild(&[s(&mesh), "-o", s(&refined), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (tp, pp) = msdem_tree::read_tree(&plain).unwrap();
+    let (tr, pr) = msdem_tree::read_tree(&refined).unwrap();
+    assert_eq!(pp.refine_iterations, 0);
+    assert_eq!(pr, msdem_tree::BuildParams::default());
+    assert_ne!(tp.params_hash, tr.params_hash);
+    assert_ne!(tp.soup, tr.soup);
+    // Same split either way: only the surrogate triangles and their bounds differ.
+    assert_eq!(tp.source, tr.source);
+}
+
+#[test]
 fn open_mesh_needs_obstacle_flag() {
     let dir = scratch_dir("open");
     let p = dir.join("floor.obj");
