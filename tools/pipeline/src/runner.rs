@@ -1,7 +1,7 @@
 //! Running a pipeline: plan the stages, skip those whose stamp matches, run the others as
 //! subprocesses in the output folder, stamp what succeeded, report what was made.
 
-use std::collections::BTreeMap;
+use std::collections::btree_map::{BTreeMap, Entry};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -155,11 +155,9 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
     let mut reports = Vec::new();
     for stage in selected {
         let program = program_path(stage.kind);
-        let program_digest = match digests.get(&stage.kind) {
-            Some(d) => *d,
-            None => *digests
-                .entry(stage.kind)
-                .or_insert(stamp::file_digest(&program)?),
+        let program_digest = match digests.entry(stage.kind) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => *e.insert(stamp::file_digest(&program)?),
         };
         reports.push(run_stage(
             stage,
