@@ -4,6 +4,7 @@
 #   make bench                         criterion benchmarks
 CARGO    ?= cargo
 SCENARIO ?= staircase
+ARGS     ?=
 VENV     := .venv
 PY       := $(VENV)/bin/python
 
@@ -15,7 +16,7 @@ build:
 	$(CARGO) build --workspace --release --bins
 
 pipeline: build
-	./target/release/pipeline pipelines/$(SCENARIO).yaml
+	./target/release/pipeline pipelines/$(SCENARIO).yaml $(ARGS)
 
 lint:
 	$(CARGO) fmt --all -- --check
