@@ -36,7 +36,6 @@ mod params;
 mod raw;
 mod relax;
 
-pub use active::{Outcome, UpdateCounts};
 pub use params::{PicardParamError, PicardParams, PicardVariant};
 
 use crate::contact::force::{accumulate_forces, Wrench};
@@ -46,6 +45,7 @@ use crate::integrate::energy::observables;
 use crate::integrate::{advance_body, first_non_finite};
 use crate::step::{detect_contacts, stats_levels, StepError, StepWorkspace};
 use crate::world::{Body, DetectionMode, World};
+use active::UpdateCounts;
 use msdem_tree::{LevelStats, MAX_LEVELS};
 use multiscale::MultiscaleStage;
 use relax::{Relaxation, Residual};
