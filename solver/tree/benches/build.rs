@@ -37,6 +37,17 @@ fn build(c: &mut Criterion) {
             |b, m| b.iter(|| pool.install(|| build_tree(m, [0; 32], &p).unwrap())),
         );
     }
+    // The cost of the halo refinement: 5,120 triangles with the eq. (6) fit only.
+    let m = sphere(4, 1);
+    let plain = BuildParams {
+        refine_iterations: 0,
+        ..BuildParams::default()
+    };
+    g.bench_with_input(
+        BenchmarkId::new("noisy_sphere_1thread_unrefined", m.triangles.len()),
+        &m,
+        |b, m| b.iter(|| pool.install(|| build_tree(m, [0; 32], &plain).unwrap())),
+    );
     g.finish();
 }
 
@@ -46,6 +57,15 @@ fn traverse(c: &mut Criterion) {
         build_tree(&sphere(3, 1), [0; 32], &p).unwrap(),
         build_tree(&sphere(3, 2), [0; 32], &p).unwrap(),
     );
+    // The same meshes without the halo refinement (eq. (6) surrogates only).
+    let plain = BuildParams {
+        refine_iterations: 0,
+        ..BuildParams::default()
+    };
+    let (pa, pb) = (
+        build_tree(&sphere(3, 1), [0; 32], &plain).unwrap(),
+        build_tree(&sphere(3, 2), [0; 32], &plain).unwrap(),
+    );
     // Touching pose: centres 1.05 apart along a skew axis (radii in [0.5, 0.6]).
     let iso = Iso3::new(
         Vec3::new(0.6, 0.6, 0.6).normalize() * 1.05,
@@ -54,20 +74,46 @@ fn traverse(c: &mut Criterion) {
     let mut g = c.benchmark_group("traverse");
     g.sample_size(10);
     let cases = [
-        ("hierarchy_exact", Mode::Hierarchy, KernelKind::Exact),
-        ("hierarchy_hybrid", Mode::Hierarchy, KernelKind::Hybrid),
-        ("flat_exact", Mode::Flat, KernelKind::Exact),
-        ("flat_hybrid", Mode::Flat, KernelKind::Hybrid),
+        (
+            "hierarchy_exact",
+            Mode::Hierarchy,
+            KernelKind::Exact,
+            &a,
+            &b,
+        ),
+        (
+            "hierarchy_hybrid",
+            Mode::Hierarchy,
+            KernelKind::Hybrid,
+            &a,
+            &b,
+        ),
+        (
+            "hierarchy_exact_unrefined",
+            Mode::Hierarchy,
+            KernelKind::Exact,
+            &pa,
+            &pb,
+        ),
+        (
+            "hierarchy_hybrid_unrefined",
+            Mode::Hierarchy,
+            KernelKind::Hybrid,
+            &pa,
+            &pb,
+        ),
+        ("flat_exact", Mode::Flat, KernelKind::Exact, &a, &b),
+        ("flat_hybrid", Mode::Flat, KernelKind::Hybrid, &a, &b),
     ];
     let mut reference: Option<Vec<(u32, u32)>> = None;
-    for (name, mode, kernel) in cases {
+    for (name, mode, kernel, a, b) in cases {
         let mut scratch = Scratch::new();
         let mut out = Vec::new();
         let mut st = LevelStats::default();
         find_contacts(
-            &a,
+            a,
             0.01,
-            &b,
+            b,
             0.01,
             &iso,
             mode,
@@ -76,7 +122,10 @@ fn traverse(c: &mut Criterion) {
             &mut out,
             &mut st,
         );
-        let mut keys: Vec<(u32, u32)> = out.iter().map(|c| (c.tri_a, c.tri_b)).collect();
+        let mut keys: Vec<(u32, u32)> = out
+            .iter()
+            .map(|c| (a.source[c.tri_a as usize], b.source[c.tri_b as usize]))
+            .collect();
         keys.sort_unstable();
         let same = reference.get_or_insert_with(|| keys.clone()) == &keys;
         eprintln!(
@@ -90,9 +139,9 @@ fn traverse(c: &mut Criterion) {
             bch.iter(|| {
                 out.clear();
                 find_contacts(
-                    &a,
+                    a,
                     0.01,
-                    &b,
+                    b,
                     0.01,
                     &iso,
                     mode,
