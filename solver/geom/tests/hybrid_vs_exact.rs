@@ -191,10 +191,10 @@ fn avx2_and_baseline_lanes_agree_bit_for_bit() {
         let (t1, t2) = pair(&mut rng, i % CATEGORIES.len(), EPS);
         batch.push(&t1, &t2, 2.0 * EPS, i, true);
     }
-    let avx = IterativeParams::default();
-    let sse = IterativeParams {
-        use_avx2: false,
-        ..avx
+    let sse = IterativeParams::default();
+    let avx = IterativeParams {
+        use_avx2: true,
+        ..sse
     };
     let (mut a, mut b) = (Vec::new(), Vec::new());
     batch.run(KernelKind::Iterative, &avx, &mut a);
