@@ -29,12 +29,15 @@
 //! Because the cut always covers every real triangle pair, a terminated iteration (no
 //! active surrogate pair in contact) has found exactly the flat contacts (Lemma 5.7).
 
-use msdem_geom::kernel::{
-    contact, IterativeParams, KernelKind, KernelResult, PairBatch, PairOutcome,
-};
+use msdem_geom::kernel::{IterativeParams, KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
-use msdem_tree::{LevelStats, SurrogateTree, TriContact, MAX_LEVELS};
+use msdem_tree::{LevelStats, SurrogateTree, TriContact};
 use std::collections::VecDeque;
+
+mod kernel;
+mod validate;
+
+use kernel::{batch_kind, check_single, classify, prepare, CHUNK};
 
 /// One side of an active pair: an internal tree node (its surrogate triangle) or a real
 /// triangle.
@@ -223,13 +226,6 @@ fn roots(tree: &SurrogateTree, out: &mut Vec<Element>) {
     }
 }
 
-fn max_abs(t: &Tri, u: &Tri) -> f32 {
-    t.v.iter()
-        .chain(&u.v)
-        .flatten()
-        .fold(0.0f32, |m, c| m.max(c.abs()))
-}
-
 fn fresh(a: Element, b: Element) -> Pair {
     Pair {
         a,
@@ -239,129 +235,6 @@ fn fresh(a: Element, b: Element) -> Pair {
         outcome: Outcome::Unchecked,
         vetoed: false,
     }
-}
-
-/// Pending checks per batched kernel pass (as the explicit traversal: large enough to
-/// amortise a pass, small enough for the lane buffers to stay in L2).
-const CHUNK: usize = 2048;
-
-/// The kernel a batch runs: exact, or hybrid (iterative; exact fallback for real–real
-/// pairs only, Cor. 5.3).
-fn batch_kind(kernel: KernelKind) -> KernelKind {
-    match kernel {
-        KernelKind::Exact => KernelKind::Exact,
-        _ => KernelKind::Hybrid,
-    }
-}
-
-/// Triangles and margin of the check of (`a`, `b`), counted in `stats`: real–real pairs
-/// use `ε_a + ε_b`; other pairs the surrogate halos with the explicit traversal's padding
-/// (round-off of the f32 transform) and, for the iterative kernel, its widening by
-/// `1/(1 − C/2)` (an iterative "separated" is certain only above `margin·(1 − C/2)`).
-fn prepare(
-    g: &PairGeometry,
-    cache: &mut BCache,
-    a: Element,
-    b: Element,
-    stats: &mut LevelStats,
-) -> (Tri, Tri, f32, bool) {
-    let level = (a.level.max(b.level) as usize).min(MAX_LEVELS - 1);
-    stats.checks[level] += 1;
-    let fine = a.real && b.real;
-    let (ha, _) = g.halo(a, true);
-    let (hb, _) = g.halo(b, false);
-    let t1 = if a.real {
-        g.a.soup[a.index as usize]
-    } else {
-        g.a.soup[g.a.nodes[a.index as usize].tri as usize]
-    };
-    let b_soup = if b.real {
-        b.index
-    } else {
-        g.b.nodes[b.index as usize].tri
-    };
-    let t2 = cache.get(g.b, &g.b_to_a, b_soup);
-    let margin = if fine {
-        stats.fine += 1;
-        ha + hb
-    } else {
-        let m = ha + hb;
-        let m = m + 8.0 * f32::EPSILON * max_abs(&t1, &t2) + 1e-6 * m;
-        if g.kernel == KernelKind::Exact {
-            m
-        } else {
-            m / (1.0 - 0.5 * IterativeParams::default().c)
-        }
-    };
-    (t1, t2, margin, fine)
-}
-
-/// Outcome of a kernel result for (`a`, `b`): real contacts are appended to `hits`;
-/// surrogate contacts whose inner halos guarantee a real contact to `coarse`.
-fn classify(
-    g: &PairGeometry,
-    a: Element,
-    b: Element,
-    r: KernelResult,
-    hits: &mut Vec<TriContact>,
-    coarse: &mut Vec<CoarseHit>,
-) -> Outcome {
-    if a.real && b.real {
-        return match r {
-            KernelResult::Contact(c) => {
-                hits.push(TriContact {
-                    p: c.p,
-                    q: c.q,
-                    dist: c.dist(),
-                    tri_a: a.index,
-                    tri_b: b.index,
-                });
-                Outcome::FineContact
-            }
-            _ => Outcome::FineNone,
-        };
-    }
-    match r {
-        KernelResult::Separated => Outcome::Separated,
-        KernelResult::NotConverged => Outcome::Widen,
-        KernelResult::Contact(c) => {
-            // Inner halos: E = ε − h per side (h = 0 for a real triangle).
-            let (_, ia) = g.halo(a, true);
-            let (_, ib) = g.halo(b, false);
-            let d = c.dist();
-            if d <= (g.eps_a - ia) + (g.eps_b - ib) {
-                coarse.push(CoarseHit {
-                    p: c.p,
-                    q: c.q,
-                    dist: d + ia + ib,
-                });
-            }
-            Outcome::Widen
-        }
-    }
-}
-
-/// One unbatched surrogate check (narrowing attempts).
-fn check_single(
-    g: &PairGeometry,
-    cache: &mut BCache,
-    a: Element,
-    b: Element,
-    stats: &mut LevelStats,
-) -> Outcome {
-    let (t1, t2, margin, _) = prepare(g, cache, a, b, stats);
-    let kind = match g.kernel {
-        KernelKind::Exact => KernelKind::Exact,
-        _ => KernelKind::Iterative,
-    };
-    classify(
-        g,
-        a,
-        b,
-        contact(kind, &t1, &t2, margin),
-        &mut Vec::new(),
-        &mut Vec::new(),
-    )
 }
 
 impl ActiveSet {
@@ -541,87 +414,5 @@ impl ActiveSet {
         } else {
             self.kids_b.push(b);
         }
-    }
-
-    /// Checks the structural invariants: every internal pair's children are exactly its
-    /// descent children (so siblings are complete and no pair is active together with an
-    /// ancestor, remark 6), and the active pairs cover every real–real pair exactly once.
-    /// Returns a description of the first violation.
-    pub fn validate(&mut self, g: &PairGeometry) -> Result<(), String> {
-        if self.nodes.is_empty() {
-            return Err("not initialised".into());
-        }
-        let nodes = self.nodes.clone();
-        let mut covered: u64 = 0;
-        let mut seen = vec![false; nodes.len()];
-        let mut stack = vec![0usize];
-        while let Some(i) = stack.pop() {
-            if std::mem::replace(&mut seen[i], true) {
-                return Err(format!("pair {i} reached twice"));
-            }
-            let n = nodes[i];
-            if n.count == 0 {
-                if i != 0 {
-                    covered += self.real_pairs(g, n.a, n.b);
-                }
-                continue;
-            }
-            let kids = &nodes[n.first as usize..(n.first + n.count) as usize];
-            if i != 0 {
-                self.expand(g, n.a, n.b);
-                let want: Vec<(Element, Element)> = self
-                    .kids_a
-                    .iter()
-                    .flat_map(|&x| self.kids_b.iter().map(move |&y| (x, y)))
-                    .collect();
-                let got: Vec<(Element, Element)> = kids.iter().map(|k| (k.a, k.b)).collect();
-                if want != got {
-                    return Err(format!("pair {i}: children are not its descent children"));
-                }
-            }
-            stack.extend(n.first as usize..(n.first + n.count) as usize);
-        }
-        if let Some(i) = seen.iter().position(|s| !s) {
-            return Err(format!("pair {i} is unreachable"));
-        }
-        let total = |t: &SurrogateTree| {
-            t.nodes
-                .iter()
-                .filter(|n| n.is_leaf())
-                .map(|n| u64::from(n.count))
-                .sum::<u64>()
-        };
-        let want = if g.a.nodes.is_empty() || g.b.nodes.is_empty() {
-            0
-        } else {
-            total(g.a) * total(g.b)
-        };
-        if covered != want {
-            return Err(format!(
-                "active pairs cover {covered} real pairs, want {want}"
-            ));
-        }
-        Ok(())
-    }
-
-    fn real_count(tree: &SurrogateTree, e: Element) -> u64 {
-        if e.real {
-            return 1;
-        }
-        let mut n = 0;
-        let mut stack = vec![e.index];
-        while let Some(i) = stack.pop() {
-            let node = &tree.nodes[i as usize];
-            if node.is_leaf() {
-                n += u64::from(node.count);
-            } else {
-                stack.extend(node.first..node.first + node.count);
-            }
-        }
-        n
-    }
-
-    fn real_pairs(&self, g: &PairGeometry, a: Element, b: Element) -> u64 {
-        Self::real_count(g.a, a) * Self::real_count(g.b, b)
     }
 }
