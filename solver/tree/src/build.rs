@@ -23,11 +23,11 @@
 //! A mesh with at most `leaf_size` triangles yields a single leaf as root (no surrogate).
 
 use crate::bounds::{inner_distance, max_vertex_distance, round_up};
-use crate::dist::{tri64, V};
+use crate::dist::{add, norm, scale, sub, tri64, V};
 use crate::error::TreeError;
 use crate::fit::fit_surrogate;
 use crate::params::BuildParams;
-use crate::refine::refine_surrogate;
+use crate::refine::{refine_surrogate, REFERENCE_HALO};
 use crate::split::{node_seed, split};
 use crate::tree::{Node, SurrogateTree, NO_TRIANGLE};
 use crate::validate::validate;
@@ -208,13 +208,14 @@ fn build_from_soup(
         .filter(|&i| !tmp[i].children.is_empty())
         .collect();
     let total: u64 = internal.iter().map(|&i| tmp[i].tris.len() as u64).sum();
+    let eps_ref = REFERENCE_HALO * 2.0 * bounding_radius(&reals64);
     let done = AtomicU64::new(0);
     let fitted: Vec<(Tri, f32, f32)> = internal
         .par_iter()
         .map(|&i| {
             let (lo, hi) = ranges[i];
             let sub = &reals64[lo as usize..hi as usize];
-            let s = refine_surrogate(sub, fit_surrogate(sub, params), params);
+            let s = refine_surrogate(sub, fit_surrogate(sub, params), params, eps_ref);
             let s64 = tri64(&s);
             let offset = max_vertex_distance(&s64, sub.iter().flatten().copied());
             let inner = inner_distance(&s64, sub, params.inner_samples);
@@ -265,6 +266,19 @@ fn build_from_soup(
         mesh_hash,
         params_hash: params.hash(),
     }
+}
+
+/// Largest distance of the triangles' vertices from their vertex mean \[m\].
+fn bounding_radius(tris: &[[V; 3]]) -> f64 {
+    let n = (3 * tris.len()).max(1) as f64;
+    let c = scale(
+        tris.iter().flatten().fold([0.0; 3], |a, v| add(a, *v)),
+        1.0 / n,
+    );
+    tris.iter()
+        .flatten()
+        .map(|v| norm(sub(*v, c)))
+        .fold(0.0, f64::max)
 }
 
 /// Real triangles of the subtree of every node as soup ranges `[lo, hi)` (depth-first leaf

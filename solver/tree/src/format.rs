@@ -31,7 +31,7 @@ use std::path::Path;
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"MSDEMTRE";
 /// Current format version. History: 1 = first release; 2 = the parameter block gained the
-/// halo-refinement parameters (`refine_iterations`, `refine_power`, builder version 2).
+/// halo-refinement parameters (`refine_iterations`, `refine_power`; builder version 3).
 pub const FORMAT_VERSION: u32 = 2;
 
 /// Serialises a tree and the parameters it was built with.

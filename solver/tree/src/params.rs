@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 
 /// Version of the build algorithm; part of the parameter hash so that trees built by an
 /// older builder are rebuilt rather than silently reused.
-pub const BUILDER_VERSION: u32 = 2;
+pub const BUILDER_VERSION: u32 = 3;
 
 /// Parameters of the surrogate-tree builder. All fit weights are dimensionless: the fit
 /// runs in coordinates scaled by the node's bounding radius (see `fit.rs`).

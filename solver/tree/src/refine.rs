@@ -9,15 +9,20 @@
 //! ε ≈ 0.52).
 //!
 //! **Objective.** With the node's distinct real vertices `v` scaled as in `fit.rs`
-//! (`y = (v − c)/L`), the surrogate `T = (x₁, x₂, x₃)` minimises the volume of its halo
-//! region `T ⊕ B(o)` (Steiner's formula for a flat convex body),
+//! (`y = (v − c)/L`), the surrogate `T = (x₁, x₂, x₃)` minimises the volume of its
+//! run-time halo region `T ⊕ B(h)`, `h = o + ε_ref` (Steiner's formula for a flat convex
+//! body),
 //!
 //! ```text
-//! J = 2·A·o + π/2·P·o² + 4π/3·o³ + α_area/2 · |(x₂ − x₁) × (x₃ − x₁)|^−2,
+//! J = 2·A·h + π/2·P·h² + 4π/3·h³ + α_area/2 · |(x₂ − x₁) × (x₃ − x₁)|^−2,
 //! o = (mean_v d(y_v, T)^p)^(1/p)          (power mean: a smooth maximum, o → max as p → ∞)
 //! ```
 //!
-//! `A` the area and `P` the perimeter of `T`. Minimising the offset alone is not enough:
+//! `A` the area and `P` the perimeter of `T`; `ε_ref` = [`REFERENCE_HALO`] × the mesh's
+//! bounding diameter stands for the mesh halo ε added at run time (DESIGN.md §3 default).
+//! Without it a flat patch, covered at offset 0 by any large enough triangle in its
+//! plane, would have a zero objective however large the triangle (and the regulariser
+//! would grow it without bound). Minimising the offset alone is not enough either:
 //! the maximum distance never grows when a triangle grows, so the pure offset has flat
 //! valleys in which the triangle can drift outside the shape; the volume keeps it as
 //! small as the offset allows (for a sphere the optimum stays a near-point at the centre,
@@ -28,9 +33,13 @@
 //! `refine_iterations` L-BFGS steps each. The gradient of `d(y, T)` with respect to `x_i`
 //! is `−λ_i (y − q)/d` (`q = Σλ_i x_i` the closest point).
 //!
-//! **Starts and choice.** Two starts: the eq. (6) result and a principal-axis sliver
+//! **Starts and choice.** Three starts: the eq. (6) result; a principal-axis sliver
 //! (along the largest-variance axis, ends inset by the largest distance from that axis,
-//! 10 % wide). Of the eq. (6) result and the two refined triangles, rounded to `f32`, the
+//! 10 % wide), the natural start for elongated bodies; and a covering triangle in the
+//! principal plane (larger than the vertices' projection), the natural start for flat
+//! patches, which the other two leave in a local minimum where growing the triangle to
+//! cover the last vertices costs more area than it saves offset at first. Of the eq. (6)
+//! result and the three refined triangles, rounded to `f32`, the
 //! one with the smallest *exact* halo volume (exact maximum distance `o`, exact `A`, `P`)
 //! is kept, so the stage never makes a surrogate worse by its own measure, and ties keep
 //! the eq. (6) triangle. Sequential `f64`: deterministic.
@@ -43,17 +52,21 @@ use crate::params::BuildParams;
 use msdem_geom::math::Tri;
 use std::f64::consts::PI;
 
-/// Halo volume `2·A·o + π/2·P·o² + 4π/3·o³` of triangle `t` with offset `o`, and its
-/// derivatives with respect to `o`, `A` and `P`.
+/// Reference halo width as a fraction of the mesh's bounding diameter (module docs).
+pub(crate) const REFERENCE_HALO: f64 = 1e-2;
+
+/// Halo volume `2·A·o + π/2·P·o² + 4π/3·o³` of a triangle of area `A` and perimeter `P`
+/// with halo width `o`, and its derivatives with respect to `o`, `A` and `P`.
 fn halo_volume(area: f64, perimeter: f64, o: f64) -> (f64, f64, f64, f64) {
     let v = 2.0 * area * o + 0.5 * PI * perimeter * o * o + 4.0 / 3.0 * PI * o * o * o;
     let dv_do = 2.0 * area + PI * perimeter * o + 4.0 * PI * o * o;
     (v, dv_do, 2.0 * o, 0.5 * PI * o * o)
 }
 
-/// Exact halo volume of `t` over `verts` (maximum distance, exact area and perimeter).
-fn exact_volume(t: &[V; 3], verts: &[V]) -> f64 {
-    let o = max_vertex_distance(t, verts.iter().copied());
+/// Exact halo volume of `t` over `verts` (maximum distance plus `eps_ref`, exact area and
+/// perimeter).
+fn exact_volume(t: &[V; 3], verts: &[V], eps_ref: f64) -> f64 {
+    let o = max_vertex_distance(t, verts.iter().copied()) + eps_ref;
     let w = cross(sub(t[1], t[0]), sub(t[2], t[0]));
     let per: f64 = (0..3).map(|k| norm(sub(t[(k + 1) % 3], t[k]))).sum();
     halo_volume(0.5 * norm(w), per, o).0
@@ -64,6 +77,8 @@ struct Objective<'a> {
     ys: &'a [V],
     power: f64,
     alpha_area: f64,
+    /// `ε_ref` in scaled coordinates.
+    eps_ref: f64,
 }
 
 impl Objective<'_> {
@@ -101,7 +116,7 @@ impl Objective<'_> {
         } else {
             0.0
         };
-        let (v, dv_do, dv_da, dv_dp) = halo_volume(0.5 * wn, per, o);
+        let (v, dv_do, dv_da, dv_dp) = halo_volume(0.5 * wn, per, o + self.eps_ref);
         let j = v + 0.5 * self.alpha_area / w2;
         if let Some(g) = grad {
             let mut gv = [[0.0; 3]; 3];
@@ -170,9 +185,32 @@ fn sliver_start(ys: &[V]) -> X {
     x
 }
 
+/// Covering start (scaled coordinates; module docs): the affine image, in the principal
+/// plane, of the equilateral triangle circumscribing the disc of radius √2, scaled by the
+/// extents along the two principal axes, so that it covers the vertices' projection.
+fn cover_start(ys: &[V]) -> X {
+    let pts: Vec<[V; 3]> = ys.iter().map(|&y| [y, y, y]).collect();
+    let (e1, e2) = principal_frame(&pts, [0.0; 3]);
+    let r1 = ys.iter().map(|&y| dot(y, e1).abs()).fold(1e-9, f64::max);
+    let r2 = ys.iter().map(|&y| dot(y, e2).abs()).fold(1e-9, f64::max);
+    let mut x = [0.0; 9];
+    for i in 0..3 {
+        let th = PI / 2.0 + i as f64 * 2.0 * PI / 3.0;
+        let r = 2.0 * 2f64.sqrt();
+        let v = add(scale(e1, r * r1 * th.cos()), scale(e2, r * r2 * th.sin()));
+        x[3 * i..3 * i + 3].copy_from_slice(&v);
+    }
+    x
+}
+
 /// Second stage (module docs): returns `fitted` or a triangle with a smaller exact halo
-/// volume over the real triangles `tris`.
-pub(crate) fn refine_surrogate(tris: &[[V; 3]], fitted: Tri, params: &BuildParams) -> Tri {
+/// volume over the real triangles `tris`; `eps_ref` \[m\] is the reference halo width.
+pub(crate) fn refine_surrogate(
+    tris: &[[V; 3]],
+    fitted: Tri,
+    params: &BuildParams,
+    eps_ref: f64,
+) -> Tri {
     if params.refine_iterations == 0 || tris.is_empty() {
         return fitted;
     }
@@ -206,14 +244,15 @@ pub(crate) fn refine_surrogate(tris: &[[V; 3]], fitted: Tri, params: &BuildParam
     let p_final = params.refine_power as f64;
     let stages = [p_final / 16.0, p_final / 4.0, p_final].map(|p| p.max(2.0));
     let per_stage = params.refine_iterations.div_ceil(3);
-    let mut best = (exact_volume(&tri64(&fitted), &verts), fitted);
-    for start in [to_x(&fitted), sliver_start(&ys)] {
+    let mut best = (exact_volume(&tri64(&fitted), &verts, eps_ref), fitted);
+    for start in [to_x(&fitted), sliver_start(&ys), cover_start(&ys)] {
         let mut x = start;
         for &power in &stages {
             let ob = Objective {
                 ys: &ys,
                 power,
                 alpha_area: params.alpha_area,
+                eps_ref: eps_ref / l,
             };
             x = minimise(&|x, g| ob.eval(x, g), x, per_stage);
         }
@@ -223,7 +262,7 @@ pub(crate) fn refine_surrogate(tris: &[[V; 3]], fitted: Tri, params: &BuildParam
         if area2.is_nan() || area2 <= 0.0 || !t.iter().flatten().all(|v| v.is_finite()) {
             continue;
         }
-        let vol = exact_volume(&t, &verts);
+        let vol = exact_volume(&t, &verts, eps_ref);
         if vol < best.0 {
             best = (vol, cand);
         }
@@ -247,6 +286,7 @@ mod tests {
             ys: &ys,
             power: 8.0,
             alpha_area: 1e-3,
+            eps_ref: 0.02,
         };
         let x: X = [0.1, -0.2, 0.05, 0.6, 0.1, -0.1, -0.3, 0.4, 0.2];
         let mut g = [0.0; 9];
@@ -277,6 +317,6 @@ mod tests {
         assert!((v - (o + 0.5 * PI * p * o * o + 4.0 / 3.0 * PI * o.powi(3))).abs() < 1e-12);
         // The exact variant uses the true maximum distance: a vertex 0.1 above the plane.
         let verts = [[0.2, 0.2, 0.1], [0.0, 0.0, 0.0]];
-        assert!((exact_volume(&t, &verts) - v).abs() < 1e-12);
+        assert!((exact_volume(&t, &verts, 0.0) - v).abs() < 1e-12);
     }
 }

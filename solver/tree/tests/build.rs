@@ -261,6 +261,40 @@ fn refinement_never_enlarges_a_halo_and_shrinks_the_coarse_ones() {
 }
 
 #[test]
+fn flat_patch_surrogates_stay_near_their_patch() {
+    // Regression: a flat patch is covered at offset 0 by any large triangle in its plane;
+    // without the reference halo in the refinement objective the surrogates grew to a
+    // thousand times the plane's size.
+    let m = plane([4.0, 4.0], 16, [0.0, 0.0, 0.0]).unwrap();
+    let t = build_tree(&m, [0; 32], &BuildParams::default()).unwrap();
+    validate(&t).unwrap();
+    for (i, n) in t.nodes.iter().enumerate().filter(|(_, n)| !n.is_leaf()) {
+        let reals = subtree_reals(&t, i);
+        let verts: Vec<[f32; 3]> = reals.iter().flat_map(|&r| t.soup[r as usize].v).collect();
+        let c: [f32; 3] =
+            std::array::from_fn(|k| verts.iter().map(|v| v[k]).sum::<f32>() / verts.len() as f32);
+        let radius = verts.iter().map(|&v| d(v, c)).fold(0.0, f64::max);
+        let s = t.soup[n.tri as usize];
+        for v in s.v {
+            assert!(
+                d(v, c) <= 3.0 * radius + 1e-9,
+                "node {i}: surrogate vertex {v:?} at {} from its patch (radius {radius})",
+                d(v, c)
+            );
+            assert!(
+                v[2].abs() < 1e-3,
+                "node {i}: surrogate off the plane: {v:?}"
+            );
+        }
+        assert!(
+            n.offset < 1e-3,
+            "node {i}: offset {} for a flat patch",
+            n.offset
+        );
+    }
+}
+
+#[test]
 fn open_and_tiny_meshes_build() {
     let pm = plane([2.0, 3.0], 1, [0.0, 0.0, 1.0]).unwrap();
     let t = build_tree(&pm, [0; 32], &BuildParams::default()).unwrap();
