@@ -154,8 +154,8 @@ pub struct PhaseTimes {
     pub integrate: f64,
 }
 
-/// Statistics of one time step.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// Statistics of one time step. The default is an empty, converged step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepStats {
     /// Step number.
     pub step: u64,
@@ -180,8 +180,32 @@ pub struct StepStats {
     pub angular_momentum: [f64; 3],
     /// Implicit schemes: Picard iterations of this step (1 for explicit).
     pub iterations: u32,
+    /// Implicit schemes: false when the Picard iterations ran out of
+    /// `picard.max_iterations` before converging and the last guess was accepted (always
+    /// true for explicit steps).
+    pub converged: bool,
     /// Wall time per phase.
     pub wall: PhaseTimes,
+}
+
+impl Default for StepStats {
+    fn default() -> Self {
+        StepStats {
+            step: 0,
+            time: 0.0,
+            checks_per_level: Vec::new(),
+            fallbacks: 0,
+            candidate_pairs: 0,
+            contacts: 0,
+            kinetic_energy: 0.0,
+            potential_energy: 0.0,
+            linear_momentum: [0.0; 3],
+            angular_momentum: [0.0; 3],
+            iterations: 1,
+            converged: true,
+            wall: PhaseTimes::default(),
+        }
+    }
 }
 
 /// Statistics of a whole run (`stats.msdem`).

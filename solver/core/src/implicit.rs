@@ -338,6 +338,7 @@ fn picard(
         linear_momentum: obs.linear_momentum.into(),
         angular_momentum: obs.angular_momentum.into(),
         iterations: out.per_iteration.len() as u32,
+        converged: out.converged,
         wall,
     };
     Ok(out)

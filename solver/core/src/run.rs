@@ -17,14 +17,20 @@ use crate::error::SolverError;
 use crate::frames::{
     self, BodyState, Frame, StatsFile, TimingsFile, FRAME_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
 };
-use crate::step::{stable_dt_estimate, stats_levels, step, StepError, StepWorkspace};
-use crate::world::World;
+use crate::step::{stable_dt_estimate, stats_levels, StepError};
+use crate::world::{Integrator, World};
 
 mod output;
+mod stepper;
 mod summary;
 
 pub use output::relative_to;
+pub use stepper::{Stepped, Stepper};
 pub use summary::RunSummary;
+
+/// Non-converged implicit steps reported one by one on stderr; later ones are only
+/// counted (in [`RunSummary::unconverged_steps`] and one closing warning).
+pub const MAX_CONVERGENCE_WARNINGS: u64 = 3;
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -58,9 +64,13 @@ pub fn step_count(dt: f64, end: f64) -> u64 {
     }
 }
 
-/// A warning when the time step exceeds the explicit stability estimate of the contact
-/// springs ([`stable_dt_estimate`]), `None` otherwise.
+/// A warning when the time step of an explicit run exceeds the stability estimate of the
+/// contact springs ([`stable_dt_estimate`]), `None` otherwise and for implicit runs (their
+/// Picard iterations report steps that do not converge instead).
 pub fn time_step_warning(world: &World) -> Option<String> {
+    if world.params.integrator != Integrator::Explicit {
+        return None;
+    }
     let stable = stable_dt_estimate(world);
     (world.params.dt > stable).then(|| {
         format!(
@@ -129,6 +139,21 @@ fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {
     bar
 }
 
+/// The warning for a step whose Picard iterations did not converge.
+fn unconverged(world: &World, out: &Stepped) -> String {
+    format!(
+        "{}: step {} (t = {:.6e} s): Picard iterations did not converge within {} \
+         (largest relative update {:.3e} > tolerance {:.1e}); the last guess was accepted \
+         (raise picard.max_iterations or lower time.dt)",
+        world.name,
+        out.stats.step,
+        out.stats.time,
+        out.stats.iterations,
+        out.residual,
+        world.params.picard.tolerance
+    )
+}
+
 /// Pipeline stage 3 in one call: loads and validates the scenario at `scenario`, builds the
 /// world (meshes, trees, particles, interpenetration check), prints a warning on stderr when
 /// `dt` exceeds the stability estimate, and runs it into `out_dir`.
@@ -178,14 +203,20 @@ pub fn run(
 
     let start = Instant::now();
     let bar = progress_bar(steps, options.quiet);
-    let mut ws = StepWorkspace::new();
+    let mut stepper = Stepper::new();
     let mut stats = StatsFile::default();
     let mut timings = TimingsFile::default();
     let mut failure = None;
     for n in 1..=steps {
         let output_step = n % every == 0;
-        match step(&mut world, &mut ws, output_step) {
+        match stepper.step(&mut world, output_step) {
             Ok(mut out) => {
+                if !out.stats.converged {
+                    summary.unconverged_steps += 1;
+                    if summary.unconverged_steps <= MAX_CONVERGENCE_WARNINGS {
+                        bar.suspend(|| eprintln!("warning: {}", unconverged(&world, &out)));
+                    }
+                }
                 // Wall times go to their own file so that `stats.msdem` is deterministic.
                 let wall = std::mem::take(&mut out.stats.wall);
                 if options.wall_times {
@@ -220,6 +251,15 @@ pub fn run(
         bar.inc(1);
     }
     bar.finish_and_clear();
+    if summary.unconverged_steps > MAX_CONVERGENCE_WARNINGS {
+        eprintln!(
+            "warning: {}: {} steps in total did not converge ({} more than reported; \
+             `converged` in stats.msdem)",
+            world.name,
+            summary.unconverged_steps,
+            summary.unconverged_steps - MAX_CONVERGENCE_WARNINGS
+        );
+    }
     summary.wall_seconds = start.elapsed().as_secs_f64();
     frames::write_record(&frames::stats_path(out_dir), &STATS_MAGIC, &stats)?;
     if options.wall_times {

@@ -11,9 +11,19 @@
 //!   end: 2.0                       # end time \[s\], > 0
 //!   output_every: 500              # steps between frames, ≥ 1
 //! gravity: [0.0, 0.0, -9.81]       # [m/s²], default [0, 0, 0]
-//! integrator: explicit             # default explicit
+//! integrator: explicit             # explicit | implicit_flat | implicit_surrogate |
+//!                                  # implicit_multiscale (default explicit)
+//! picard:                          # optional, implicit integrators only; every key optional
+//!   tolerance: 0.01                # relative force/torque update to converge [-], > 0
+//!   max_iterations: 50             # Picard iterations per step, ≥ 1
+//!   relaxation: 1.0                # initial ω, in [min_relaxation, max_relaxation]
+//!   min_relaxation: 0.01           # > 0 and ≤ max_relaxation
+//!   max_relaxation: 1.5            # > 0 and < 2
+//!   force_floor: 0.001             # absolute floor of the test, × K_s·√M + M·|g| [-], ≥ 0
+//!   coarse_force_damping: 0.5      # multiscale: factor on surrogate-level forces, in [0, 1]
+//!   keep_active_sets: true         # multiscale: keep active sets from step to step
 //! detection:                       # optional
-//!   mode: hierarchy                # hierarchy | flat (default hierarchy)
+//!   mode: hierarchy                # hierarchy | flat (default hierarchy); explicit only
 //!   kernel: exact                  # exact | hybrid (default exact)
 //! broadphase: grid                 # grid | all_pairs (default grid)
 //! seed: 0                          # RNG seed of the generators (default 0)
@@ -59,19 +69,36 @@
 //! `random_box` accepts an optional `velocity` (default 0) like `drop`, whose `velocity`
 //! is required; `lattice` accepts `velocity` and `random_orientation` as optional keys.
 //!
+//! **Implicit integrators** (seed 000 Alg. 3 / Alg. 6, [`crate::implicit`]): the variant
+//! decides the contact detection inside the Picard iterations — `implicit_flat` every real
+//! triangle pair, `implicit_surrogate` the tree traversal from the roots in every
+//! iteration, `implicit_multiscale` active sets unfolded one level per iteration — so
+//! `detection.mode` is not used by them: leave it out; a written mode that contradicts the
+//! variant (`flat` with `implicit_surrogate` / `implicit_multiscale`, `hierarchy` with
+//! `implicit_flat`) is an error at the `mode` value. `detection.kernel` is used by all
+//! integrators. `picard:` is accepted (and validated) with `explicit` too, and ignored.
+//! A step whose Picard iterations do not converge within `max_iterations` is accepted,
+//! warned about on stderr (the first few) and recorded (`converged` in the statistics).
+//!
 //! Validation happens while parsing, so that every error names the offending scalar's
 //! `file:line:column` and key path: `version` is checked first (missing or ≠ 1 is refused
 //! before anything else is looked at); numbers must be finite (`.nan`/`.inf` are refused);
 //! `dt`, `end`, `density`, `epsilon`, `spring` and lattice `spacing` must be > 0; `friction`
 //! ≥ 0; `restitution` in (0, 1]; counts ≥ 1; a box needs `min < max` on every axis; shape and
-//! material references must name an entry of `shapes:` / `materials:`.
+//! material references must name an entry of `shapes:` / `materials:`; `picard:` values
+//! out of range are reported at the value, combinations that break the rules of
+//! [`PicardParams::validate`] (e.g. `relaxation` outside `[min_relaxation,
+//! max_relaxation]`) at the `picard:` mapping.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::implicit::PicardParams;
+
 mod generator;
+mod implicit;
 mod load;
 mod names;
 mod values;
@@ -97,6 +124,9 @@ pub struct Scenario {
     /// Time integrator.
     #[serde(default)]
     pub integrator: IntegratorSpec,
+    /// Picard settings of the implicit integrators (ignored by `explicit`).
+    #[serde(default, deserialize_with = "implicit::picard")]
+    pub picard: PicardParams,
     /// Contact detection options.
     #[serde(default)]
     pub detection: DetectionSpec,
@@ -157,14 +187,23 @@ pub enum IntegratorSpec {
     /// Explicit Euler (seed 000 Alg. 1).
     #[default]
     Explicit,
+    /// Implicit Euler, Picard iterations with flat detection in every iteration (Alg. 3).
+    ImplicitFlat,
+    /// Implicit Euler, *surrogate within Picard* (§5.2): Alg. 5 from the roots in every
+    /// iteration.
+    ImplicitSurrogate,
+    /// Implicit Euler, *multiscale Picard* (Alg. 6): active sets unfolded one level per
+    /// iteration.
+    ImplicitMultiscale,
 }
 
 /// `detection:` section.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DetectionSpec {
-    /// Tree traversal or flat all-triangle search.
-    #[serde(default)]
+    /// Tree traversal or flat all-triangle search (explicit integrator only; refused
+    /// where it contradicts an implicit variant).
+    #[serde(default, deserialize_with = "implicit::detection_mode")]
     pub mode: DetectionModeSpec,
     /// Triangle–triangle kernel.
     #[serde(default)]

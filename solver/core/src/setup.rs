@@ -17,7 +17,7 @@
 use rayon::prelude::*;
 
 use crate::error::SolverError;
-use crate::scenario::{BroadPhaseSpec, DetectionModeSpec, IntegratorSpec, KernelSpec, Scenario};
+use crate::scenario::{BroadPhaseSpec, DetectionModeSpec, KernelSpec, Scenario};
 use crate::world::{
     BroadPhaseChoice, DetectionMode, Integrator, KernelChoice, Material, Params, World,
 };
@@ -94,8 +94,9 @@ fn params(s: &Scenario) -> Params {
         end: s.time.end,
         output_every: s.time.output_every,
         gravity: s.gravity.into(),
-        integrator: match s.integrator {
-            IntegratorSpec::Explicit => Integrator::Explicit,
+        integrator: match s.integrator.picard_variant() {
+            None => Integrator::Explicit,
+            Some(variant) => Integrator::Implicit(variant),
         },
         detection: match s.detection.mode {
             DetectionModeSpec::Hierarchy => DetectionMode::Hierarchy,
@@ -109,6 +110,7 @@ fn params(s: &Scenario) -> Params {
             BroadPhaseSpec::Grid => BroadPhaseChoice::Grid,
             BroadPhaseSpec::AllPairs => BroadPhaseChoice::AllPairs,
         },
+        picard: s.picard.clone(),
     }
 }
 

@@ -212,6 +212,7 @@ pub fn step(
         linear_momentum: obs.linear_momentum.into(),
         angular_momentum: obs.angular_momentum.into(),
         iterations: 1,
+        converged: true,
         wall,
     };
     Ok(StepOutput {

@@ -10,6 +10,8 @@ use std::sync::Arc;
 use msdem_geom::math::{Iso3, Mat3, Quat, Vec3};
 use msdem_tree::SurrogateTree;
 
+use crate::implicit::{PicardParams, PicardVariant};
+
 /// A particle shape shared by every particle that uses it.
 #[derive(Clone, Debug)]
 pub struct Shape {
@@ -120,6 +122,10 @@ pub struct Obstacle {
 pub enum Integrator {
     /// Explicit Euler (Alg. 1), Euler–Cromer ordering: velocities first, then positions.
     Explicit,
+    /// Implicit Euler by Picard iterations (Alg. 3 / Alg. 6, [`crate::implicit`]); the
+    /// variant decides the contact detection inside the iterations, so
+    /// [`Params::detection`] is not used (the kernel still is).
+    Implicit(PicardVariant),
 }
 
 /// How contacts between two trees are searched.
@@ -170,6 +176,8 @@ pub struct Params {
     pub kernel: KernelChoice,
     /// Broad phase.
     pub broadphase: BroadPhaseChoice,
+    /// Settings of the Picard iterations (used by [`Integrator::Implicit`] only).
+    pub picard: PicardParams,
 }
 
 /// The whole simulation state.

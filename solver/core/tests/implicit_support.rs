@@ -33,6 +33,7 @@ pub fn world(dt: f64, g: [f64; 3], kernel: KernelChoice) -> World {
             detection: DetectionMode::Hierarchy,
             kernel,
             broadphase: BroadPhaseChoice::Grid,
+            picard: Default::default(),
         },
         time: 0.0,
         step: 0,

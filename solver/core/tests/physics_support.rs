@@ -30,6 +30,7 @@ pub fn empty_world(dt: f64, g: [f64; 3]) -> World {
             detection: DetectionMode::Hierarchy,
             kernel: KernelChoice::Exact,
             broadphase: BroadPhaseChoice::Grid,
+            picard: Default::default(),
         },
         time: 0.0,
         step: 0,

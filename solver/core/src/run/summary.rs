@@ -28,6 +28,12 @@ pub struct RunSummary {
     pub checks_per_level: Vec<u64>,
     /// Exact-kernel fallbacks summed over all steps.
     pub fallbacks: u64,
+    /// Picard iterations summed over all steps (= steps for explicit runs).
+    pub iterations_total: u64,
+    /// Most Picard iterations in one step (1 for explicit runs).
+    pub iterations_max: u32,
+    /// Implicit steps whose Picard iterations did not converge.
+    pub unconverged_steps: u64,
 }
 
 impl RunSummary {
@@ -44,6 +50,8 @@ impl RunSummary {
             *t += c;
         }
         self.fallbacks += s.fallbacks;
+        self.iterations_total += u64::from(s.iterations);
+        self.iterations_max = self.iterations_max.max(s.iterations);
     }
 }
 
@@ -82,6 +90,18 @@ impl fmt::Display for RunSummary {
             fine,
             levels.iter().sum::<u64>(),
             self.fallbacks
-        )
+        )?;
+        if self.iterations_max > 1 || self.unconverged_steps > 0 {
+            write!(
+                f,
+                " Picard iterations: {} in total, {:.2} per step, at most {} in one step; \
+                 {} steps did not converge.",
+                self.iterations_total,
+                self.iterations_total as f64 / self.steps.max(1) as f64,
+                self.iterations_max,
+                self.unconverged_steps
+            )?;
+        }
+        Ok(())
     }
 }

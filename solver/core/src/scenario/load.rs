@@ -38,11 +38,13 @@ pub fn parse_scenario(text: &str, file: &Path) -> Result<Scenario, SolverError> 
     }
     // 2. The whole schema; references to shapes and materials are not checked yet.
     let first: Scenario = serde_norway::from_str(text).map_err(located)?;
-    // 3. Again with the defined names installed, so that an unknown name is reported where
-    //    it is written.
+    // 3. Again with the defined names (and the integrator) installed, so that an unknown
+    //    name, or a detection mode that contradicts the integrator, is reported where it is
+    //    written.
     let known = Known {
         shapes: first.shapes.keys().cloned().collect(),
         materials: first.materials.keys().cloned().collect(),
+        integrator: first.integrator,
     };
     let mut scenario: Scenario =
         names::with_known(known, || serde_norway::from_str(text)).map_err(located)?;

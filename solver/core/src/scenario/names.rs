@@ -4,12 +4,15 @@
 //! `shapes:` and `materials:`; the second pass installs them here, so that a reference such as
 //! `particles[3].shape: gravel` is checked inside the YAML scalar's visitor and the error
 //! carries that scalar's line and column. Outside the second pass references are accepted
-//! unchecked.
+//! unchecked. The same pass makes the scenario's `integrator:` known, for the check of
+//! `detection.mode` (see `implicit`).
 
 use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};
+
+use super::IntegratorSpec;
 
 /// Names defined by the scenario being parsed on this thread.
 #[derive(Clone, Debug, Default)]
@@ -18,6 +21,8 @@ pub(crate) struct Known {
     pub shapes: Vec<String>,
     /// Material names, sorted.
     pub materials: Vec<String>,
+    /// The scenario's `integrator:` (checked against `detection.mode`).
+    pub integrator: IntegratorSpec,
 }
 
 thread_local! {
@@ -37,6 +42,16 @@ pub(crate) fn with_known<T>(known: Known, f: impl FnOnce() -> T) -> T {
     let prev = KNOWN.with(|k| k.borrow_mut().replace(known));
     let _restore = Restore(prev);
     f()
+}
+
+/// The integrator of the scenario being parsed (explicit outside the second pass).
+pub(crate) fn integrator() -> IntegratorSpec {
+    KNOWN.with(|k| {
+        k.borrow()
+            .as_ref()
+            .map(|k| k.integrator)
+            .unwrap_or_default()
+    })
 }
 
 #[derive(Clone, Copy)]
