@@ -1,0 +1,164 @@
+//! The implicit integrators through the `solver` binary: every variant runs a head-on
+//! collision of two grains and writes frames and statistics (Picard iterations, converged
+//! steps); the pair bounces back with its momentum conserved; flat and surrogate-within-
+//! Picard agree (seed 000 Cor. 5.5) and multiscale Picard agrees with them within the
+//! Picard tolerance; a step budget too small to converge is warned about (rate-limited)
+//! and recorded.
+
+mod scenario_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use msdem_solver::frames::{self, Frame, StatsFile, FRAME_MAGIC, STATS_MAGIC};
+use msdem_solver::run::MAX_CONVERGENCE_WARNINGS;
+use scenario_support::{scenario_text, Fixture};
+
+/// Two grains (r = 0.05 m, ε = 1 mm) 4 mm apart closing at 1 m/s: contact from step ≈ 20,
+/// bounced apart well before step 100.
+fn pair(integrator: &str, picard: &str) -> String {
+    scenario_text(
+        "{ dt: 1.0e-4, end: 0.01, output_every: 25 }",
+        &format!(
+            "integrator: {integrator}
+{picard}
+particles:
+  - {{ shape: grain, material: rock, position: [-0.052, 0, 0], velocity: [0.5, 0, 0] }}
+  - {{ shape: grain, material: rock, position: [0.052, 0, 0], velocity: [-0.5, 0, 0] }}
+"
+        ),
+    )
+}
+
+fn solve(f: &Fixture, name: &str, text: &str) -> (PathBuf, Output) {
+    let s = f.scenario(&format!("{name}.yaml"), text);
+    let out = f.path().join(name);
+    let o = Command::new(env!("CARGO_BIN_EXE_solver"))
+        .arg(&s)
+        .arg("-o")
+        .arg(&out)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    (out, o)
+}
+
+fn stats(out: &Path) -> StatsFile {
+    frames::read_record(&frames::stats_path(out), &STATS_MAGIC).unwrap()
+}
+
+fn last_frame(out: &Path) -> Frame {
+    frames::read_record(&frames::frame_path(out, 4), &FRAME_MAGIC).unwrap()
+}
+
+#[test]
+fn every_implicit_variant_runs_a_bouncing_pair_through_the_binary() {
+    let f = Fixture::new();
+    let mut finals = Vec::new();
+    for variant in ["implicit_flat", "implicit_surrogate", "implicit_multiscale"] {
+        let (out, o) = solve(&f, variant, &pair(variant, ""));
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{variant}: {stderr}");
+        assert!(stderr.is_empty(), "{variant}: {stderr}");
+        let s = stats(&out);
+        assert_eq!(s.steps.len(), 100, "{variant}");
+        assert!(s.steps.iter().all(|st| st.iterations >= 1 && st.converged));
+        // Contact steps need several Picard iterations, free flight converges at once.
+        let touching: Vec<_> = s.steps.iter().filter(|st| st.contacts > 0).collect();
+        assert!(touching.len() >= 5, "{variant}: {} steps", touching.len());
+        assert!(
+            touching.iter().any(|st| st.iterations > 2),
+            "{variant}: {:?}",
+            touching.iter().map(|st| st.iterations).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            s.steps.last().unwrap().contacts,
+            0,
+            "{variant}: still touching"
+        );
+        let last = last_frame(&out);
+        assert_eq!(last.step, 100);
+        let (a, b) = (&last.bodies[0], &last.bodies[1]);
+        // Bounced: moving apart, momentum conserved (equal masses, zero total).
+        assert!(
+            a.velocity[0] < -0.2 && b.velocity[0] > 0.2,
+            "{variant}: {a:?} {b:?}"
+        );
+        assert!(a.velocity[0] >= -0.5 - 1e-9 && b.velocity[0] <= 0.5 + 1e-9);
+        assert!((a.velocity[0] + b.velocity[0]).abs() < 1e-9, "{variant}");
+        finals.push((a.position[0], a.velocity[0]));
+    }
+    let (flat, surrogate, multiscale) = (finals[0], finals[1], finals[2]);
+    assert!((flat.0 - surrogate.0).abs() < 1e-9, "{finals:?}");
+    assert!((flat.1 - surrogate.1).abs() < 1e-6, "{finals:?}");
+    // Multiscale Picard stops at another guess within the 1 % tolerance.
+    assert!(
+        (flat.1 - multiscale.1).abs() < 0.02 * flat.1.abs(),
+        "{finals:?}"
+    );
+    assert!((flat.0 - multiscale.0).abs() < 1e-4, "{finals:?}");
+}
+
+#[test]
+fn steps_out_of_picard_iterations_are_warned_about_and_recorded() {
+    let f = Fixture::new();
+    // One iteration per step can never pass the convergence test (it compares two).
+    let (out, o) = solve(
+        &f,
+        "budget",
+        &pair("implicit_multiscale", "picard: { max_iterations: 1 }"),
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len() as u64, MAX_CONVERGENCE_WARNINGS + 1, "{stderr}");
+    assert!(
+        lines[0].starts_with("warning: test: step 1 (t = ")
+            && lines[0].contains("did not converge within 1"),
+        "{stderr}"
+    );
+    assert!(
+        lines[lines.len() - 1]
+            .starts_with("warning: test: 100 steps in total did not converge (97 more"),
+        "{stderr}"
+    );
+    let s = stats(&out);
+    assert!(s.steps.iter().all(|st| !st.converged && st.iterations == 1));
+
+    // Explicit steps are always converged; the same picard section is ignored there.
+    let (out, o) = solve(
+        &f,
+        "explicit",
+        &pair("explicit", "picard: { max_iterations: 1 }"),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stats(&out)
+        .steps
+        .iter()
+        .all(|st| st.converged && st.iterations == 1));
+}
+
+#[test]
+fn the_summary_reports_picard_iterations_only_for_implicit_runs() {
+    let f = Fixture::new();
+    for (integrator, implicit) in [("implicit_surrogate", true), ("explicit", false)] {
+        let s = f.scenario("s.yaml", &pair(integrator, ""));
+        let out = f.path().join(integrator);
+        let o = Command::new(env!("CARGO_BIN_EXE_solver"))
+            .arg(&s)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(
+            stdout.contains("Picard iterations:"),
+            implicit,
+            "{integrator}: {stdout}"
+        );
+        if implicit {
+            assert!(stdout.contains("0 steps did not converge."), "{stdout}");
+        }
+    }
+}
