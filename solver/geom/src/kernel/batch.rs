@@ -4,6 +4,7 @@
 
 use super::contact::exact;
 use super::iterative::{solve_batch, IterativeParams, Lanes, CONTACT, SEPARATED};
+use super::screen::screen_lanes;
 use super::{ClosestPair, KernelKind, KernelResult};
 use crate::math::Tri;
 
@@ -33,6 +34,9 @@ pub struct BatchStats {
     pub exact: u64,
     /// Pairs left [`KernelResult::NotConverged`].
     pub not_converged: u64,
+    /// Pairs answered [`KernelResult::Separated`] by the pre-screen alone
+    /// ([`IterativeParams::prescreen`]).
+    pub screened: u64,
 }
 
 impl BatchStats {
@@ -43,6 +47,7 @@ impl BatchStats {
         self.fallbacks += o.fallbacks;
         self.exact += o.exact;
         self.not_converged += o.not_converged;
+        self.screened += o.screened;
     }
 }
 
@@ -118,6 +123,10 @@ impl<T: Copy> PairBatch<T> {
 
     /// Runs kernel `kind` on every pending pair; `results` is cleared and receives one
     /// outcome per pair in push order. The batch itself is left unchanged.
+    ///
+    /// With [`IterativeParams::prescreen`] the pairs that the conservative pre-screen
+    /// proves separated are answered at once; the others are compacted into full lanes
+    /// before the iterative kernel runs (or go to the exact kernel one by one).
     pub fn run(
         &self,
         kind: KernelKind,
@@ -125,52 +134,93 @@ impl<T: Copy> PairBatch<T> {
         results: &mut Vec<PairOutcome<T>>,
     ) -> BatchStats {
         results.clear();
-        results.reserve(self.len());
+        results.extend(self.tags.iter().map(|&tag| PairOutcome {
+            tag,
+            result: KernelResult::Separated,
+        }));
         let mut stats = BatchStats {
             pairs: self.len() as u64,
             ..BatchStats::default()
         };
+        let mut pending = Pending {
+            lanes: Lanes::zeroed(),
+            index: [0; LANES],
+            n: 0,
+        };
         for (c, chunk) in self.chunks.iter().enumerate() {
             let base = c * LANES;
             let n = (self.len() - base).min(LANES);
-            if kind == KernelKind::Exact {
-                for l in 0..n {
-                    let (t1, t2) = chunk.get(l);
-                    let result = exact(&t1, &t2, chunk.margin[l]);
-                    results.push(PairOutcome {
-                        tag: self.tags[base + l],
-                        result,
-                    });
-                }
-                stats.exact += n as u64;
-                continue;
-            }
-            let o = solve_batch(chunk, params);
-            stats.iterative += n as u64;
+            let screened = if params.prescreen {
+                screen_lanes(chunk).0
+            } else {
+                [false; LANES]
+            };
             for l in 0..n {
-                let result = match o.class[l] {
-                    CONTACT => KernelResult::Contact(ClosestPair {
-                        p: [o.p[0][l], o.p[1][l], o.p[2][l]],
-                        q: [o.q[0][l], o.q[1][l], o.q[2][l]],
-                        dist_sq: o.dist_sq[l],
-                    }),
-                    SEPARATED => KernelResult::Separated,
-                    _ if kind == KernelKind::Hybrid && self.fine[base + l] => {
-                        stats.fallbacks += 1;
-                        let (t1, t2) = chunk.get(l);
-                        exact(&t1, &t2, chunk.margin[l])
-                    }
-                    _ => {
-                        stats.not_converged += 1;
-                        KernelResult::NotConverged
-                    }
-                };
-                results.push(PairOutcome {
-                    tag: self.tags[base + l],
-                    result,
-                });
+                if screened[l] {
+                    stats.screened += 1;
+                    continue;
+                }
+                if kind == KernelKind::Exact {
+                    let (t1, t2) = chunk.get(l);
+                    results[base + l].result = exact(&t1, &t2, chunk.margin[l]);
+                    stats.exact += 1;
+                    continue;
+                }
+                pending.lanes.copy_lane(pending.n, chunk, l);
+                pending.index[pending.n] = base + l;
+                pending.n += 1;
+                if pending.n == LANES {
+                    self.solve(&pending, kind, params, results, &mut stats);
+                    pending.n = 0;
+                }
             }
+        }
+        if pending.n > 0 {
+            self.solve(&pending, kind, params, results, &mut stats);
         }
         stats
     }
+
+    /// Runs the iterative kernel on the first `p.n` compacted lanes and stores their
+    /// outcomes (hybrid fallback for fine–fine pairs).
+    fn solve(
+        &self,
+        p: &Pending,
+        kind: KernelKind,
+        params: &IterativeParams,
+        results: &mut [PairOutcome<T>],
+        stats: &mut BatchStats,
+    ) {
+        let o = solve_batch(&p.lanes, params);
+        stats.iterative += p.n as u64;
+        for l in 0..p.n {
+            let i = p.index[l];
+            results[i].result = match o.class[l] {
+                CONTACT => KernelResult::Contact(ClosestPair {
+                    p: [o.p[0][l], o.p[1][l], o.p[2][l]],
+                    q: [o.q[0][l], o.q[1][l], o.q[2][l]],
+                    dist_sq: o.dist_sq[l],
+                }),
+                SEPARATED => KernelResult::Separated,
+                _ if kind == KernelKind::Hybrid && self.fine[i] => {
+                    stats.fallbacks += 1;
+                    let (t1, t2) = p.lanes.get(l);
+                    exact(&t1, &t2, p.lanes.margin[l])
+                }
+                _ => {
+                    stats.not_converged += 1;
+                    KernelResult::NotConverged
+                }
+            };
+        }
+    }
+}
+
+/// Pairs that passed the pre-screen, compacted into one lane set.
+struct Pending {
+    lanes: Lanes<LANES>,
+    /// Push index of each filled lane.
+    index: [usize; LANES],
+    /// Filled lanes (the rest hold stale pairs whose results are ignored).
+    n: usize,
 }

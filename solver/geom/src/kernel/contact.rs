@@ -1,6 +1,7 @@
 //! Single-pair kernel dispatch (Alg. 4 line 11 classification).
 
 use super::iterative::{solve_lanes, IterativeParams, Lanes, CONTACT, SEPARATED};
+use super::screen::screened_separated;
 use super::triangle_triangle_exact::triangle_triangle_exact;
 use super::{ClosestPair, KernelKind, KernelResult};
 use crate::math::Tri;
@@ -23,6 +24,9 @@ pub fn contact_with(
     margin: f32,
     params: &IterativeParams,
 ) -> KernelResult {
+    if params.prescreen && screened_separated(t1, t2, margin) {
+        return KernelResult::Separated;
+    }
     match kind {
         KernelKind::Exact => exact(t1, t2, margin),
         KernelKind::Iterative => iterative(t1, t2, margin, params),

@@ -66,6 +66,12 @@ pub struct IterativeParams {
     /// development machine the AVX2 copy measured ~20 % slower than the SSE2 one (the
     /// lane state does not fit the 16 `ymm` registers and spills; `benches/kernels.rs`).
     pub use_avx2: bool,
+    /// Run the conservative separation pre-screen ([`super::screened_separated`]) before
+    /// the kernel, for every [`super::KernelKind`] (in [`super::contact_with`] and
+    /// [`super::PairBatch::run`]): pairs it proves separated are answered
+    /// [`super::KernelResult::Separated`] at once and never enter the lanes or the exact
+    /// kernel. On by default; off only to time the kernels alone.
+    pub prescreen: bool,
 }
 
 impl Default for IterativeParams {
@@ -75,6 +81,7 @@ impl Default for IterativeParams {
             c: 0.05,
             regulariser: 1e-30,
             use_avx2: false,
+            prescreen: true,
         }
     }
 }
@@ -114,6 +121,18 @@ impl<const L: usize> Lanes<L> {
             }
         }
         self.margin[l] = margin;
+    }
+
+    /// Copies lane `from` of `src` into lane `l`.
+    #[inline]
+    pub fn copy_lane(&mut self, l: usize, src: &Lanes<L>, from: usize) {
+        for k in 0..3 {
+            for a in 0..3 {
+                self.v1[k][a][l] = src.v1[k][a][from];
+                self.v2[k][a][l] = src.v2[k][a][from];
+            }
+        }
+        self.margin[l] = src.margin[from];
     }
 
     /// The two triangles of lane `l`.
@@ -156,10 +175,17 @@ struct Side<const L: usize> {
 impl<const L: usize> Side<L> {
     #[inline(always)]
     fn new(v: &[[[f32; L]; 3]; 3], reg: f32) -> Self {
-        let v: [V3<L>; 3] = [0, 1, 2].map(|k| [0, 1, 2].map(|a| Lane(v[k][a])));
+        // Explicit array literals rather than `[..].map(closure)`: the latter is not
+        // always inlined and then passes the lane arrays through memory.
+        let vk = |k: usize| [Lane(v[k][0]), Lane(v[k][1]), Lane(v[k][2])];
+        let v: [V3<L>; 3] = [vk(0), vk(1), vk(2)];
         let e = [sub(&v[1], &v[0]), sub(&v[2], &v[1]), sub(&v[0], &v[2])];
         let reg = Lane::splat(reg);
-        let inv = [0, 1, 2].map(|k| (dot(&e[k], &e[k]) + reg).recip());
+        let inv = [
+            (dot(&e[0], &e[0]) + reg).recip(),
+            (dot(&e[1], &e[1]) + reg).recip(),
+            (dot(&e[2], &e[2]) + reg).recip(),
+        ];
         let f = [-e[2][0], -e[2][1], -e[2][2]];
         let ee = dot(&e[0], &e[0]);
         let ef = dot(&e[0], &f);
@@ -204,9 +230,10 @@ impl<const L: usize> Side<L> {
     #[inline(always)]
     fn block_step(&mut self, y: &V3<L>) {
         let zero = Lane::splat(0.0);
-        let c = self.plane_coords(y).map(|x| x.max(zero));
+        let c = self.plane_coords(y);
+        let c = [c[0].max(zero), c[1].max(zero), c[2].max(zero)];
         let inv = (c[0] + c[1] + c[2]).recip();
-        let c = c.map(|x| x * inv);
+        let c = [c[0] * inv, c[1] * inv, c[2] * inv];
         let new = combine(&c, &self.v);
         let dn = sub(&new, y);
         let dold = sub(&self.pt, y);
@@ -258,8 +285,16 @@ fn vertex_face_start<const L: usize>(a: &mut Side<L>, b: &mut Side<L>, best: &mu
 /// from `r` to limit cancellation: a lower bound of the distance.
 #[inline(always)]
 fn separation<const L: usize>(s1: &Side<L>, s2: &Side<L>, r: &V3<L>, w: &V3<L>) -> Lane<L> {
-    let a = [0, 1, 2].map(|k| dot(w, &sub(&s1.v[k], r)));
-    let b = [0, 1, 2].map(|k| dot(w, &sub(&s2.v[k], r)));
+    let a = [
+        dot(w, &sub(&s1.v[0], r)),
+        dot(w, &sub(&s1.v[1], r)),
+        dot(w, &sub(&s1.v[2], r)),
+    ];
+    let b = [
+        dot(w, &sub(&s2.v[0], r)),
+        dot(w, &sub(&s2.v[1], r)),
+        dot(w, &sub(&s2.v[2], r)),
+    ];
     let (amin, amax) = (a[0].min(a[1]).min(a[2]), a[0].max(a[1]).max(a[2]));
     let (bmin, bmax) = (b[0].min(b[1]).min(b[2]), b[0].max(b[1]).max(b[2]));
     (amin - bmax).max(bmin - amax)
@@ -329,8 +364,8 @@ pub(crate) fn solve_lanes<const L: usize>(x: &Lanes<L>, prm: &IterativeParams) -
         };
     }
     LaneOut {
-        p: s1.pt.map(|c| c.0),
-        q: s2.pt.map(|c| c.0),
+        p: [s1.pt[0].0, s1.pt[1].0, s1.pt[2].0],
+        q: [s2.pt[0].0, s2.pt[1].0, s2.pt[2].0],
         dist_sq: dsq.0,
         class,
     }

@@ -4,6 +4,8 @@
 //! * [`closest_point_on_triangle`], [`closest_points_segments`]: the primitive tests;
 //! * [`triangle_triangle_exact`]: the comparison-based reference (6 point–triangle + 9
 //!   edge–edge tests + edge–plane crossings for intersecting triangles);
+//! * [`screened_separated`]: the conservative separating-axis pre-screen that every kernel
+//!   call runs first (pairs proven separated skip the kernels);
 //! * [`contact`]: one pair through the kernel of choice ([`KernelKind`]), classified as in
 //!   Alg. 4 line 11 ([`KernelResult`]);
 //! * [`PairBatch`]: the batched stream (8 pairs per SIMD pass, hybrid fallback only for
@@ -19,6 +21,7 @@ mod closest_point_triangle;
 mod contact;
 mod iterative;
 mod lane;
+mod screen;
 mod segment_segment;
 mod triangle_triangle_exact;
 mod vec64;
@@ -27,6 +30,7 @@ pub use batch::{BatchStats, PairBatch, PairOutcome, LANES};
 pub use closest_point_triangle::closest_point_on_triangle;
 pub use contact::{contact, contact_with};
 pub use iterative::IterativeParams;
+pub use screen::screened_separated;
 pub use segment_segment::closest_points_segments;
 pub use triangle_triangle_exact::triangle_triangle_exact;
 
