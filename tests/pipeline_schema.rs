@@ -243,3 +243,54 @@ fn the_binary_reports_bad_arguments_and_missing_files_in_one_line() {
     assert!(help.status.success());
     assert!(texts(&help).0.contains("--only <STAGE>"));
 }
+
+/// The implicit pipelines select an implicit integrator that the solver's parser reads
+/// back from the written scenario, together with their `picard:` settings.
+#[test]
+fn implicit_pipelines_select_their_integrator_and_picard_settings() {
+    use msdem_pipeline::scenario::Integrator;
+    use msdem_solver::scenario::IntegratorSpec;
+    for (file, count) in [
+        ("particle_pair_implicit.yaml", 2),
+        ("particle_on_slope_implicit.yaml", 1),
+        ("scaled_pairs.yaml", 8),
+    ] {
+        let path = pipelines_dir().join(file);
+        let spec = load(&path);
+        assert_eq!(
+            spec.scenario.integrator,
+            Some(Integrator::ImplicitMultiscale),
+            "{file}"
+        );
+        let written = scenario_text(&spec).unwrap();
+        let parsed = msdem_solver::scenario::parse_scenario(&written, Path::new("s.yaml"))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(parsed.integrator, IntegratorSpec::ImplicitMultiscale);
+        let picard = spec.scenario.picard.as_ref().expect("a picard section");
+        assert_eq!(Some(parsed.picard.tolerance), picard.tolerance, "{file}");
+        assert_eq!(
+            Some(parsed.picard.max_iterations),
+            picard.max_iterations,
+            "{file}"
+        );
+        assert!(spec
+            .scenario
+            .detection
+            .as_ref()
+            .is_none_or(|d| d.mode.is_none()));
+        assert_eq!(particles(&spec).len(), count, "{file}");
+    }
+    // Table 7: one 80-triangle unit sphere against partners scaled ×1, ×2, ×4, ×8.
+    let scaled = load(&pipelines_dir().join("scaled_pairs.yaml"));
+    let mut radii: Vec<(f64, u32)> = scaled
+        .scenario
+        .particles
+        .iter()
+        .map(|p| sphere(&scaled, p.shape.as_str()))
+        .collect();
+    assert!(radii.iter().all(|&(_, t)| t == 80), "{radii:?}");
+    radii.sort_by(|a, b| a.0.total_cmp(&b.0));
+    radii.dedup();
+    let scales: Vec<f64> = radii.iter().map(|r| r.0 / radii[0].0).collect();
+    assert_eq!(scales, [1.0, 2.0, 4.0, 8.0]);
+}

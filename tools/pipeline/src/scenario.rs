@@ -23,6 +23,9 @@ pub struct ScenarioSpec {
     /// Time integrator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrator: Option<Integrator>,
+    /// Picard settings of the implicit integrators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub picard: Option<PicardSpec>,
     /// Narrow-phase options.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection: Option<DetectionSpec>,
@@ -65,6 +68,43 @@ pub struct TimeSpec {
 pub enum Integrator {
     /// Explicit Euler (seed 000 Alg. 1).
     Explicit,
+    /// Implicit Euler, Picard iterations with flat detection (Alg. 3).
+    ImplicitFlat,
+    /// Implicit Euler, surrogate-tree detection from the roots in every Picard iteration
+    /// (§5.2).
+    ImplicitSurrogate,
+    /// Implicit Euler, multiscale Picard (Alg. 6).
+    ImplicitMultiscale,
+}
+
+/// Picard settings of the implicit integrators (ranges checked by the solver).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PicardSpec {
+    /// Relative convergence threshold on force and torque updates \[1\].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// Picard iterations per step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_iterations: Option<u32>,
+    /// Initial relaxation weight ω \[1\].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relaxation: Option<f64>,
+    /// Lower bound of the adaptive ω \[1\].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_relaxation: Option<f64>,
+    /// Upper bound of the adaptive ω \[1\].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_relaxation: Option<f64>,
+    /// Absolute floor of the convergence test, relative to a particle's force scale \[1\].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_floor: Option<f64>,
+    /// Multiscale: factor on surrogate-level force estimates \[1\].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coarse_force_damping: Option<f64>,
+    /// Multiscale: keep active sets from step to step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_active_sets: Option<bool>,
 }
 
 /// Narrow-phase options.

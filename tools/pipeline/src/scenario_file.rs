@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use crate::names::{Name, NamedMap};
 use crate::scenario::{
-    Broadphase, DetectionSpec, GeneratorSpec, Integrator, MaterialSpec, ParticleSpec, ScenarioSpec,
-    TimeSpec,
+    Broadphase, DetectionSpec, GeneratorSpec, Integrator, MaterialSpec, ParticleSpec, PicardSpec,
+    ScenarioSpec, TimeSpec,
 };
 
 /// A shape as written to `scenario.yaml`.
@@ -55,6 +55,8 @@ struct ScenarioFile<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     integrator: Option<Integrator>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    picard: Option<&'a PicardSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     detection: Option<&'a DetectionSpec>,
     #[serde(skip_serializing_if = "Option::is_none")]
     broadphase: Option<Broadphase>,
@@ -90,6 +92,7 @@ pub fn scenario_yaml(
         time: &spec.time,
         gravity: spec.gravity,
         integrator: spec.integrator,
+        picard: spec.picard.as_ref(),
         detection: spec.detection.as_ref(),
         broadphase: spec.broadphase,
         seed: spec.seed,
