@@ -1,6 +1,7 @@
 //! Plots of the per-step statistics (`stats.msdem`) as PNG: kinetic energy, contacts,
 //! triangle-pair checks per tree level over time (log y, one line per level, as seed 000
-//! §6 Fig. 4) and wall time per step per phase.
+//! §6 Fig. 4), wall time per step per phase and, for implicit runs, Picard iterations per
+//! step (seed 000 §6.5 Table 5).
 
 use std::ops::Range;
 
@@ -40,7 +41,8 @@ pub struct Chart {
     pub log_y: bool,
 }
 
-/// The charts of a run: `energy`, `contacts`, `checks_per_level`, `wall_time`.
+/// The charts of a run: `energy`, `contacts`, `checks_per_level`, `wall_time`, plus
+/// `picard_iterations` when any step took more than one iteration (implicit runs).
 pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
     let steps = &stats.steps;
     let line = |name: &str, f: &dyn Fn(&msdem_solver::frames::StepStats) -> f64| Series {
@@ -72,7 +74,31 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
     let ms = |f: fn(&msdem_solver::frames::PhaseTimes) -> f64| {
         move |s: &msdem_solver::frames::StepStats| 1e3 * f(&s.wall)
     };
-    vec![
+    let picard = steps.iter().any(|s| s.iterations > 1).then(|| {
+        let mut series = vec![line("Picard iterations", &|s| f64::from(s.iterations))];
+        if steps.iter().any(|s| !s.converged) {
+            let mut count = 0u32;
+            series.push(Series {
+                name: "steps not converged (running total)".into(),
+                points: steps
+                    .iter()
+                    .map(|s| {
+                        count += u32::from(!s.converged);
+                        (s.time, f64::from(count))
+                    })
+                    .collect(),
+            });
+        }
+        Chart {
+            stem: "picard_iterations",
+            title: "Picard iterations per step".into(),
+            x_label: time.clone(),
+            y_label: "iterations".into(),
+            series,
+            log_y: false,
+        }
+    });
+    let mut charts = vec![
         Chart {
             stem: "energy",
             title: "Energy".into(),
@@ -119,7 +145,9 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
             ],
             log_y: false,
         },
-    ]
+    ];
+    charts.extend(picard);
+    charts
 }
 
 /// Line colours (well separated on white, colour-blind friendly order).
@@ -402,5 +430,49 @@ mod tests {
         );
         assert_eq!(checks.series[1].points, vec![(0.0, 2.0)]);
         assert_eq!(checks.series[3].points, vec![(0.0, 0.0)]);
+        // One iteration per step (explicit): no Picard chart.
+        assert!(charts.iter().all(|c| c.stem != "picard_iterations"));
+    }
+
+    #[test]
+    fn picard_chart_appears_for_implicit_runs_and_counts_unconverged_steps() {
+        let manifest = RunManifest {
+            name: String::new(),
+            dt: 1e-3,
+            output_every: 1,
+            shapes: vec![],
+            obstacles: vec![],
+            particles: vec![],
+            levels: 2,
+        };
+        let step = |n: u64, iterations: u32, converged: bool| msdem_solver::frames::StepStats {
+            step: n,
+            time: n as f64 * 1e-3,
+            iterations,
+            converged,
+            ..Default::default()
+        };
+        let mut stats = StatsFile {
+            steps: vec![step(1, 2, true), step(2, 7, true), step(3, 2, true)],
+        };
+        let charts = run_charts(&manifest, &stats);
+        let picard = charts
+            .iter()
+            .find(|c| c.stem == "picard_iterations")
+            .unwrap();
+        assert_eq!(picard.series.len(), 1);
+        let ys: Vec<f64> = picard.series[0].points.iter().map(|p| p.1).collect();
+        assert_eq!(ys, [2.0, 7.0, 2.0]);
+
+        stats.steps[1].converged = false;
+        stats.steps.push(step(4, 50, false));
+        let charts = run_charts(&manifest, &stats);
+        let picard = charts
+            .iter()
+            .find(|c| c.stem == "picard_iterations")
+            .unwrap();
+        let total: Vec<f64> = picard.series[1].points.iter().map(|p| p.1).collect();
+        assert_eq!(total, [0.0, 1.0, 1.0, 2.0]);
+        assert!(render_chart(picard, (300, 200)).is_ok());
     }
 }
