@@ -2,7 +2,8 @@
 //! 2–3), single thread, on pair sets that mimic a sphere–sphere and a sphere–plane contact,
 //! plus the mixed hard-case set of the tests. The fallback rate of each set is printed once.
 //! Default cases run the x86-64 baseline (SSE2) lanes; `*_avx2` cases opt in to the
-//! run-time-dispatched AVX2 copy.
+//! run-time-dispatched AVX2 copy. All cases run the separation pre-screen
+//! ([`IterativeParams::prescreen`]) except `*_unscreened`, which time the kernels alone.
 //!
 //! Run: `cargo bench -p msdem-geom --bench kernels` (add `-- --quick` while developing).
 
@@ -171,12 +172,18 @@ fn bench(c: &mut Criterion) {
             use_avx2: true,
             ..params
         };
+        let bare = IterativeParams {
+            prescreen: false,
+            ..params
+        };
         let cases = [
             ("Exact", KernelKind::Exact, params),
             ("Iterative", KernelKind::Iterative, params),
             ("Hybrid", KernelKind::Hybrid, params),
             ("Iterative_avx2", KernelKind::Iterative, avx2),
             ("Hybrid_avx2", KernelKind::Hybrid, avx2),
+            ("Exact_unscreened", KernelKind::Exact, bare),
+            ("Hybrid_unscreened", KernelKind::Hybrid, bare),
         ];
         for (case, kind, prm) in cases {
             g.bench_with_input(BenchmarkId::new(case, name), &batch, |b, batch| {

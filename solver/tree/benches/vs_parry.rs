@@ -4,7 +4,8 @@
 //! mesh distance (exact kernel over the facing triangles, offset corrected until it matches
 //! to 1e-6), the overlap is the interpenetration of the two vertex sets along the axis.
 //!
-//! * `msdem`: `find_contacts` (hierarchy traversal, batched hybrid kernel) on prebuilt
+//! * `msdem`: `find_contacts` (hierarchy traversal, batched hybrid kernel behind the
+//!   conservative separation pre-screen of `msdem_geom::kernel`) on prebuilt
 //!   surrogate trees;
 //! * `parry`: `DefaultQueryDispatcher::contact_manifolds` between two `TriMesh` shapes with
 //!   prediction distance `2ε` (BVH traversal + triangle–triangle manifolds), with a fresh

@@ -41,20 +41,14 @@ pub fn screened_separated(t1: &Tri, t2: &Tri, margin: f32) -> bool {
     screen_lanes(&lanes).0[0]
 }
 
-/// Separation `S(w)` of the two vertex sets along `w`, measured from `r`.
+/// Separation `S(w)` of the two vertex sets along `w`, given relative to `r = a₀`
+/// (`da = [a₁ − r, a₂ − r]`, `db = b − r`; the projection of `a₀ − r = 0` is 0).
 #[inline(always)]
-fn separation<const L: usize>(a: &[V3<L>; 3], b: &[V3<L>; 3], r: &V3<L>, w: &V3<L>) -> Lane<L> {
-    let pa = [
-        dot(w, &sub(&a[0], r)),
-        dot(w, &sub(&a[1], r)),
-        dot(w, &sub(&a[2], r)),
-    ];
-    let pb = [
-        dot(w, &sub(&b[0], r)),
-        dot(w, &sub(&b[1], r)),
-        dot(w, &sub(&b[2], r)),
-    ];
-    let (amin, amax) = (pa[0].min(pa[1]).min(pa[2]), pa[0].max(pa[1]).max(pa[2]));
+fn separation<const L: usize>(da: &[V3<L>; 2], db: &[V3<L>; 3], w: &V3<L>) -> Lane<L> {
+    let zero = Lane::splat(0.0);
+    let (pa1, pa2) = (dot(w, &da[0]), dot(w, &da[1]));
+    let pb = [dot(w, &db[0]), dot(w, &db[1]), dot(w, &db[2])];
+    let (amin, amax) = (zero.min(pa1).min(pa2), zero.max(pa1).max(pa2));
     let (bmin, bmax) = (pb[0].min(pb[1]).min(pb[2]), pb[0].max(pb[1]).max(pb[2]));
     (bmin - amax).max(amin - bmax)
 }
@@ -90,11 +84,13 @@ pub(crate) fn screen_lanes<const L: usize>(x: &Lanes<L>) -> Mask<L> {
     for k in 0..3 {
         wc[k] = (b[0][k] + b[1][k] + b[2][k]) - (a[0][k] + a[1][k] + a[2][k]);
     }
-    let n1 = cross(&sub(&a[1], &a[0]), &sub(&a[2], &a[0]));
-    let n2 = cross(&sub(&b[1], &b[0]), &sub(&b[2], &b[0]));
     let r = a[0];
+    let da = [sub(&a[1], &r), sub(&a[2], &r)];
+    let db = [sub(&b[0], &r), sub(&b[1], &r), sub(&b[2], &r)];
+    let n1 = cross(&da[0], &da[1]);
+    let n2 = cross(&sub(&db[1], &db[0]), &sub(&db[2], &db[0]));
     for w in [&wc, &n1, &n2] {
-        let s = separation(&a, &b, &r, w);
+        let s = separation(&da, &db, w);
         let len = dot(w, w).sqrt();
         out = out.or(s.gt(len * bound));
     }
