@@ -82,7 +82,10 @@ fn running_out_of_iterations_is_reported() {
         assert_eq!(out.per_iteration.len(), 3);
         // Why: forces still changing, or (multiscale) active sets still widening.
         let last = &out.per_iteration[2];
-        assert!(last.residual > params.tolerance || last.unfolds > 0, "{last:?}");
+        assert!(
+            last.residual > params.tolerance || last.unfolds > 0,
+            "{last:?}"
+        );
         // The step is accepted anyway: time advances.
         assert_eq!(wv.step, 1);
         // With the default budget the same step converges.
