@@ -32,14 +32,44 @@ pub(crate) struct Ctx<'a> {
     pub kernel: KernelKind,
 }
 
-/// B's soup triangle `i` in A's frame (transformed once per call).
+/// B's soup triangle `i` in A's frame (transformed once per call, with its bounding
+/// sphere).
 fn b_tri(s: &mut Scratch, b: &SurrogateTree, b_to_a: &Iso3, i: u32) -> Tri {
     let i = i as usize;
     if s.b_stamp[i] != s.stamp {
         s.b_stamp[i] = s.stamp;
-        s.b_tris[i] = b.soup[i].transformed(b_to_a);
+        let t = b.soup[i].transformed(b_to_a);
+        s.b_tris[i] = t;
+        s.b_sph[i] = sphere(&t);
     }
     s.b_tris[i]
+}
+
+/// A bounding sphere of `t`: centroid and the largest vertex distance \[m\].
+fn sphere(t: &Tri) -> [f32; 4] {
+    let c = [0, 1, 2].map(|k| (t.v[0][k] + t.v[1][k] + t.v[2][k]) * (1.0 / 3.0));
+    let r2 =
+        t.v.iter()
+            .map(|v| (0..3).map(|k| (v[k] - c[k]) * (v[k] - c[k])).sum::<f32>())
+            .fold(0.0f32, f32::max);
+    [c[0], c[1], c[2], r2.sqrt()]
+}
+
+/// Whether two element spheres (centre, radius incl. halo \[m\]) are certainly apart:
+/// then every triangle pair below them is farther apart than the sum of their halos
+/// (the real triangles below a surrogate lie within its `offset`, `tree.rs`), so the pair
+/// needs no kernel call. The relative slack `10⁻⁵` of the radii and coordinates covers
+/// the `f32` rounding of the centroids, radii and distance (a few ulps each) and of the
+/// kernels, so a pair dropped here is one every kernel calls separated.
+#[inline]
+fn spheres_apart(x: &[f32; 4], y: &[f32; 4]) -> bool {
+    let d = [x[0] - y[0], x[1] - y[1], x[2] - y[2]];
+    let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    let m = x[0].abs().max(x[1].abs()).max(x[2].abs());
+    let m = m.max(y[0].abs()).max(y[1].abs()).max(y[2].abs());
+    let r = x[3] + y[3];
+    let r = r + 1e-5 * (r + m);
+    d2 > r * r
 }
 
 fn max_abs(t: &Tri, u: &Tri) -> f32 {
@@ -57,6 +87,31 @@ impl Ctx<'_> {
             KernelKind::Exact => KernelKind::Exact,
             _ => KernelKind::Hybrid,
         }
+    }
+
+    /// Bounding sphere of an element's halo (its triangle's sphere grown by `offset + ε`),
+    /// B's in A's frame; cached per soup index for the call.
+    fn sph(&self, s: &mut Scratch, e: El, of_a: bool) -> [f32; 4] {
+        let tree = if of_a { self.a } else { self.b };
+        let (i, h) = if e.real {
+            (e.idx, 0.0)
+        } else {
+            let n = &tree.nodes[e.idx as usize];
+            (n.tri, n.offset)
+        };
+        let mut sp = if of_a {
+            let iu = i as usize;
+            if s.a_stamp[iu] != s.stamp {
+                s.a_stamp[iu] = s.stamp;
+                s.a_sph[iu] = sphere(&self.a.soup[iu]);
+            }
+            s.a_sph[iu]
+        } else {
+            b_tri(s, self.b, self.b_to_a, i);
+            s.b_sph[i as usize]
+        };
+        sp[3] += h + if of_a { self.eps_a } else { self.eps_b };
+        sp
     }
 
     /// Triangle and halo of an element of A or B (B's in A's frame).
@@ -185,6 +240,7 @@ pub(crate) fn hierarchy(
     let mut next = std::mem::take(&mut s.next);
     cur.extend(ra.iter().flat_map(|&x| rb.iter().map(move |&y| (x, y))));
     let (mut kids_a, mut kids_b) = (Vec::new(), Vec::new());
+    let (mut sph_a, mut sph_b) = (Vec::new(), Vec::new());
     let mut halos = Vec::with_capacity(CHUNK);
     while !cur.is_empty() {
         for chunk in cur.chunks(CHUNK) {
@@ -194,7 +250,8 @@ pub(crate) fn hierarchy(
                 halos.push(cx.push(s, ea, eb, i as u32, st));
             }
             cx.run(s, st);
-            for o in &s.results {
+            let results = std::mem::take(&mut s.results);
+            for o in &results {
                 let (ea, eb) = chunk[o.tag as usize];
                 if ea.real && eb.real {
                     out.extend(contact_of(ea.idx, eb.idx, &o.result));
@@ -218,10 +275,19 @@ pub(crate) fn hierarchy(
                 } else {
                     kids_b.push(eb);
                 }
-                for &x in &kids_a {
-                    next.extend(kids_b.iter().map(|&y| (x, y)));
+                sph_a.clear();
+                sph_a.extend(kids_a.iter().map(|&x| cx.sph(s, x, true)));
+                sph_b.clear();
+                sph_b.extend(kids_b.iter().map(|&y| cx.sph(s, y, false)));
+                for (&x, px) in kids_a.iter().zip(&sph_a) {
+                    for (&y, py) in kids_b.iter().zip(&sph_b) {
+                        if !spheres_apart(px, py) {
+                            next.push((x, y));
+                        }
+                    }
                 }
             }
+            s.results = results;
         }
         std::mem::swap(&mut cur, &mut next);
         next.clear();

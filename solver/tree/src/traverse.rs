@@ -115,7 +115,12 @@ pub struct TriContact {
 #[derive(Debug, Default)]
 pub struct Scratch {
     pub(crate) b_tris: Vec<Tri>,
+    /// Bounding spheres (centre, radius \[m\]) of B's soup triangles in A's frame.
+    pub(crate) b_sph: Vec<[f32; 4]>,
     pub(crate) b_stamp: Vec<u32>,
+    /// Bounding spheres of A's soup triangles (A frame), filled lazily.
+    pub(crate) a_sph: Vec<[f32; 4]>,
+    pub(crate) a_stamp: Vec<u32>,
     pub(crate) stamp: u32,
     pub(crate) cur: Vec<(El, El)>,
     pub(crate) next: Vec<(El, El)>,
@@ -131,14 +136,20 @@ impl Scratch {
         Self::default()
     }
 
-    fn begin(&mut self, b_len: usize) {
+    fn begin(&mut self, a_len: usize, b_len: usize) {
         if self.b_stamp.len() < b_len {
             self.b_stamp.resize(b_len, 0);
             self.b_tris.resize(b_len, Tri::default());
+            self.b_sph.resize(b_len, [0.0; 4]);
+        }
+        if self.a_stamp.len() < a_len {
+            self.a_stamp.resize(a_len, 0);
+            self.a_sph.resize(a_len, [0.0; 4]);
         }
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.b_stamp.iter_mut().for_each(|s| *s = 0);
+            self.a_stamp.iter_mut().for_each(|s| *s = 0);
             self.stamp = 1;
         }
         self.cur.clear();
@@ -199,7 +210,7 @@ pub fn find_contacts_with(
     if a.nodes.is_empty() || b.nodes.is_empty() {
         return;
     }
-    scratch.begin(b.soup.len());
+    scratch.begin(a.soup.len(), b.soup.len());
     let cx = Ctx {
         a,
         eps_a,
