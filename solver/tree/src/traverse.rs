@@ -7,33 +7,33 @@
 //! `offset + ε`) or a real triangle (halo ε). Alg. 5 checks the cross product of the two
 //! active sets of a level; checking only the pairs whose parents were in contact yields the
 //! same contacts (the argument of Lemma 5.1 applies pair by pair) with fewer checks.
-//! * surrogate–surrogate or surrogate–real pair: kernel with margin = sum of the two halos
-//!   (padded, see below); separated → the pair's subtrees are pruned; contact or not
-//!   converged → unfolded ([`Unfold`]);
+//! * surrogate–surrogate or surrogate–real pair: margin = sum of the two halos (padded,
+//!   see below). Pairs whose element bounding spheres (grown by their halos) are apart
+//!   are never formed; pairs the conservative pre-screen
+//!   ([`screened_separated`](msdem_geom::kernel::screened_separated)) proves separated
+//!   are pruned; every other pair is unfolded ([`Unfold`]): under the iterative kinds
+//!   without a kernel call (measured cheaper than running the iterative kernel, whose
+//!   survivors mostly come back contact or not converged), under [`KernelKind::Exact`]
+//!   when the exact kernel finds a contact;
 //! * real–real pair: margin `ε_a + ε_b`; a contact yields a [`TriContact`]. Only here does a
 //!   non-converged iterative result fall back to the exact kernel (Cor. 5.3).
 //!
 //! **Batched kernel (§5.4).** The pending checks of one level are gathered in a
 //! breadth-first buffer and streamed, in chunks, through the geometry crate's
 //! [`PairBatch`]: with [`KernelKind::Iterative`] or
-//! [`KernelKind::Hybrid`] eight pairs run per SIMD pass of the iterative kernel, real–real
-//! pairs that do not converge fall back to the exact kernel, and surrogate pairs that do
-//! not converge are unfolded. [`KernelKind::Exact`] runs the exact kernel on the same
-//! stream. Flat mode streams all real–real pairs the same way. B's triangles are
+//! [`KernelKind::Hybrid`] eight real–real pairs run per SIMD pass of the iterative
+//! kernel and those that do not converge fall back to the exact kernel.
+//! [`KernelKind::Exact`] runs the exact kernel on the same stream. Flat mode streams all real–real pairs the same way. B's triangles are
 //! transformed into A's frame lazily, only for the elements visited, and cached in
 //! [`Scratch`] for the duration of one call.
 //!
 //! **Padding.** Surrogate margins are enlarged by `8·2⁻²³·m + 10⁻⁶·margin`, `m` the largest
 //! absolute coordinate of the two triangles: offsets are exact `f64` values rounded up, but
 //! B's surrogate and real triangles are rounded independently when transformed to `f32`
-//! and the `f32` kernel's distance carries errors of a few ulps of the coordinates. Under
-//! the iterative kernel a surrogate margin is further divided by `1 − C/2` (`C` of
-//! [`IterativeParams`](msdem_geom::kernel::IterativeParams)): the iterative kernel calls a
-//! converged pair separated when its upper bound exceeds the margin, which is only certain
-//! for true distances above `margin − C·margin/2`; the division moves that band above the
-//! true halo sum, so no subtree holding a contact is ever pruned. The padding only causes
-//! extra unfolding, never a lost contact. Real–real checks use the unpadded margin in both
-//! modes, so both modes return identical contacts for the same kernel.
+//! and the `f32` kernel's distance carries errors of a few ulps of the coordinates; the
+//! padding only causes extra unfolding, never a lost contact. Real–real checks use the
+//! unpadded margin in both modes, so both modes return identical contacts for the same
+//! kernel.
 
 use crate::descend::{flat, hierarchy, Ctx, El};
 use crate::tree::SurrogateTree;
