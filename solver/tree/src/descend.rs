@@ -3,9 +3,10 @@
 //! through a [`PairBatch`] in chunks of [`CHUNK`] pairs. See `traverse.rs` for the
 //! contract (margins, padding, fallback rules).
 
+use crate::cull::{planes_apart, spheres_apart, Bound};
 use crate::traverse::{LevelStats, Scratch, TriContact, Unfold, MAX_LEVELS};
 use crate::tree::SurrogateTree;
-use msdem_geom::kernel::{screened_separated, IterativeParams, KernelKind, KernelResult};
+use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult};
 use msdem_geom::math::{Iso3, Tri};
 
 /// Pending checks run per [`PairBatch`](msdem_geom::kernel::PairBatch) pass: large
@@ -52,43 +53,9 @@ fn b_tri(s: &mut Scratch, b: &SurrogateTree, b_to_a: &Iso3, i: u32) -> Tri {
         s.b_stamp[i] = s.stamp;
         let t = b.soup[i].transformed(b_to_a);
         s.b_tris[i] = t;
-        s.b_sph[i] = sphere(&t);
+        s.b_sph[i] = Bound::of(&t);
     }
     s.b_tris[i]
-}
-
-/// A bounding sphere of `t`: centroid and the largest vertex distance \[m\].
-fn sphere(t: &Tri) -> [f32; 4] {
-    let c = [0, 1, 2].map(|k| (t.v[0][k] + t.v[1][k] + t.v[2][k]) * (1.0 / 3.0));
-    let r2 =
-        t.v.iter()
-            .map(|v| (0..3).map(|k| (v[k] - c[k]) * (v[k] - c[k])).sum::<f32>())
-            .fold(0.0f32, f32::max);
-    [c[0], c[1], c[2], r2.sqrt()]
-}
-
-/// Whether two element spheres (centre, radius incl. halo \[m\]) are certainly apart:
-/// then every triangle pair below them is farther apart than the sum of their halos
-/// (the real triangles below a surrogate lie within its `offset`, `tree.rs`), so the pair
-/// needs no kernel call. The relative slack `10⁻⁵` of the radii and coordinates covers
-/// the `f32` rounding of the centroids, radii and distance (a few ulps each) and of the
-/// kernels, so a pair dropped here is one every kernel calls separated.
-#[inline]
-fn spheres_apart(x: &[f32; 4], y: &[f32; 4]) -> bool {
-    let d = [x[0] - y[0], x[1] - y[1], x[2] - y[2]];
-    let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    let m = x[0].abs().max(x[1].abs()).max(x[2].abs());
-    let m = m.max(y[0].abs()).max(y[1].abs()).max(y[2].abs());
-    let r = x[3] + y[3];
-    let r = r + 1e-5 * (r + m);
-    d2 > r * r
-}
-
-fn max_abs(t: &Tri, u: &Tri) -> f32 {
-    t.v.iter()
-        .chain(&u.v)
-        .flatten()
-        .fold(0.0f32, |m, c| m.max(c.abs()))
 }
 
 impl Ctx<'_> {
@@ -101,8 +68,24 @@ impl Ctx<'_> {
         }
     }
 
-    /// Bounding sphere of an element's halo (its triangle's sphere grown by `offset + ε`),
-    /// B's in A's frame; cached per soup index for the call.
+    /// Culling bounds of soup triangle `i` of A or B (B's in A's frame), cached per
+    /// soup index for the call.
+    fn bound(&self, s: &mut Scratch, i: u32, of_a: bool) -> Bound {
+        let iu = i as usize;
+        if of_a {
+            if s.a_stamp[iu] != s.stamp {
+                s.a_stamp[iu] = s.stamp;
+                s.a_sph[iu] = Bound::of(&self.a.soup[iu]);
+            }
+            s.a_sph[iu]
+        } else {
+            b_tri(s, self.b, self.b_to_a, i);
+            s.b_sph[iu]
+        }
+    }
+
+    /// Bounding sphere of an element's halo (its triangle's sphere grown by
+    /// `offset + ε`), B's in A's frame.
     fn sph(&self, s: &mut Scratch, e: El, of_a: bool) -> [f32; 4] {
         let tree = if of_a { self.a } else { self.b };
         let (i, h) = if e.real {
@@ -111,19 +94,19 @@ impl Ctx<'_> {
             let n = &tree.nodes[e.idx as usize];
             (n.tri, n.offset)
         };
-        let mut sp = if of_a {
-            let iu = i as usize;
-            if s.a_stamp[iu] != s.stamp {
-                s.a_stamp[iu] = s.stamp;
-                s.a_sph[iu] = sphere(&self.a.soup[iu]);
-            }
-            s.a_sph[iu]
-        } else {
-            b_tri(s, self.b, self.b_to_a, i);
-            s.b_sph[i as usize]
-        };
+        let mut sp = self.bound(s, i, of_a).sph;
         sp[3] += h + if of_a { self.eps_a } else { self.eps_b };
         sp
+    }
+
+    /// Soup index of an element's triangle.
+    fn soup_idx(&self, e: El, of_a: bool) -> u32 {
+        if e.real {
+            e.idx
+        } else {
+            let tree = if of_a { self.a } else { self.b };
+            tree.nodes[e.idx as usize].tri
+        }
     }
 
     /// Triangle and halo of an element of A or B (B's in A's frame).
@@ -156,24 +139,25 @@ impl Ctx<'_> {
         let (t1, h1) = self.side(s, ea, true);
         let (t2, h2) = self.side(s, eb, false);
         let fine = ea.real && eb.real;
+        let b1 = self.bound(s, self.soup_idx(ea, true), true);
+        let b2 = self.bound(s, self.soup_idx(eb, false), false);
         let margin = if fine {
             st.fine += 1;
             h1 + h2
         } else {
             let m = h1 + h2;
-            m + 8.0 * f32::EPSILON * max_abs(&t1, &t2) + 1e-6 * m
+            m + 8.0 * f32::EPSILON * b1.mag.max(b2.mag) + 1e-6 * m
         };
-        if !fine {
-            // Surrogate pairs never reach the iterative kernel: the screen (conservative
-            // for the padded margin) prunes, anything else is unfolded. Measured on the
-            // vs_parry bench, running the kernel first costs more than the few extra
-            // unfolds it would save (most survivors come back contact or not converged).
-            if screened_separated(&t1, &t2, margin) {
-                return Check::Separated;
-            }
-            if self.kernel != KernelKind::Exact {
-                return Check::Unfold(h1, h2);
-            }
+        if planes_apart(&t1, &b1, &t2, &b2, margin) {
+            return Check::Separated;
+        }
+        if !fine && self.kernel != KernelKind::Exact {
+            // Surrogate pairs never reach the iterative kernel: the culling tests
+            // (conservative for the padded margin) prune, anything else is unfolded.
+            // Measured on the vs_parry bench, running the kernel first costs more than
+            // the few extra unfolds it would save (most survivors come back contact or
+            // not converged).
+            return Check::Unfold(h1, h2);
         }
         s.batch.push(&t1, &t2, margin, tag, fine);
         Check::Queued(h1, h2)

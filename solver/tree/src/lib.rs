@@ -13,6 +13,7 @@
 
 mod bounds;
 pub mod build;
+mod cull;
 mod descend;
 mod dist;
 pub mod error;

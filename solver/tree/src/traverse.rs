@@ -9,9 +9,8 @@
 //! same contacts (the argument of Lemma 5.1 applies pair by pair) with fewer checks.
 //! * surrogate–surrogate or surrogate–real pair: margin = sum of the two halos (padded,
 //!   see below). Pairs whose element bounding spheres (grown by their halos) are apart
-//!   are never formed; pairs the conservative pre-screen
-//!   ([`screened_separated`](msdem_geom::kernel::screened_separated)) proves separated
-//!   are pruned; every other pair is unfolded ([`Unfold`]): under the iterative kinds
+//!   are never formed; pairs whose bounding boxes or face-normal projections are apart
+//!   by more than the margin (conservative separating-axis tests, `cull.rs`) are pruned; every other pair is unfolded ([`Unfold`]): under the iterative kinds
 //!   without a kernel call (measured cheaper than running the iterative kernel, whose
 //!   survivors mostly come back contact or not converged), under [`KernelKind::Exact`]
 //!   when the exact kernel finds a contact;
@@ -35,6 +34,7 @@
 //! unpadded margin in both modes, so both modes return identical contacts for the same
 //! kernel.
 
+use crate::cull::Bound;
 use crate::descend::{flat, hierarchy, Ctx, El};
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
@@ -115,11 +115,11 @@ pub struct TriContact {
 #[derive(Debug, Default)]
 pub struct Scratch {
     pub(crate) b_tris: Vec<Tri>,
-    /// Bounding spheres (centre, radius \[m\]) of B's soup triangles in A's frame.
-    pub(crate) b_sph: Vec<[f32; 4]>,
+    /// Culling bounds of B's soup triangles in A's frame.
+    pub(crate) b_sph: Vec<Bound>,
     pub(crate) b_stamp: Vec<u32>,
-    /// Bounding spheres of A's soup triangles (A frame), filled lazily.
-    pub(crate) a_sph: Vec<[f32; 4]>,
+    /// Culling bounds of A's soup triangles (A frame), filled lazily.
+    pub(crate) a_sph: Vec<Bound>,
     pub(crate) a_stamp: Vec<u32>,
     pub(crate) stamp: u32,
     pub(crate) cur: Vec<(El, El)>,
@@ -140,11 +140,11 @@ impl Scratch {
         if self.b_stamp.len() < b_len {
             self.b_stamp.resize(b_len, 0);
             self.b_tris.resize(b_len, Tri::default());
-            self.b_sph.resize(b_len, [0.0; 4]);
+            self.b_sph.resize(b_len, Bound::default());
         }
         if self.a_stamp.len() < a_len {
             self.a_stamp.resize(a_len, 0);
-            self.a_sph.resize(a_len, [0.0; 4]);
+            self.a_sph.resize(a_len, Bound::default());
         }
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
