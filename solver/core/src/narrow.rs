@@ -54,7 +54,8 @@ struct ThreadScratch {
     hits: Vec<TriContact>,
 }
 
-fn point(p: &P32) -> Point3 {
+/// A soup point as a dynamics point.
+pub(crate) fn point(p: &P32) -> Point3 {
     Point3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]))
 }
 
@@ -67,18 +68,52 @@ fn outward_normal(t: &Tri) -> Vec3 {
         .unwrap_or_else(Vec3::zeros)
 }
 
-/// The geometry of side `b` of a pair: tree, halo \[m\] and mesh → world pose.
-fn side_b(world: &World, b: Other) -> (&SurrogateTree, f64, Iso3) {
-    match b {
-        Other::Particle(j) => {
-            let body = &world.bodies[j as usize];
-            let shape = &world.shapes[body.shape as usize];
-            (&shape.tree, body.epsilon, body.mesh_to_world(&shape.com))
+/// The geometry of one candidate pair: A's tree, halo and pose, B's tree, halo and pose
+/// (mesh frame → world).
+pub struct PairSides<'w> {
+    /// A's tree.
+    pub tree_a: &'w SurrogateTree,
+    /// A's halo \[m\].
+    pub eps_a: f64,
+    /// A's mesh → world.
+    pub a_to_world: Iso3,
+    /// B's tree.
+    pub tree_b: &'w SurrogateTree,
+    /// B's halo \[m\].
+    pub eps_b: f64,
+    /// B's mesh → world.
+    pub b_to_world: Iso3,
+}
+
+impl<'w> PairSides<'w> {
+    /// Sides of `pair` in the current state of `world`.
+    pub fn of(world: &'w World, pair: &CandidatePair) -> Self {
+        let body_a = &world.bodies[pair.a as usize];
+        let shape_a = &world.shapes[body_a.shape as usize];
+        let (tree_b, eps_b, b_to_world) = match pair.b {
+            Other::Particle(j) => {
+                let body = &world.bodies[j as usize];
+                let shape = &world.shapes[body.shape as usize];
+                (&*shape.tree, body.epsilon, body.mesh_to_world(&shape.com))
+            }
+            Other::Obstacle(o) => {
+                let ob = &world.obstacles[o as usize];
+                (&*ob.tree, ob.epsilon, ob.pose)
+            }
+        };
+        PairSides {
+            tree_a: &shape_a.tree,
+            eps_a: body_a.epsilon,
+            a_to_world: body_a.mesh_to_world(&shape_a.com),
+            tree_b,
+            eps_b,
+            b_to_world,
         }
-        Other::Obstacle(o) => {
-            let ob = &world.obstacles[o as usize];
-            (&ob.tree, ob.epsilon, ob.pose)
-        }
+    }
+
+    /// B's mesh frame → A's mesh frame.
+    pub fn b_to_a(&self) -> Iso3 {
+        self.a_to_world.inverse() * self.b_to_world
     }
 }
 
@@ -90,40 +125,48 @@ fn narrow_pair(
     ts: &mut ThreadScratch,
     out: &mut PairContacts,
 ) {
-    let body_a = &world.bodies[pair.a as usize];
-    let shape_a = &world.shapes[body_a.shape as usize];
-    let a_to_world = body_a.mesh_to_world(&shape_a.com);
-    let (tree_b, eps_b, b_to_world) = side_b(world, pair.b);
-    let b_to_a = a_to_world.inverse() * b_to_world;
+    let sides = PairSides::of(world, pair);
     ts.hits.clear();
     find_contacts(
-        &shape_a.tree,
-        body_a.epsilon as f32,
-        tree_b,
-        eps_b as f32,
-        &b_to_a,
+        sides.tree_a,
+        sides.eps_a as f32,
+        sides.tree_b,
+        sides.eps_b as f32,
+        &sides.b_to_a(),
         traverse_mode(world.params.detection),
         kernel_kind(world.params.kernel),
         &mut ts.traverse,
         &mut ts.hits,
         &mut out.stats,
     );
-    // Canonical order: the merge (remark 1) is order-dependent, and both traversal modes
-    // must lead to the same merged contacts (Lemma 5.1).
-    ts.hits.sort_unstable_by_key(|h| (h.tri_a, h.tri_b));
-    let margin = body_a.epsilon + eps_b;
+    fine_contacts(world, pair, &sides, &mut ts.hits, &mut out.raw);
+}
+
+/// Appends the world-frame contacts of `hits` to `out`. `hits` are sorted by
+/// `(tri_a, tri_b)` first: the merge (remark 1) is order-dependent, and both traversal
+/// modes (and the implicit variants) must lead to the same merged contacts (Lemma 5.1).
+pub fn fine_contacts(
+    world: &World,
+    pair: &CandidatePair,
+    s: &PairSides,
+    hits: &mut [TriContact],
+    out: &mut Vec<RawContact>,
+) {
+    hits.sort_unstable_by_key(|h| (h.tri_a, h.tri_b));
+    let body_a = &world.bodies[pair.a as usize];
+    let margin = s.eps_a + s.eps_b;
     let (b_is_obstacle, centre_b) = match pair.b {
         Other::Particle(j) => (false, world.bodies[j as usize].position),
-        Other::Obstacle(_) => (true, b_to_world.translation.vector),
+        Other::Obstacle(_) => (true, s.b_to_world.translation.vector),
     };
     let centre_dir = (body_a.position - centre_b)
         .try_normalize(0.0)
         .unwrap_or_else(Vec3::z);
-    out.raw.extend(ts.hits.iter().map(|h| {
-        let p = (a_to_world * point(&h.p)).coords;
-        let q = (a_to_world * point(&h.q)).coords;
-        let n_a = a_to_world * outward_normal(&shape_a.tree.soup[h.tri_a as usize]);
-        let n_b = b_to_world * outward_normal(&tree_b.soup[h.tri_b as usize]);
+    out.extend(hits.iter().map(|h| {
+        let p = (s.a_to_world * point(&h.p)).coords;
+        let q = (s.a_to_world * point(&h.q)).coords;
+        let n_a = s.a_to_world * outward_normal(&s.tree_a.soup[h.tri_a as usize]);
+        let n_b = s.b_to_world * outward_normal(&s.tree_b.soup[h.tri_b as usize]);
         let fallback = robust_normal(&n_a, &n_b, b_is_obstacle, &centre_dir);
         RawContact {
             p,
