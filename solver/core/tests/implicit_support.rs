@@ -2,42 +2,22 @@
 //! (generated meshes, in-memory surrogate trees, no files). Included via `#[path]`.
 #![allow(dead_code)]
 
-use std::sync::Arc;
-
-use msdem_geom::math::{Iso3, Mat3, Quat, Vec3};
+use msdem_geom::math::{Iso3, Vec3};
 use msdem_mesh::generate::{noise_sphere, slope, NoiseSphere};
-use msdem_mesh::mass::mass_properties;
 use msdem_mesh::TriMesh;
 use msdem_solver::contact::pair::PairParams;
 use msdem_solver::step::{detect_contacts, StepWorkspace};
-use msdem_solver::world::{
-    Body, BroadPhaseChoice, DetectionMode, Integrator, KernelChoice, Material, Obstacle, Params,
-    Shape, World,
-};
-use msdem_tree::{build_tree, BuildParams};
+use msdem_solver::world::{KernelChoice, World};
+
+/// The physics tests' world builders (relative to this file's folder).
+#[path = "physics_support.rs"]
+mod physics;
 
 /// An empty world with time step `dt` [s], gravity `g` [m/s²] and triangle kernel `kernel`.
 pub fn world(dt: f64, g: [f64; 3], kernel: KernelChoice) -> World {
-    World {
-        name: "implicit-test".into(),
-        shapes: Vec::new(),
-        materials: Vec::new(),
-        bodies: Vec::new(),
-        obstacles: Vec::new(),
-        params: Params {
-            dt,
-            end: 1.0,
-            output_every: 1,
-            gravity: Vec3::from(g),
-            integrator: Integrator::Explicit,
-            detection: DetectionMode::Hierarchy,
-            kernel,
-            broadphase: BroadPhaseChoice::Grid,
-            picard: Default::default(),
-        },
-        time: 0.0,
-        step: 0,
-    }
+    let mut w = physics::empty_world(dt, g);
+    w.params.kernel = kernel;
+    w
 }
 
 /// Noisy unit-ish sphere of radius `radius` [m] (η_r = 1.1), `20·4^subdivisions` triangles.
@@ -52,70 +32,17 @@ pub fn sphere_mesh(radius: f64, subdivisions: u32, seed: u32) -> TriMesh {
     .expect("sphere mesh")
 }
 
-fn tree(mesh: &TriMesh) -> Arc<msdem_tree::SurrogateTree> {
-    Arc::new(build_tree(mesh, [0; 32], &BuildParams::default()).expect("tree builds"))
-}
-
 /// Adds a particle shape and a material (density 1, ε = 1 % of the diameter, K_s = 1000,
 /// friction `mu`, restitution `e`) and one particle at `position` using them; returns its id.
 pub fn add_sphere(world: &mut World, mesh: &TriMesh, mu: f64, e: f64, position: [f64; 3]) -> usize {
-    let mp = mass_properties(mesh, 1.0).expect("closed mesh");
-    world.shapes.push(Shape {
-        name: format!("shape{}", world.shapes.len()),
-        tree: tree(mesh),
-        mesh_path: String::new(),
-        mesh_hash: [0; 32],
-        triangles: mesh.triangles.len() as u32,
-        volume: mp.volume,
-        com: Vec3::from(mp.com),
-        unit_inertia: Mat3::from_fn(|i, j| mp.inertia[i][j]),
-        radius: mp.bounding_radius,
-    });
-    world.materials.push(Material {
-        name: format!("mat{}", world.materials.len()),
-        density: 1.0,
-        epsilon: 0.01,
-        spring: 1000.0,
-        friction: mu,
-        restitution: e,
-    });
-    let s = &world.shapes[world.shapes.len() - 1];
-    let inertia = s.unit_inertia;
-    world.bodies.push(Body {
-        shape: (world.shapes.len() - 1) as u32,
-        material: (world.materials.len() - 1) as u32,
-        mass: s.volume,
-        inertia,
-        inv_inertia: inertia.try_inverse().expect("invertible inertia"),
-        epsilon: 0.01 * 2.0 * s.radius,
-        radius: s.radius,
-        position: Vec3::from(position),
-        orientation: Quat::identity(),
-        velocity: Vec3::zeros(),
-        angular_velocity: Vec3::zeros(),
-    });
-    world.bodies.len() - 1
+    let shape = physics::add_shape(world, mesh);
+    let material = physics::add_material(world, 1.0, 0.01, 1000.0, mu, e);
+    physics::add_particle(world, shape, material, position) as usize
 }
 
 /// Adds a static obstacle mesh (identity pose) with halo `epsilon` [m].
 pub fn add_obstacle(world: &mut World, mesh: &TriMesh, epsilon: f64, mu: f64, e: f64) {
-    let mut lo = Vec3::repeat(f64::INFINITY);
-    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
-    for v in &mesh.vertices {
-        lo = lo.inf(&Vec3::from(*v));
-        hi = hi.sup(&Vec3::from(*v));
-    }
-    world.obstacles.push(Obstacle {
-        name: format!("obstacle{}", world.obstacles.len()),
-        tree: tree(mesh),
-        mesh_path: String::new(),
-        mesh_hash: [0; 32],
-        pose: Iso3::identity(),
-        epsilon,
-        friction: mu,
-        restitution: e,
-        aabb: (lo - Vec3::repeat(epsilon), hi + Vec3::repeat(epsilon)),
-    });
+    physics::add_obstacle(world, mesh, Iso3::identity(), epsilon, mu, e);
 }
 
 /// Merged contacts of `world`'s current state (its own detection mode).
