@@ -65,7 +65,13 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
         .max(manifest.levels as usize);
     let mut checks: Vec<Series> = (0..levels)
         .map(|l| {
-            line(&format!("level {l}"), &|s| {
+            // The last entry counts the fine–fine (real triangle) checks (`StepStats`).
+            let name = if l + 1 == levels {
+                "fine–fine".to_string()
+            } else {
+                format!("level {l}")
+            };
+            line(&name, &|s| {
                 s.checks_per_level.get(l).copied().unwrap_or(0) as f64
             })
         })
@@ -424,7 +430,7 @@ mod tests {
                 "level 0",
                 "level 1",
                 "level 2",
-                "level 3",
+                "fine–fine",
                 "exact fallbacks"
             ]
         );
