@@ -16,6 +16,7 @@ use crate::pvd::{pvd_bytes, PvdEntry};
 use crate::raster::Image;
 use crate::run_reader::RunFolder;
 use crate::scene::{pose_obstacles, pose_particles};
+use crate::steps_csv::steps_csv;
 use crate::vtk_series::{contacts_polydata, obstacles_polydata, particles_polydata};
 
 /// Which frame the preview shows.
@@ -38,7 +39,7 @@ pub struct ExportOptions {
     pub vtk: bool,
     /// Write `ply/frame_NNNNNN.ply` and `ply/obstacles.ply`.
     pub ply: bool,
-    /// Write `plots/*.png` (needs `stats.msdem`).
+    /// Write `plots/*.png` and `plots/steps.csv` (needs `stats.msdem`).
     pub plots: bool,
     /// Frame shown in `preview.png`.
     pub preview: PreviewFrame,
@@ -179,6 +180,10 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
             write_png(&path, &img)?;
             files += 1;
         }
+        let csv = out.join("plots").join("steps.csv");
+        let levels = run.manifest.levels as usize;
+        write_atomic(&csv, steps_csv(&stats.steps, levels).as_bytes())?;
+        files += 1;
     }
     {
         let frame = run.read_frame(preview_frame)?;

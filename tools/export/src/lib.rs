@@ -3,7 +3,7 @@
 //!   ParaView collections (`vtk/*.pvd`) carrying the simulated time of every frame;
 //! * binary PLY per frame (`ply/frame_NNNNNN.ply`) plus the static `ply/obstacles.ply`;
 //! * statistics plots (`plots/*.png`), including the triangle checks per tree level over
-//!   time of seed 000 §6 (Fig. 4);
+//!   time of seed 000 §6 (Fig. 4), and the per-step statistics as `plots/steps.csv`;
 //! * a software-rendered preview of one frame (`preview.png`).
 //!
 //! Every file is written atomically; the `.pvd` files are written last.
@@ -23,6 +23,7 @@ pub mod pvd;
 pub mod raster;
 pub mod run_reader;
 pub mod scene;
+pub mod steps_csv;
 pub mod vtk_series;
 pub mod vtp;
 

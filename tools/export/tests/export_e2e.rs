@@ -162,8 +162,9 @@ fn output_bytes_are_identical_across_runs() {
     assert!(export_to(&run, &a, &[]).status.success());
     assert!(export_to(&run, &b, &[]).status.success());
     let (fa, fb) = (files_under(&a), files_under(&b));
-    // 3 frames × (2 vtp + 1 ply) + static obstacles (vtp, ply) + 3 pvd + 4 plots + preview.
-    assert_eq!(fa.len(), 3 * 3 + 2 + 3 + 4 + 1, "{fa:?}");
+    // 3 frames × (2 vtp + 1 ply) + static obstacles (vtp, ply) + 3 pvd + 4 plots +
+    // steps.csv + preview.
+    assert_eq!(fa.len(), 3 * 3 + 2 + 3 + 4 + 1 + 1, "{fa:?}");
     for (x, y) in fa.iter().zip(&fb) {
         assert_eq!(x.strip_prefix(&a).unwrap(), y.strip_prefix(&b).unwrap());
         assert!(

@@ -1,0 +1,120 @@
+//! Per-step statistics as CSV (`plots/steps.csv`), for spreadsheets, pandas or gnuplot:
+//! one header line, one row per time step, comma-separated, `.`-decimal, no quoting
+//! needed (every field is a number or `true`/`false`).
+//!
+//! Columns: `step, time [s], iterations, converged, candidate_pairs, contacts,
+//! checks_total, fallbacks, kinetic_energy [J], potential_energy [J], wall_broad [s],
+//! wall_narrow [s], wall_forces [s], wall_integrate [s]`, then one `checks_level_L` column
+//! per tree level and `checks_fine` (fine–fine triangle pairs, the last entry of
+//! [`StepStats::checks_per_level`]; seed 000 §6, Fig. 4). Floating-point values are
+//! written in Rust's shortest round-trip form, so they read back bit for bit. The wall
+//! times come from `timings.msdem` (0 when the run did not record it) and are the only
+//! columns that differ between two runs of the same scenario.
+
+use msdem_solver::frames::StepStats;
+use std::fmt::Write;
+
+/// The CSV text of `steps`; `levels` is the number of `checks_per_level` entries to write
+/// (shorter vectors are padded with zeros), the last of which is the fine–fine count.
+pub fn steps_csv(steps: &[StepStats], levels: usize) -> String {
+    let levels = steps
+        .iter()
+        .map(|s| s.checks_per_level.len())
+        .max()
+        .unwrap_or(0)
+        .max(levels);
+    let mut out = String::from(
+        "step,time,iterations,converged,candidate_pairs,contacts,checks_total,fallbacks,\
+         kinetic_energy,potential_energy,wall_broad,wall_narrow,wall_forces,wall_integrate",
+    );
+    for l in 0..levels {
+        if l + 1 == levels {
+            out.push_str(",checks_fine");
+        } else {
+            let _ = write!(out, ",checks_level_{l}");
+        }
+    }
+    out.push('\n');
+    for s in steps {
+        let total: u64 = s.checks_per_level.iter().sum();
+        let _ = write!(
+            out,
+            "{},{:?},{},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?}",
+            s.step,
+            s.time,
+            s.iterations,
+            s.converged,
+            s.candidate_pairs,
+            s.contacts,
+            total,
+            s.fallbacks,
+            s.kinetic_energy,
+            s.potential_energy,
+            s.wall.broad,
+            s.wall.narrow,
+            s.wall.forces,
+            s.wall.integrate,
+        );
+        for l in 0..levels {
+            let _ = write!(out, ",{}", s.checks_per_level.get(l).copied().unwrap_or(0));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(k: u64, checks: Vec<u64>) -> StepStats {
+        StepStats {
+            step: k,
+            time: 1e-4 * k as f64 + 1e-19,
+            checks_per_level: checks,
+            iterations: 3,
+            converged: k != 2,
+            kinetic_energy: 0.1 + k as f64 / 3.0,
+            ..StepStats::default()
+        }
+    }
+
+    #[test]
+    fn rows_read_back_bit_for_bit() {
+        let steps = vec![step(1, vec![1, 2, 30]), step(2, vec![4])];
+        let text = steps_csv(&steps, 2);
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        assert_eq!(header.len(), 14 + 3);
+        assert_eq!(
+            &header[14..],
+            ["checks_level_0", "checks_level_1", "checks_fine"]
+        );
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), 2);
+        for (row, s) in rows.iter().zip(&steps) {
+            assert_eq!(row.len(), header.len());
+            let col = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+            assert_eq!(col("step").parse::<u64>().unwrap(), s.step);
+            assert_eq!(
+                col("time").parse::<f64>().unwrap().to_bits(),
+                s.time.to_bits()
+            );
+            assert_eq!(
+                col("kinetic_energy").parse::<f64>().unwrap().to_bits(),
+                s.kinetic_energy.to_bits()
+            );
+            assert_eq!(col("converged").parse::<bool>().unwrap(), s.converged);
+            let total: u64 = s.checks_per_level.iter().sum();
+            assert_eq!(col("checks_total").parse::<u64>().unwrap(), total);
+        }
+        // Padding: the second step has one level only.
+        assert_eq!(&rows[1][14..], ["4", "0", "0"]);
+        assert_eq!(&rows[0][14..], ["1", "2", "30"]);
+    }
+
+    #[test]
+    fn empty_run_has_only_the_header() {
+        assert_eq!(steps_csv(&[], 0).lines().count(), 1);
+    }
+}
