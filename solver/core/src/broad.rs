@@ -1,14 +1,27 @@
 //! Broad phase of a step (seed 000 Alg. 1 line 3, DESIGN.md §7): the candidate body pairs
 //! whose bounding spheres, including the halos ε, overlap.
 //!
-//! * particle–particle: spheres `(x, r + ε)` through `msdem-broadphase` (the algorithm of
-//!   [`BroadPhaseChoice`]);
+//! * particle–particle: spheres `(x, r + ε)` through `msdem-broadphase`, the algorithm and
+//!   parameters of [`BroadPhaseChoice`] (scenario `broadphase:`; default the HGrid of
+//!   seed 001 with automatic levels, §5.2.3);
 //! * particle–obstacle: the particle's sphere against the obstacle's world AABB (which
 //!   already includes the obstacle's ε); the obstacle's surrogate tree does the rest in the
 //!   narrow phase.
 //!
 //! Output order is deterministic: particle pairs `(a, b)`, `a < b`, ascending, then
 //! particle–obstacle pairs ascending by `(particle, obstacle)`.
+//!
+//! **Rebuild policy** (Verlet skin, as in neighbour lists). With skin δ = 0 the grid is
+//! rebuilt from scratch in every step (O(N) counting sort). With δ > 0 the grid is built
+//! with every radius grown by δ/2 and the candidate pairs it yields are kept; each later
+//! step only re-tests those pairs with the exact sphere test, until some particle has moved
+//! more than δ/2 since the last rebuild, which triggers the next rebuild. Two spheres that
+//! overlap now were at most `r_a + r_b + δ` apart at the rebuild, so the pair list is
+//! exactly the one of δ = 0, in the same order: the skin changes the broad-phase time,
+//! never a contact or a trajectory. The automatic HGrid levels are re-planned only when the
+//! particle count or the radius range changes (never during a run: radii are fixed).
+//! A [`BroadStage`] keeps its broad phase (and so its kept pairs) across steps and rebuilds
+//! it from scratch when the world's choice changes.
 
 use crate::frames::Other;
 use crate::world::{Body, BroadPhaseChoice, Obstacle, World};
@@ -35,18 +48,29 @@ pub struct BroadStage {
 impl std::fmt::Debug for BroadStage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BroadStage")
-            .field("phase", &self.phase.as_ref().map(|p| p.0))
+            .field("phase", &self.phase.as_ref().map(|p| &p.0))
             .field("spheres", &self.spheres.len())
             .finish()
     }
 }
 
-/// The `msdem-broadphase` algorithm behind a scenario's choice: `Grid` is the hierarchical
-/// grid of seed 001 (one level, i.e. linked cells, for monodisperse scenes).
-pub fn broadphase_kind(choice: BroadPhaseChoice) -> BroadPhaseKind {
+/// Verlet skin \[m\] of [`BroadPhaseChoice::Grid`] and of a scenario that leaves `skin`
+/// out: 0, i.e. the grid is rebuilt in every step (see the module docs for the policy).
+pub const DEFAULT_SKIN: f64 = 0.0;
+
+/// The `msdem-broadphase` algorithm and parameters behind a world's choice.
+pub fn broadphase_kind(choice: &BroadPhaseChoice) -> BroadPhaseKind {
     match choice {
-        BroadPhaseChoice::Grid => BroadPhaseKind::HGrid(HGridConfig::default()),
+        BroadPhaseChoice::Grid => BroadPhaseKind::HGrid(HGridConfig {
+            skin: DEFAULT_SKIN,
+            ..HGridConfig::default()
+        }),
         BroadPhaseChoice::AllPairs => BroadPhaseKind::AllPairs,
+        BroadPhaseChoice::LinkedCells { cell_size, skin } => BroadPhaseKind::LinkedCells {
+            cell_size: *cell_size,
+            skin: *skin,
+        },
+        BroadPhaseChoice::HGrid(config) => BroadPhaseKind::HGrid(config.clone()),
     }
 }
 
@@ -82,10 +106,13 @@ impl BroadStage {
         out: &mut Vec<CandidatePair>,
     ) -> Result<(), BroadPhaseError> {
         out.clear();
-        let choice = world.params.broadphase;
+        let choice = &world.params.broadphase;
         let phase = match &mut self.phase {
-            Some((c, p)) if *c == choice => p,
-            slot => &mut slot.insert((choice, broadphase_kind(choice).build()?)).1,
+            Some((c, p)) if c == choice => p,
+            slot => {
+                let built = broadphase_kind(choice).build()?;
+                &mut slot.insert((choice.clone(), built)).1
+            }
         };
         self.spheres.clear();
         self.spheres

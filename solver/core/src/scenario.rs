@@ -25,7 +25,8 @@
 //! detection:                       # optional
 //!   mode: hierarchy                # hierarchy | flat (default hierarchy); explicit only
 //!   kernel: exact                  # exact | hybrid (default exact)
-//! broadphase: grid                 # grid | all_pairs (default grid)
+//! broadphase: hgrid                # hgrid (alias grid) | linked_cells | all_pairs, or a
+//!                                  # mapping (default hgrid, automatic levels), see below
 //! seed: 0                          # RNG seed of the generators (default 0)
 //! materials:                       # required: name → material
 //!   rock:
@@ -69,6 +70,30 @@
 //! `random_box` accepts an optional `velocity` (default 0) like `drop`, whose `velocity`
 //! is required; `lattice` accepts `velocity` and `random_orientation` as optional keys.
 //!
+//! **Broad phase** ([`BroadPhaseSpec`], [`crate::broad`]): the short names above, or a
+//! mapping with a required `kind` and the algorithm's optional parameters:
+//!
+//! ```yaml
+//! broadphase:
+//!   kind: hgrid                    # hgrid | grid | linked_cells | all_pairs
+//!   levels: 3                      # hgrid: level count in [1, 16] (default: from the size
+//!                                  #   distribution by the cost model, seed 001 §5.2.3)
+//!   cell_sizes: [0.1, 0.8]         # hgrid: cell sizes [m] > 0, strictly increasing; fix
+//!                                  #   the level count (`levels`, if written, must agree)
+//!   cell_size: 0.3                 # linked_cells: cell size [m] > 0 (default: the largest
+//!                                  #   bounding diameter incl. ε and skin, per rebuild)
+//!   skin: 0.0                      # hgrid, linked_cells: Verlet skin [m] ≥ 0 (default
+//!                                  #   `broad::DEFAULT_SKIN`)
+//! ```
+//!
+//! A key that does not apply to the `kind` is an error. *Rebuild policy*: with skin 0 the
+//! grid is rebuilt from the bounding spheres (incl. ε) in every step (O(N)); with a skin
+//! δ > 0 it is built with radii grown by δ/2 and its candidate pairs are reused, re-tested
+//! exactly each step, until some particle has moved more than δ/2 since the last rebuild —
+//! the contacts found are the same as with δ = 0. Given cell sizes must fit every particle:
+//! a particle whose bounding diameter (incl. ε and skin) exceeds the largest given cell is
+//! refused before the first step, naming the particle.
+//!
 //! **Implicit integrators** (seed 000 Alg. 3 / Alg. 6, [`crate::implicit`]): the variant
 //! decides the contact detection inside the Picard iterations — `implicit_flat` every real
 //! triangle pair, `implicit_surrogate` the tree traversal from the roots in every
@@ -97,12 +122,14 @@ use serde::Deserialize;
 
 use crate::implicit::PicardParams;
 
+mod broadphase;
 mod generator;
 mod implicit;
 mod load;
 mod names;
 mod values;
 
+pub use broadphase::BroadPhaseSpec;
 pub use load::{load_scenario, parse_scenario};
 
 /// The only scenario format version this build reads.
@@ -230,17 +257,6 @@ pub enum KernelSpec {
     Exact,
     /// Iterative kernel with exact fallback (seed 000 Alg. 4).
     Hybrid,
-}
-
-/// `broadphase:` value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BroadPhaseSpec {
-    /// Grid / linked cells.
-    #[default]
-    Grid,
-    /// Every pair.
-    AllPairs,
 }
 
 fn default_epsilon() -> f64 {

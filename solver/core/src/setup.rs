@@ -10,6 +10,8 @@
 //! 3. initial interpenetration check ([`overlap`]): particles whose real triangles cross or
 //!    that lie inside one another, and particles crossing an obstacle, are listed in one
 //!    error. Halo overlap is allowed.
+//! 4. the broad phase of `broadphase:` runs once on the initial state: a
+//!    particle larger than the largest given cell is refused here, naming it, not mid-run.
 //!
 //! `Shape::mesh_path` / `Obstacle::mesh_path` are absolute here; the run writer makes them
 //! relative to the run folder in the manifest.
@@ -17,12 +19,11 @@
 use rayon::prelude::*;
 
 use crate::error::SolverError;
-use crate::scenario::{BroadPhaseSpec, DetectionModeSpec, KernelSpec, Scenario};
-use crate::world::{
-    BroadPhaseChoice, DetectionMode, Integrator, KernelChoice, Material, Params, World,
-};
+use crate::scenario::{DetectionModeSpec, KernelSpec, Scenario};
+use crate::world::{DetectionMode, Integrator, KernelChoice, Material, Params, World};
 
 mod bodies;
+mod broadphase;
 mod geometry;
 pub mod overlap;
 pub mod place;
@@ -85,6 +86,7 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
         step: 0,
     };
     check_interpenetration(scenario, &world, &shape_meshes, &obstacle_meshes, &origins)?;
+    broadphase::check_initial(scenario, &world, &origins)?;
     Ok(world)
 }
 
@@ -106,10 +108,7 @@ fn params(s: &Scenario) -> Params {
             KernelSpec::Exact => KernelChoice::Exact,
             KernelSpec::Hybrid => KernelChoice::Hybrid,
         },
-        broadphase: match s.broadphase {
-            BroadPhaseSpec::Grid => BroadPhaseChoice::Grid,
-            BroadPhaseSpec::AllPairs => BroadPhaseChoice::AllPairs,
-        },
+        broadphase: broadphase::choice(&s.broadphase),
         picard: s.picard.clone(),
     }
 }

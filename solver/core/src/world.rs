@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use msdem_broadphase::HGridConfig;
 use msdem_geom::math::{Iso3, Mat3, Quat, Vec3};
 use msdem_tree::SurrogateTree;
 
@@ -147,14 +148,24 @@ pub enum KernelChoice {
     Hybrid,
 }
 
-/// Broad-phase algorithm.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Broad-phase algorithm and its parameters (scenario `broadphase:`, [`crate::broad`]).
+#[derive(Clone, Debug, PartialEq)]
 pub enum BroadPhaseChoice {
-    /// Grid-based: the hierarchical grid of seed 001 (`msdem_broadphase::HGrid`), which
-    /// reduces to single-level linked cells for monodisperse scenes.
+    /// The default: the hierarchical grid of seed 001 (`msdem_broadphase::HGrid`) with
+    /// automatic levels and the default skin [`crate::broad::DEFAULT_SKIN`]; the same as
+    /// `HGrid(HGridConfig { skin: DEFAULT_SKIN, ..Default::default() })`.
     Grid,
     /// Every pair (for tests).
     AllPairs,
+    /// Single-level linked cells (seed 001 §5.1).
+    LinkedCells {
+        /// Cell size \[m\]; `None` = the largest bounding diameter (incl. ε and skin).
+        cell_size: Option<f64>,
+        /// Verlet skin \[m\] ≥ 0.
+        skin: f64,
+    },
+    /// Hierarchical grid with given levels, cell sizes and skin.
+    HGrid(HGridConfig),
 }
 
 /// Run parameters.

@@ -98,6 +98,11 @@ pub(crate) fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error>
     number(d, Rule::Positive)
 }
 
+/// Checks a number already read: finite and `> 0` (the message of [`positive`]).
+pub(crate) fn positive_value<E: de::Error>(v: f64) -> Result<f64, E> {
+    NumberVisitor(Rule::Positive).visit_f64(v)
+}
+
 /// A finite number `≥ 0`.
 pub(crate) fn non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     number(d, Rule::NonNegative)

@@ -1,0 +1,101 @@
+//! The scenario's `broadphase:` → [`BroadPhaseChoice`], and the check, before the first
+//! step, that the chosen broad phase accepts the initial particles (DESIGN.md §7).
+//!
+//! Bounding radii never change during a run, so a particle that fits the largest given
+//! cell (`cell_sizes` / `cell_size`) at the start fits it in every step: checking once here
+//! turns what would be a mid-run failure into a setup error naming the particle.
+
+use msdem_broadphase::{BroadPhaseError, HGridConfig};
+
+use crate::broad::{BroadStage, DEFAULT_SKIN};
+use crate::error::SolverError;
+use crate::scenario::{BroadPhaseSpec, Scenario};
+use crate::world::{BroadPhaseChoice, World};
+
+/// The broad phase a scenario asks for; an unwritten skin is [`DEFAULT_SKIN`].
+pub(crate) fn choice(spec: &BroadPhaseSpec) -> BroadPhaseChoice {
+    match spec {
+        BroadPhaseSpec::HGrid {
+            levels,
+            cell_sizes,
+            skin,
+        } => BroadPhaseChoice::HGrid(HGridConfig {
+            levels: levels.map(|l| l as usize),
+            cell_sizes: cell_sizes.clone(),
+            skin: skin.unwrap_or(DEFAULT_SKIN),
+        }),
+        BroadPhaseSpec::LinkedCells { cell_size, skin } => BroadPhaseChoice::LinkedCells {
+            cell_size: *cell_size,
+            skin: skin.unwrap_or(DEFAULT_SKIN),
+        },
+        BroadPhaseSpec::AllPairs => BroadPhaseChoice::AllPairs,
+    }
+}
+
+/// Runs the world's broad phase once on the initial state; a refusal becomes a
+/// [`SolverError::Setup`] at `broadphase` that names the particle (id and origin).
+pub(crate) fn check_initial(
+    scenario: &Scenario,
+    world: &World,
+    origins: &[String],
+) -> Result<(), SolverError> {
+    let mut pairs = Vec::new();
+    let Err(e) = BroadStage::default().candidates(world, &mut pairs) else {
+        return Ok(());
+    };
+    let particle = |index: usize| {
+        let origin = origins.get(index).map_or("?", String::as_str);
+        format!("particle {index} ({origin})")
+    };
+    let message = match e {
+        BroadPhaseError::TooLarge {
+            index,
+            diameter,
+            cell_size,
+        } => {
+            let key = match world.params.broadphase {
+                BroadPhaseChoice::LinkedCells { .. } => "cell_size",
+                _ => "cell_sizes",
+            };
+            format!(
+                "{}: bounding diameter {} m (incl. ε and skin) does not fit the largest \
+                 cell size {cell_size} m; give a cell larger than the diameter (by 0.1 %) \
+                 or leave `broadphase.{key}` out",
+                particle(index),
+                significant(diameter)
+            )
+        }
+        BroadPhaseError::NonFinite { index, .. }
+        | BroadPhaseError::NegativeRadius { index, .. }
+        | BroadPhaseError::OutOfRange { index, .. } => format!("{}: {e}", particle(index)),
+        other => other.to_string(),
+    };
+    Err(SolverError::Setup {
+        file: scenario.file.clone(),
+        context: "broadphase".to_owned(),
+        message,
+    })
+}
+
+/// `v` rounded to 9 significant digits, so that `0.1 + 0.002` prints as `0.102`.
+fn significant(v: f64) -> f64 {
+    if !v.is_finite() || v == 0.0 {
+        return v;
+    }
+    let scale = 10f64.powi(8 - v.abs().log10().floor() as i32);
+    (v * scale).round() / scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::significant;
+
+    #[test]
+    fn significant_digits_drop_rounding_noise_only() {
+        assert_eq!(significant(0.1 + 0.002).to_string(), "0.102");
+        assert_eq!(significant(0.11200000000000002).to_string(), "0.112");
+        assert_eq!(significant(123456.789).to_string(), "123456.789");
+        assert_eq!(significant(1.5e-7), 1.5e-7);
+        assert_eq!(significant(0.0), 0.0);
+    }
+}
