@@ -294,3 +294,57 @@ fn implicit_pipelines_select_their_integrator_and_picard_settings() {
     let scales: Vec<f64> = radii.iter().map(|r| r.0 / radii[0].0).collect();
     assert_eq!(scales, [1.0, 2.0, 4.0, 8.0]);
 }
+
+/// Every `broadphase:` form of a pipeline (short names and the map form with each key)
+/// reaches the solver's parser, through the written scenario, as the same choice: the
+/// pipeline's copy of the schema and the solver's cannot drift apart unnoticed.
+#[test]
+fn every_broadphase_form_reaches_the_solver_unchanged() {
+    use msdem_solver::scenario::BroadPhaseSpec;
+    let hgrid = |levels, cell_sizes: Option<Vec<f64>>, skin| BroadPhaseSpec::HGrid {
+        levels,
+        cell_sizes,
+        skin,
+    };
+    let cases: Vec<(&str, BroadPhaseSpec)> = vec![
+        ("", hgrid(None, None, None)),
+        ("broadphase: hgrid", hgrid(None, None, None)),
+        ("broadphase: grid", hgrid(None, None, None)),
+        (
+            "broadphase: linked_cells",
+            BroadPhaseSpec::LinkedCells {
+                cell_size: None,
+                skin: None,
+            },
+        ),
+        ("broadphase: all_pairs", BroadPhaseSpec::AllPairs),
+        ("broadphase: { kind: all_pairs }", BroadPhaseSpec::AllPairs),
+        (
+            "broadphase: { kind: hgrid, levels: 2, skin: 0.004 }",
+            hgrid(Some(2), None, Some(0.004)),
+        ),
+        (
+            "broadphase: { kind: grid, cell_sizes: [0.2, 0.9], skin: 0 }",
+            hgrid(None, Some(vec![0.2, 0.9]), Some(0.0)),
+        ),
+        (
+            "broadphase: { kind: linked_cells, cell_size: 0.25, skin: 0.01 }",
+            BroadPhaseSpec::LinkedCells {
+                cell_size: Some(0.25),
+                skin: Some(0.01),
+            },
+        ),
+    ];
+    let tiny = std::fs::read_to_string(test_pipelines_dir().join("tiny.yaml")).unwrap();
+    let anchor = "  gravity: [0, 0, -9.81]\n";
+    assert!(tiny.contains(anchor));
+    for (line, expected) in cases {
+        let text = tiny.replacen(anchor, &format!("{anchor}  {line}\n"), 1);
+        let spec = msdem_pipeline::parse_pipeline(&text, Path::new("tiny.yaml"))
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        let written = scenario_text(&spec).unwrap();
+        let parsed = msdem_solver::scenario::parse_scenario(&written, Path::new("s.yaml"))
+            .unwrap_or_else(|e| panic!("{line}: solver refuses {written}: {e}"));
+        assert_eq!(parsed.broadphase, expected, "{line}\n{written}");
+    }
+}

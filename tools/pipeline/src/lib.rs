@@ -35,6 +35,7 @@
 //! stage output, see [`stamp`]).
 #![warn(missing_docs)]
 
+pub mod broadphase;
 pub mod error;
 pub mod load;
 pub mod names;

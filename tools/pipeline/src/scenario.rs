@@ -9,6 +9,7 @@
 use serde::ser::SerializeMap;
 use serde::{de, Deserialize, Serialize};
 
+pub use crate::broadphase::{Broadphase, BroadphaseKind, BroadphaseParams};
 use crate::names::{Materials, Name, NamedMap, Ref, Shapes, Trees};
 
 /// The scenario section of a pipeline file. Options left out take the solver's defaults.
@@ -137,16 +138,6 @@ pub enum Kernel {
     Exact,
     /// Iterative kernel with exact fallback.
     Hybrid,
-}
-
-/// Broad phase.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Broadphase {
-    /// Hierarchical grid (seed 001).
-    Grid,
-    /// Every pair of bodies.
-    AllPairs,
 }
 
 /// A particle material.

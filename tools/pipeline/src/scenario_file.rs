@@ -59,7 +59,7 @@ struct ScenarioFile<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     detection: Option<&'a DetectionSpec>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    broadphase: Option<Broadphase>,
+    broadphase: Option<&'a Broadphase>,
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
     materials: &'a NamedMap<MaterialSpec>,
@@ -94,7 +94,7 @@ pub fn scenario_yaml(
         integrator: spec.integrator,
         picard: spec.picard.as_ref(),
         detection: spec.detection.as_ref(),
-        broadphase: spec.broadphase,
+        broadphase: spec.broadphase.as_ref(),
         seed: spec.seed,
         materials: &spec.materials,
         shapes: Entries(
