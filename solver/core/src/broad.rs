@@ -25,7 +25,9 @@
 
 use crate::frames::Other;
 use crate::world::{Body, BroadPhaseChoice, Obstacle, World};
-use msdem_broadphase::{BroadPhase, BroadPhaseError, BroadPhaseKind, HGridConfig, Sphere};
+use msdem_broadphase::{
+    BroadPhase, BroadPhaseError, BroadPhaseKind, BroadPhaseStats, HGridConfig, Sphere,
+};
 use msdem_geom::math::Vec3;
 
 /// A candidate pair: `a` is a particle id, `b` a particle with a larger id or an obstacle.
@@ -99,6 +101,14 @@ fn obstacle_pairs(bodies: &[Body], obstacles: &[Obstacle], out: &mut Vec<Candida
 }
 
 impl BroadStage {
+    /// Work counters of the last particle–particle query (`rebuilt` is false when a Verlet
+    /// candidate list was reused); default before the first query.
+    pub fn stats(&self) -> BroadPhaseStats {
+        self.phase
+            .as_ref()
+            .map_or_else(BroadPhaseStats::default, |(_, p)| p.stats())
+    }
+
     /// Clears `out` and fills it with the candidate pairs of `world`'s current state.
     pub fn candidates(
         &mut self,

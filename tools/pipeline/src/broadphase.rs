@@ -62,9 +62,7 @@ impl<'de> Deserialize<'de> for Broadphase {
             type Value = Broadphase;
 
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(
-                    "`hgrid`, `grid`, `linked_cells`, `all_pairs` or a mapping with `kind`",
-                )
+                f.write_str("`hgrid`, `grid`, `linked_cells`, `all_pairs` or a mapping with `kind`")
             }
 
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Broadphase, E> {
