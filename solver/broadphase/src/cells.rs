@@ -22,6 +22,10 @@
 use crate::{BroadPhaseError, Sphere};
 use rayon::prelude::*;
 
+/// Entries tested together, branch-free, when a run is at most this long (a block may
+/// read past the run, into the next entries or the padding, and masks those out).
+pub(crate) const BLOCK: usize = 4;
+
 /// Relative margin between a sphere's diameter and the cell it is allowed to live in.
 pub(crate) const FIT_MARGIN: f64 = 1e-3;
 
@@ -51,9 +55,9 @@ pub(crate) struct Level {
     /// cells share a bucket. Otherwise folded: cells share buckets, filter on the key.
     pub dense: bool,
     /// Dense: box extents; folded: log2 of the fold dimensions.
-    dims: [u64; 3],
+    pub dims: [u64; 3],
     /// Index of the level's first bucket in [`Grid::start`].
-    base: usize,
+    pub base: usize,
     /// Number of spheres on this level.
     pub count: usize,
     /// Position of the level's first entry.
@@ -101,18 +105,18 @@ pub(crate) struct Grid {
     /// Levels, cell size ascending.
     pub levels: Vec<Level>,
     /// Centre and search radius `[x, y, z, r]` \[m\] of the entries, sorted by (level,
-    /// bucket), stable in the input index.
+    /// bucket), stable in the input index, followed by [`BLOCK`] padding entries.
     pub pos: Vec<[f64; 4]>,
     /// Input index of each entry.
     pub ids: Vec<u32>,
     /// Cell of each entry; filled only when some level is folded.
     pub cells: Vec<[i64; 3]>,
     /// CSR offsets: bucket `b` holds entries `start[b]..start[b + 1]`.
-    start: Vec<u32>,
-    /// Scratch: (level, cell) per input sphere.
-    placed: Vec<(u32, [i64; 3])>,
+    pub start: Vec<u32>,
     /// Scratch: global bucket per input sphere.
     bucket_of: Vec<usize>,
+    /// Scratch: write cursor per bucket of the counting sort.
+    fill: Vec<u32>,
 }
 
 /// Maps a coordinate to its cell index `⌊x/s⌋` on a level (eq. 1), saturating at the
@@ -136,6 +140,9 @@ fn floor_i64(v: f64) -> i64 {
 impl Grid {
     /// Maps all spheres (radius inflated by `inflate` \[m\]) into levels of the given
     /// strictly increasing cell sizes \[m\]. On error the table is left empty.
+    ///
+    /// Three passes over the input: per-level extents (parallel), bucket per sphere
+    /// (parallel), then a counting sort (histogram, prefix sum, scatter).
     pub fn build(
         &mut self,
         spheres: &[Sphere],
@@ -147,38 +154,92 @@ impl Grid {
         self.ids.clear();
         self.cells.clear();
         self.start.clear();
-        let placed = &mut self.placed;
+        let extents = match level_extents(spheres, inflate, sizes) {
+            Some(e) => e,
+            None => return Err(first_placement_error(spheres, inflate, sizes)),
+        };
+        self.levels = sizes
+            .iter()
+            .zip(&extents)
+            .map(|(&size, e)| {
+                let inv = 1.0 / size;
+                Level {
+                    size,
+                    inv,
+                    lo: e.min.map(|x| cell_coord(x, inv)),
+                    hi: e.max.map(|x| cell_coord(x, inv)),
+                    count: e.count,
+                    ..Level::default()
+                }
+            })
+            .collect();
+        let in_range = |e: &Extent, l: &Level| {
+            e.count == 0
+                || e.min
+                    .iter()
+                    .chain(&e.max)
+                    .all(|&x| (x * l.inv).abs() < MAX_CELL_COORD)
+        };
+        if !extents
+            .iter()
+            .zip(&self.levels)
+            .all(|(e, l)| in_range(e, l))
+        {
+            self.levels.clear();
+            return Err(first_placement_error(spheres, inflate, sizes));
+        }
+        let (buckets, folded) = self.lay_out_levels();
+
+        let levels = &self.levels;
+        let bucket = |s: &Sphere| {
+            let l = &levels[level_of(s.radius, inflate, sizes)];
+            l.bucket(l.cell_of(&s.center))
+        };
         if spheres.len() < crate::PARALLEL_MIN {
-            placed.clear();
-            placed.extend(spheres.iter().map(|s| place(s, inflate, sizes)));
+            self.bucket_of.clear();
+            self.bucket_of.extend(spheres.iter().map(bucket));
         } else {
             spheres
                 .par_iter()
-                .map(|s| place(s, inflate, sizes))
-                .collect_into_vec(placed);
-        }
-        if let Some(index) = placed.iter().position(|p| p.0 == u32::MAX) {
-            return Err(placement_error(index, &spheres[index], inflate, sizes));
+                .map(bucket)
+                .collect_into_vec(&mut self.bucket_of);
         }
 
-        self.levels = sizes
-            .iter()
-            .map(|&size| Level {
-                size,
-                inv: 1.0 / size,
-                lo: [i64::MAX; 3],
-                hi: [i64::MIN; 3],
-                ..Level::default()
-            })
-            .collect();
-        for (level, cell) in placed.iter() {
-            let l = &mut self.levels[*level as usize];
-            l.count += 1;
-            for (a, &c) in cell.iter().enumerate() {
-                l.lo[a] = l.lo[a].min(c);
-                l.hi[a] = l.hi[a].max(c);
+        // Counting sort by bucket (stable in the input index): counts land in
+        // `start[b + 1]`, an inclusive prefix sum makes `start[b]` the first entry of `b`.
+        self.start.resize(buckets + 1, 0);
+        for &b in &self.bucket_of {
+            self.start[b + 1] += 1;
+        }
+        for b in 0..buckets {
+            self.start[b + 1] += self.start[b];
+        }
+        self.fill.clear();
+        self.fill.extend_from_slice(&self.start[..buckets]);
+        let n = spheres.len();
+        // BLOCK padding entries after the last: short runs are tested as whole blocks.
+        self.pos.resize(n + BLOCK, [0.0; 4]);
+        self.ids.resize(n, 0);
+        if folded {
+            self.cells.resize(n, [0; 3]);
+        }
+        for (i, (s, &b)) in spheres.iter().zip(&self.bucket_of).enumerate() {
+            let at = self.fill[b] as usize;
+            self.fill[b] += 1;
+            let c = s.center;
+            self.pos[at] = [c[0], c[1], c[2], s.radius + inflate];
+            self.ids[at] = i as u32;
+            if folded {
+                let l = &self.levels[level_of(s.radius, inflate, sizes)];
+                self.cells[at] = l.cell_of(&c);
             }
         }
+        Ok(())
+    }
+
+    /// Chooses each level's layout (dense or folded) and bucket range; returns the total
+    /// bucket count and whether some level is folded.
+    fn lay_out_levels(&mut self) -> (usize, bool) {
         let mut base = 0usize;
         let mut first = 0usize;
         let mut folded = false;
@@ -212,46 +273,7 @@ impl Grid {
                 }
             }
         }
-
-        let levels = &self.levels;
-        let bucket = |(level, cell): &(u32, [i64; 3])| levels[*level as usize].bucket(*cell);
-        if placed.len() < crate::PARALLEL_MIN {
-            self.bucket_of.clear();
-            self.bucket_of.extend(placed.iter().map(bucket));
-        } else {
-            placed
-                .par_iter()
-                .map(bucket)
-                .collect_into_vec(&mut self.bucket_of);
-        }
-
-        // Counting sort by bucket (stable in the input index).
-        self.start.resize(base + 1, 0);
-        for &b in &self.bucket_of {
-            self.start[b + 1] += 1;
-        }
-        for b in 0..base {
-            self.start[b + 1] += self.start[b];
-        }
-        let mut fill: Vec<u32> = self.start[..base].to_vec();
-        let n = spheres.len();
-        self.pos.resize(n, [0.0; 4]);
-        self.ids.resize(n, 0);
-        if folded {
-            self.cells.resize(n, [0; 3]);
-        }
-        for (i, s) in spheres.iter().enumerate() {
-            let b = self.bucket_of[i];
-            let at = fill[b] as usize;
-            fill[b] += 1;
-            let c = s.center;
-            self.pos[at] = [c[0], c[1], c[2], s.radius + inflate];
-            self.ids[at] = i as u32;
-            if folded {
-                self.cells[at] = placed[i].1;
-            }
-        }
-        Ok(())
+        (base, folded)
     }
 
     /// Entries of the bucket holding `cell` on `level` (on a folded level, entries of other
@@ -278,6 +300,93 @@ impl Grid {
         let b0 = l.bucket([x0, y, z]);
         let b1 = b0 + (x1 - x0) as usize;
         self.start[b0] as usize..self.start[b1 + 1] as usize
+    }
+}
+
+/// Count and bounding box of the centres \[m\] of the spheres on one level.
+#[derive(Clone, Copy, Debug)]
+struct Extent {
+    count: usize,
+    min: [f64; 3],
+    max: [f64; 3],
+}
+
+impl Extent {
+    const EMPTY: Extent = Extent {
+        count: 0,
+        min: [f64::INFINITY; 3],
+        max: [f64::NEG_INFINITY; 3],
+    };
+
+    fn merge(mut self, o: &Extent) -> Extent {
+        self.count += o.count;
+        for a in 0..3 {
+            self.min[a] = self.min[a].min(o.min[a]);
+            self.max[a] = self.max[a].max(o.max[a]);
+        }
+        self
+    }
+}
+
+/// Spheres per task of the parallel extent pass.
+const EXTENT_CHUNK: usize = 8192;
+
+/// Per-level extents of a valid sphere set, or `None` if some sphere is invalid or fits no
+/// level (the caller then looks for the lowest offending index).
+fn level_extents(spheres: &[Sphere], inflate: f64, sizes: &[f64]) -> Option<Vec<Extent>> {
+    let scan = |chunk: &[Sphere]| -> Option<Vec<Extent>> {
+        let mut ext = vec![Extent::EMPTY; sizes.len()];
+        for s in chunk {
+            let finite = s.center.iter().all(|x| x.is_finite()) && s.radius.is_finite();
+            if !finite || s.radius < 0.0 {
+                return None;
+            }
+            let e = ext.get_mut(level_of(s.radius, inflate, sizes))?;
+            e.count += 1;
+            for a in 0..3 {
+                e.min[a] = e.min[a].min(s.center[a]);
+                e.max[a] = e.max[a].max(s.center[a]);
+            }
+        }
+        Some(ext)
+    };
+    let merge = |a: Option<Vec<Extent>>, b: Option<Vec<Extent>>| {
+        let (mut a, b) = (a?, b?);
+        for (x, y) in a.iter_mut().zip(&b) {
+            *x = x.merge(y);
+        }
+        Some(a)
+    };
+    if spheres.len() < crate::PARALLEL_MIN {
+        scan(spheres)
+    } else {
+        spheres
+            .par_chunks(EXTENT_CHUNK)
+            .map(scan)
+            .reduce(|| Some(vec![Extent::EMPTY; sizes.len()]), merge)
+    }
+}
+
+/// Level of a sphere of radius `radius` + `inflate` \[m\]: the lowest whose cell fits its
+/// diameter (eq. 3); `sizes.len()` if none does. Linear: most spheres sit on low levels.
+#[inline]
+fn level_of(radius: f64, inflate: f64, sizes: &[f64]) -> usize {
+    let need = 2.0 * (radius + inflate) * (1.0 + FIT_MARGIN);
+    let mut level = 0;
+    while level < sizes.len() && sizes[level] < need {
+        level += 1;
+    }
+    level
+}
+
+/// The error of the lowest-index sphere that cannot be placed.
+fn first_placement_error(spheres: &[Sphere], inflate: f64, sizes: &[f64]) -> BroadPhaseError {
+    match spheres
+        .iter()
+        .position(|s| place(s, inflate, sizes).0 == u32::MAX)
+    {
+        Some(index) => placement_error(index, &spheres[index], inflate, sizes),
+        None => BroadPhaseError::Config("internal: no sphere failed placement".into()),
     }
 }
 

@@ -3,9 +3,9 @@
 
 use crate::cells::{Grid, FIT_MARGIN};
 use crate::levels::plan_cell_sizes;
-use crate::search::find_all;
-use crate::sphere::overlap_raw;
-use crate::{validate, BroadPhase, BroadPhaseError, BroadPhaseStats, Sphere};
+use crate::search::{find_all, Scratch};
+use crate::sphere::{overlap_raw, validate_radius_range};
+use crate::{BroadPhase, BroadPhaseError, BroadPhaseStats, Sphere};
 use rayon::prelude::*;
 
 /// Parameters of an [`HGrid`].
@@ -101,6 +101,7 @@ pub struct HGrid {
     sizes: Vec<f64>,
     plan: Option<PlanKey>,
     verlet: Option<Verlet>,
+    scratch: Scratch,
     stats: BroadPhaseStats,
 }
 
@@ -135,23 +136,10 @@ impl HGrid {
     }
 
     /// Re-plans the automatic cell sizes if the sphere count or the radius range changed.
-    fn plan(&mut self, spheres: &[Sphere], inflate: f64) {
+    fn plan(&mut self, spheres: &[Sphere], (min_radius, max_radius): (f64, f64), inflate: f64) {
         if self.config.cell_sizes.is_some() {
             return;
         }
-        let range = |a: (f64, f64), b: (f64, f64)| (a.0.min(b.0), a.1.max(b.1));
-        let empty = (f64::INFINITY, 0.0);
-        let (min_radius, max_radius) = if spheres.len() < crate::PARALLEL_MIN {
-            spheres
-                .iter()
-                .map(|s| (s.radius, s.radius))
-                .fold(empty, range)
-        } else {
-            spheres
-                .par_iter()
-                .map(|s| (s.radius, s.radius))
-                .reduce(|| empty, range)
-        };
         let key = PlanKey {
             count: spheres.len(),
             min_radius,
@@ -198,7 +186,7 @@ impl BroadPhase for HGrid {
     ) -> Result<(), BroadPhaseError> {
         out.clear();
         self.stats = BroadPhaseStats::default();
-        validate(spheres)?;
+        let radii = validate_radius_range(spheres)?;
         let skin = self.config.skin;
         if skin > 0.0 && self.verlet_valid(spheres) {
             if let Some(v) = &self.verlet {
@@ -211,14 +199,14 @@ impl BroadPhase for HGrid {
             }
         }
         let inflate = 0.5 * skin;
-        self.plan(spheres, inflate);
+        self.plan(spheres, radii, inflate);
         if let Err(e) = self.grid.build(spheres, inflate, &self.sizes) {
             self.verlet = None;
             return Err(e);
         }
         if skin > 0.0 {
             let mut v = self.verlet.take().unwrap_or_default();
-            self.stats = find_all(&self.grid, &mut v.candidates);
+            self.stats = find_all(&self.grid, &mut self.scratch, &mut v.candidates);
             v.centers.clear();
             v.centers.extend(spheres.iter().map(|s| s.center));
             v.radii.clear();
@@ -229,7 +217,7 @@ impl BroadPhase for HGrid {
             }));
             self.verlet = Some(v);
         } else {
-            self.stats = find_all(&self.grid, out);
+            self.stats = find_all(&self.grid, &mut self.scratch, out);
         }
         Ok(())
     }

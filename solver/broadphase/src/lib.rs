@@ -44,6 +44,7 @@ mod linked_cells;
 mod radix;
 mod search;
 mod sphere;
+mod sweep;
 pub mod workload;
 
 pub use all_pairs::AllPairs;

@@ -1,68 +1,83 @@
-//! Contact-detection phase of seed 001 §2.2 over a built [`Grid`]: same-level search over
-//! the own cell and half of the 26 neighbours, then the **Top-Down** cross-level search
-//! (each sphere scans only the levels of smaller spheres, eqs. 4–5).
-//!
-//! On a dense level the cells `x−1..=x+1` of a row are one contiguous run of entries, so
-//! the half stencil is five runs and a cross-level box one run per row.
+//! Contact-detection phase of seed 001 §2.2 over a built [`Grid`]: the driver. The work is
+//! cut into tasks (groups of z-planes of a dense level, or runs of entries of a folded
+//! level), run in parallel, each into its own [`Sink`]; the packed pairs are then merged
+//! and radix-sorted, so the output does not depend on the task split or thread count.
+//! The per-cell and per-sphere searches themselves live in [`crate::sweep`].
 
-use crate::cells::{cell_coord, Grid, FIT_MARGIN};
+use crate::cells::{Grid, BLOCK};
+use crate::sweep::{search_folded, sweep_planes, top_down};
 use crate::BroadPhaseStats;
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// The 13 neighbour offsets that are lexicographically positive in (z, y, x): together with
-/// their negatives they are the 26 neighbours, so each neighbouring cell pair is visited
-/// exactly once (seed 001 §2.2, "only half of the surrounding cells").
-const HALF_NEIGHBOURS: [[i64; 3]; 13] = [
-    [1, 0, 0],
-    [-1, 1, 0],
-    [0, 1, 0],
-    [1, 1, 0],
-    [-1, -1, 1],
-    [0, -1, 1],
-    [1, -1, 1],
-    [-1, 0, 1],
-    [0, 0, 1],
-    [1, 0, 1],
-    [-1, 1, 1],
-    [0, 1, 1],
-    [1, 1, 1],
-];
-
-/// The rows `(dy, dz)` of the half stencil other than the own row, each searched over
-/// `x−1..=x+1`.
-const HALF_ROWS: [[i64; 2]; 4] = [[1, 0], [-1, 1], [0, 1], [1, 1]];
-
-/// Spheres per parallel task; small enough that work stealing balances the expensive
+/// Entries per parallel task; small enough that work stealing balances the expensive
 /// large spheres (sorted last).
 const CHUNK: usize = 4096;
 
-/// Per-task output: packed pairs and counters.
-struct Sink {
+/// Output of one task: packed pairs and counters.
+#[derive(Debug, Default)]
+pub(crate) struct Sink {
     /// Packed pairs `i << shift | j`.
-    pairs: Vec<u64>,
+    pub pairs: Vec<u64>,
     /// Bits of the largest sphere index.
-    shift: u32,
-    stats: BroadPhaseStats,
+    pub shift: u32,
+    /// Work counters.
+    pub stats: BroadPhaseStats,
 }
 
 impl Sink {
-    /// Tests sphere `p` (input index `pid`) against the entries `range` of a dense level.
+    /// Tests sphere `p` (input index `pid`) against the entries `range`.
     #[inline(always)]
-    fn test(&mut self, grid: &Grid, p: &[f64; 4], pid: u32, range: Range<usize>) {
+    pub fn test(&mut self, grid: &Grid, p: &[f64; 4], pid: u32, range: Range<usize>) {
         self.stats.sphere_tests += range.len() as u64;
-        for (o, &qid) in grid.pos[range.clone()].iter().zip(&grid.ids[range]) {
+        self.test_uncounted(grid, p, pid, range);
+    }
+
+    /// [`Sink::test`] without touching the counters (the caller counts).
+    #[inline(always)]
+    pub fn test_uncounted(&mut self, grid: &Grid, p: &[f64; 4], pid: u32, range: Range<usize>) {
+        let first = range.start;
+        for (k, o) in grid.pos[range].iter().enumerate() {
             let (dx, dy, dz) = (p[0] - o[0], p[1] - o[1], p[2] - o[2]);
             let rs = p[3] + o[3];
             if dx * dx + dy * dy + dz * dz <= rs * rs {
-                self.push(pid, qid);
+                self.push(pid, grid.ids[first + k]);
             }
+        }
+    }
+
+    /// [`Sink::test_uncounted`] for runs of at most [`BLOCK`] entries: one fixed-size
+    /// block, masked to the run, so the loop exit is not a data-dependent branch (short,
+    /// random-length runs made those mispredictions the largest cost of the search).
+    #[inline(always)]
+    pub fn test_short(&mut self, grid: &Grid, p: &[f64; 4], pid: u32, range: Range<usize>) {
+        let len = range.end - range.start;
+        if len > BLOCK {
+            self.test_uncounted(grid, p, pid, range);
+            return;
+        }
+        let first = range.start;
+        let block: &[[f64; 4]; BLOCK] = match grid.pos[first..first + BLOCK].try_into() {
+            Ok(b) => b,
+            Err(_) => return,
+        };
+        let mut mask = 0u32;
+        for (k, o) in block.iter().enumerate() {
+            let (dx, dy, dz) = (p[0] - o[0], p[1] - o[1], p[2] - o[2]);
+            let rs = p[3] + o[3];
+            let hit = dx * dx + dy * dy + dz * dz <= rs * rs;
+            mask |= u32::from(hit & (k < len)) << k;
+        }
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            self.push(pid, grid.ids[first + k]);
+            mask &= mask - 1;
         }
     }
 
     /// As [`Sink::test`] on a folded level: only the entries that lie in `cell`.
     #[inline]
-    fn test_in_cell(
+    pub fn test_in_cell(
         &mut self,
         grid: &Grid,
         p: &[f64; 4],
@@ -84,44 +99,90 @@ impl Sink {
     }
 }
 
+/// One unit of parallel work.
+#[derive(Clone, Debug)]
+enum Task {
+    /// Same-level sweep over the z-planes `z` of a dense level, then Top-Down for the
+    /// entries of those planes.
+    Planes { level: usize, z: Range<u64> },
+    /// Per-sphere search of the entries `range` of a folded level.
+    Entries { level: usize, range: Range<usize> },
+}
+
+/// Buffers reused between queries (no allocation per query once warm).
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    tasks: Vec<Task>,
+    sinks: Vec<Sink>,
+    packed: Vec<u64>,
+    radix: Vec<u64>,
+}
+
+impl Clone for Scratch {
+    /// Scratch buffers carry no state: a clone starts empty.
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
 /// Finds every overlapping pair of the grid's spheres (with their stored, possibly
 /// inflated, radii), sorted ascending, each once as `(i, j)` with `i < j`.
-pub(crate) fn find_all(grid: &Grid, out: &mut Vec<(u32, u32)>) -> BroadPhaseStats {
-    let n = grid.pos.len();
-    let chunks = n.div_ceil(CHUNK);
+pub(crate) fn find_all(
+    grid: &Grid,
+    scratch: &mut Scratch,
+    out: &mut Vec<(u32, u32)>,
+) -> BroadPhaseStats {
+    let n = grid.ids.len();
     // Indices are < n ≤ 2^32, so two of them fit one u64 key.
     let shift = u64::BITS - (n as u64).leading_zeros();
-    let task = |c: usize| {
-        let mut sink = Sink {
-            pairs: Vec::new(),
-            shift,
-            stats: BroadPhaseStats::default(),
-        };
-        let range = c * CHUNK..((c + 1) * CHUNK).min(n);
-        for (h, l) in grid.levels.iter().enumerate() {
-            let lo = range.start.max(l.first);
-            let hi = range.end.min(l.first + l.count);
-            for pos in lo..hi {
-                search_one(grid, h, pos, &mut sink);
+    plan_tasks(grid, &mut scratch.tasks);
+    let tasks = &scratch.tasks;
+    scratch.sinks.truncate(tasks.len());
+    scratch.sinks.resize_with(tasks.len(), Sink::default);
+    let run = |(task, sink): (&Task, &mut Sink)| {
+        sink.pairs.clear();
+        sink.shift = shift;
+        sink.stats = BroadPhaseStats::default();
+        match task {
+            Task::Planes { level, z } => {
+                sweep_planes(grid, *level, z.clone(), sink);
+                if *level > 0 {
+                    let l = &grid.levels[*level];
+                    let plane = (l.dims[0] * l.dims[1]) as usize;
+                    let b0 = l.base + z.start as usize * plane;
+                    let b1 = l.base + z.end as usize * plane;
+                    for pos in grid.start[b0] as usize..grid.start[b1] as usize {
+                        top_down(grid, *level, pos, sink);
+                    }
+                }
+            }
+            Task::Entries { level, range } => {
+                for pos in range.clone() {
+                    search_folded(grid, *level, pos, sink);
+                    top_down(grid, *level, pos, sink);
+                }
             }
         }
-        sink
     };
-    let parts: Vec<Sink> = if chunks <= 1 {
-        (0..chunks).map(task).collect()
+    if n < crate::PARALLEL_MIN {
+        tasks.iter().zip(scratch.sinks.iter_mut()).for_each(run);
     } else {
-        (0..chunks).into_par_iter().map(task).collect()
-    };
+        tasks
+            .par_iter()
+            .zip(scratch.sinks.par_iter_mut())
+            .for_each(run);
+    }
     let mut stats = BroadPhaseStats {
         rebuilt: true,
         ..Default::default()
     };
-    let mut packed = Vec::with_capacity(parts.iter().map(|p| p.pairs.len()).sum());
-    for part in &parts {
-        packed.extend_from_slice(&part.pairs);
-        stats.merge(&part.stats);
+    let packed = &mut scratch.packed;
+    packed.clear();
+    for sink in &scratch.sinks {
+        packed.extend_from_slice(&sink.pairs);
+        stats.merge(&sink.stats);
     }
-    crate::radix::sort_keys(&mut packed, 2 * shift, &mut Vec::new());
+    crate::radix::sort_keys(packed, 2 * shift, &mut scratch.radix);
     let low = (1u64 << shift) - 1;
     out.clear();
     out.extend(
@@ -132,71 +193,34 @@ pub(crate) fn find_all(grid: &Grid, out: &mut Vec<(u32, u32)>) -> BroadPhaseStat
     stats
 }
 
-/// All pairs in which the entry at `pos` (on `level`) is the searching side.
-fn search_one(grid: &Grid, level: usize, pos: usize, sink: &mut Sink) {
-    let p = grid.pos[pos];
-    let pid = grid.ids[pos];
-    let l = &grid.levels[level];
-    let [x, y, z] = l.cell_of(&[p[0], p[1], p[2]]);
-
-    if l.dense {
-        // Own cell after `pos`, and the next cell of the row: one run.
-        let own = grid.row(level, x, x + 1, y, z);
-        sink.stats.cell_visits += 2;
-        sink.test(grid, &p, pid, pos + 1..own.end);
-        for [dy, dz] in HALF_ROWS {
-            sink.stats.cell_visits += 3;
-            let r = grid.row(level, x - 1, x + 1, y + dy, z + dz);
-            sink.test(grid, &p, pid, r);
-        }
-    } else {
-        let own = grid.bucket(level, [x, y, z]);
-        sink.stats.cell_visits += 1;
-        sink.test_in_cell(grid, &p, pid, pos + 1..own.end, [x, y, z]);
-        for d in HALF_NEIGHBOURS {
-            let cell = [x + d[0], y + d[1], z + d[2]];
-            sink.stats.cell_visits += 1;
-            let r = grid.bucket(level, cell);
-            sink.test_in_cell(grid, &p, pid, r, cell);
-        }
-    }
-
-    // Top-Down: levels of smaller spheres only, cells overlapping the enlarged box.
-    for (j, lj) in grid.levels[..level].iter().enumerate() {
-        if lj.count == 0 {
+/// Cuts the grid into tasks of about [`CHUNK`] entries: whole z-planes of dense levels,
+/// entry runs of folded ones.
+fn plan_tasks(grid: &Grid, tasks: &mut Vec<Task>) {
+    tasks.clear();
+    for (level, l) in grid.levels.iter().enumerate() {
+        if l.count == 0 {
             continue;
         }
-        let beta = p[3] + lj.size * (0.5 + FIT_MARGIN);
-        let mut lo = [0i64; 3];
-        let mut hi = [0i64; 3];
-        let mut empty = false;
-        for a in 0..3 {
-            let a_lo = cell_coord(p[a] - beta, lj.inv).max(lj.lo[a]);
-            let a_hi = cell_coord(p[a] + beta, lj.inv).min(lj.hi[a]);
-            if a_lo > a_hi {
-                empty = true;
-                break;
+        if !l.dense {
+            let end = l.first + l.count;
+            let mut at = l.first;
+            while at < end {
+                let next = (at + CHUNK).min(end);
+                tasks.push(Task::Entries {
+                    level,
+                    range: at..next,
+                });
+                at = next;
             }
-            lo[a] = a_lo;
-            hi[a] = a_hi;
-        }
-        if empty {
             continue;
         }
-        let row_cells = (hi[0] - lo[0] + 1) as u64;
-        for cz in lo[2]..=hi[2] {
-            for cy in lo[1]..=hi[1] {
-                sink.stats.cell_visits += row_cells;
-                if lj.dense {
-                    let r = grid.row(j, lo[0], hi[0], cy, cz);
-                    sink.test(grid, &p, pid, r);
-                } else {
-                    for cx in lo[0]..=hi[0] {
-                        let cell = [cx, cy, cz];
-                        let r = grid.bucket(j, cell);
-                        sink.test_in_cell(grid, &p, pid, r, cell);
-                    }
-                }
+        let plane = (l.dims[0] * l.dims[1]) as usize;
+        let entry = |z: u64| grid.start[l.base + z as usize * plane] as usize;
+        let mut z0 = 0;
+        for z in 1..=l.dims[2] {
+            if z == l.dims[2] || entry(z) - entry(z0) >= CHUNK {
+                tasks.push(Task::Planes { level, z: z0..z });
+                z0 = z;
             }
         }
     }

@@ -65,6 +65,40 @@ pub fn validate(spheres: &[Sphere]) -> Result<(), BroadPhaseError> {
     Ok(())
 }
 
+/// [`validate`] fused with the radius range: the smallest and largest radius \[m\]
+/// (`(∞, 0)` for an empty set). One pass, parallel for large sets; the lowest offending
+/// index is reported as by [`validate`].
+pub(crate) fn validate_radius_range(spheres: &[Sphere]) -> Result<(f64, f64), BroadPhaseError> {
+    use rayon::prelude::*;
+    // NaN propagates as `None`; min/max of valid values otherwise.
+    let scan = |chunk: &[Sphere]| -> Option<(f64, f64)> {
+        let mut range = (f64::INFINITY, 0.0f64);
+        let mut ok = true;
+        for s in chunk {
+            let finite = s.center.iter().all(|x| x.is_finite()) && s.radius.is_finite();
+            ok &= finite && s.radius >= 0.0;
+            range = (range.0.min(s.radius), range.1.max(s.radius));
+        }
+        ok.then_some(range)
+    };
+    let merge = |a: Option<(f64, f64)>, b: Option<(f64, f64)>| {
+        let (a, b) = (a?, b?);
+        Some((a.0.min(b.0), a.1.max(b.1)))
+    };
+    let range = if spheres.len() < crate::PARALLEL_MIN {
+        scan(spheres)
+    } else {
+        spheres
+            .par_chunks(8192)
+            .map(scan)
+            .reduce(|| Some((f64::INFINITY, 0.0)), merge)
+    };
+    match range {
+        Some(r) if u32::try_from(spheres.len()).is_ok() => Ok(r),
+        _ => validate(spheres).map(|()| (f64::INFINITY, 0.0)),
+    }
+}
+
 /// Work counters of the last query, to compare algorithms independently of timing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BroadPhaseStats {
