@@ -69,6 +69,11 @@ pub struct IterationStats {
     pub unfolds: u32,
     /// Sibling groups narrowed to their parent (multiscale only).
     pub narrows: u32,
+    /// Active pairs whose separation certificate decided their outcome without a check
+    /// (multiscale only; not included in `checks_per_level`).
+    pub skipped: u64,
+    /// Particle pairs whose certificates were renewed at this guess (multiscale only).
+    pub refreshed: u32,
     /// Largest relative force/torque update over all particles [-]; infinite in the first
     /// iteration (no previous wrench).
     pub residual: f64,
@@ -93,6 +98,8 @@ pub struct ImplicitOutput {
     pub unfolds: u32,
     /// Narrowings over all iterations (multiscale).
     pub narrows: u32,
+    /// Checks skipped by separation certificates over all iterations (multiscale).
+    pub skipped: u64,
     /// Per-iteration breakdown.
     pub per_iteration: Vec<IterationStats>,
 }
@@ -126,6 +133,11 @@ impl ImplicitWorkspace {
     /// Number of active element pairs of multiscale Picard, over all particle pairs.
     pub fn active_pairs(&self) -> usize {
         self.multiscale.active_len()
+    }
+
+    /// Bytes held by the multiscale active sets and their per-pair buffers.
+    pub fn active_bytes(&self) -> usize {
+        self.multiscale.bytes()
     }
 
     /// Checks the structural invariants of every multiscale active set (complete cut of
@@ -206,7 +218,7 @@ fn picard(
     let mut pairs = 0;
     for k in 0..params.max_iterations {
         // 1. Detection at the guess held by `world.bodies`.
-        let (checks, counts) = match variant {
+        let (checks, counts, skipped, refreshed) = match variant {
             PicardVariant::Flat | PicardVariant::Surrogate => {
                 let t = Instant::now();
                 let (found, p, checks) = detect_contacts(world, &mut ws.step)?;
@@ -215,14 +227,14 @@ fn picard(
                 ws.coarse.clear();
                 pairs = p;
                 wall.narrow += t.elapsed().as_secs_f64();
-                (checks, UpdateCounts::default())
+                (checks, UpdateCounts::default(), 0, 0)
             }
             PicardVariant::Multiscale => {
                 let d = ws
                     .multiscale
                     .detect(world, &mut ws.contacts, &mut ws.coarse, &mut wall)?;
                 pairs = d.pairs;
-                (d.stats, d.counts)
+                (d.stats, d.counts, d.skipped, d.refreshed)
             }
         };
         // 2. Forces at the guess; damped coarse estimates (remark 5).
@@ -269,6 +281,7 @@ fn picard(
         total += &checks;
         out.unfolds += counts.unfolds;
         out.narrows += counts.narrows;
+        out.skipped += skipped;
         out.per_iteration.push(IterationStats {
             checks_per_level: checks_per_level(levels, &checks),
             fallbacks: checks.fallbacks,
@@ -277,6 +290,8 @@ fn picard(
             coarse_contacts: ws.coarse.len() as u32,
             unfolds: counts.unfolds,
             narrows: counts.narrows,
+            skipped,
+            refreshed,
             residual: residual.max_relative,
             relaxation: residual.min_omega,
         });

@@ -1,30 +1,60 @@
-//! Active set of one particle pair for multiscale Picard (seed 000 Alg. 6, remarks 4–6).
+//! Active set of one particle pair for multiscale Picard (seed 000 Alg. 6, remarks 4–6),
+//! kept compact and re-checked only where the motion since the last check could change
+//! an outcome.
 //!
-//! The active set `𝔸(p_i, p_j) × 𝔸(p_j, p_i)` is kept *pair-wise*: as the set of element
-//! pairs (surrogate node or real triangle of either side) still to be checked, i.e. a cut
-//! through the tree of simultaneous descent that Alg. 5 walks ([`msdem_tree::traverse`]:
-//! a surrogate pair in contact is replaced by the pairs of the larger side's children).
-//! The cut is stored explicitly as the unfolded part of that descent tree; its leaves are
-//! the active pairs. Per Picard iteration:
+//! **Cut.** The active set `𝔸(p_i, p_j) × 𝔸(p_j, p_i)` is kept *pair-wise*: as the set of
+//! element pairs (surrogate node or real triangle of either side) still to be checked, a
+//! cut through the tree of simultaneous descent that Alg. 5 walks
+//! ([`msdem_tree::traverse`]: a surrogate pair in contact is replaced by the pairs of the
+//! larger side's children). Only the cut's *internal* pairs are stored, as packed keys in
+//! depth-first preorder ([`ActiveSet::cut`]); the active pairs (the cut's leaves) are
+//! regenerated from the trees when the cut is walked (`walk.rs`). Remark 6 holds by
+//! construction: a pair is either unfolded or a leaf, and all children of an unfolded pair
+//! (e.g. every real triangle of a leaf node) enter and leave together;
+//! [`ActiveSet::validate`] checks it.
 //!
-//! * [`ActiveSet::check`] runs the kernel on every active pair (the iteration's contact
-//!   detection): real–real pairs give contacts (exact fallback only there, Cor. 5.3);
+//! **Temporal coherence (exact).** The set keeps a reference pose `P₀` of B in A's frame
+//! and, per active pair near contact, a *clearance* `c` (`certify.rs`): a lower bound of
+//! its distance minus its check margin and the rounding allowance, valid relative to
+//! `P₀`. At a guess `P` where B moved at most `m` from `P₀`, a pair with `c > m` is
+//! farther apart than its check margin `M` (plus the rounding allowance), and the check it
+//! would get is certain to answer "separated" (surrogate) or "no contact" (real): the
+//! pre-screen only proves separation; the iterative kernel answers contact only for a
+//! computed upper bound `|p − q| ≤ M` of the distance, impossible above `M`; the exact
+//! kernel (also the fallback of a not-converged iterative answer, `kernel.rs`) compares
+//! the computed distance with `M`. So such a pair is *skipped* — counted as skipped, not
+//! as a check — with exactly the outcome a re-check gives, and every iteration's contacts,
+//! coarse estimates, widenings and narrowings equal those of re-checking every active
+//! pair. Pairs whose clearance exceeds the *skin* `κ·(ε_a + ε_b)` at the reference pose
+//! are not stored at all ("far"); when `m` exceeds the skin, every active pair gets a new
+//! clearance at the current pose, which becomes the new reference (a refresh). Real–real
+//! contacts have negative clearance and are re-evaluated in every iteration.
+//!
+//! **Per Picard iteration** ([`ActiveSet::iterate`]):
+//!
+//! * the stored pairs that are not certified are checked: real–real pairs give contacts
+//!   (exact fallback only there and for not converged surrogate pairs, Cor. 5.3);
 //!   surrogate pairs in contact additionally give a force *estimate* when the inner halos
 //!   `E = ε − h` guarantee a real contact (poster §4, see [`CoarseHit`]);
-//! * [`ActiveSet::update`] **widens** every surrogate pair that was in contact or not
-//!   converged by one level (its children are checked in the *next* iteration: at most one
-//!   level per Picard step) and **narrows** a group of sibling pairs back to their parent
-//!   when none of them contributes (all separated or real without contact). The parent is
-//!   checked first and replaces its children only if it is separated itself: the paper's
-//!   order (replace, check in the next iteration, re-widen if in contact) would re-widen at
-//!   once in that case, so a parent found in contact is vetoed for the rest of the step
-//!   instead. A parent that is widened again after a narrowing is remembered (memory set
-//!   `𝕌`, remark 5) and never narrowed again, which rules out cycles (Cor. 5.10).
+//! * every surrogate pair in contact is **widened** by one level (its children are checked
+//!   — or certified — in the *next* iteration: at most one level per Picard step); a group
+//!   of sibling pairs that contributes nothing (all separated or real without contact) is
+//!   **narrowed** back to its parent when the parent is separated itself — the parent is
+//!   checked first; the paper's order (replace, check in the next iteration, re-widen if
+//!   in contact) would re-widen at once otherwise, so a parent found in contact is vetoed
+//!   for the rest of the step instead. A parent that is widened again after a narrowing is
+//!   remembered (memory set `𝕌`, remark 5) and never narrowed again, which rules out
+//!   cycles (Cor. 5.10). Narrowing is attempted whenever the cut is walked (after a
+//!   widening, a refresh, or a pair becoming idle), not in every iteration: it never
+//!   changes a contact (the parent is verified separated), it only keeps the cut small.
 //!
-//! Remark 6 (consistency with the tree when nodes hold several triangles): a node's pair
-//! and its descendants are never active together, and siblings (e.g. all real triangles
-//! of a leaf) enter and leave the set together — by construction of the explicit cut;
-//! [`ActiveSet::validate`] checks it.
+//! **Start (deviation from Alg. 6 line 1).** With `seed`, a new set starts from the cut of
+//! one full multiresolution descent at the current pose (every surrogate pair not
+//! certified separated unfolded, Alg. 5 with the bounds of `certify.rs` as the culling
+//! test) instead of from the roots, so the first step does not spend one Picard iteration
+//! per tree level unfolding it. The converged result is unchanged (Lemma 5.7): any cut
+//! covers every real pair, and termination still requires that no active surrogate pair
+//! is in contact.
 //!
 //! Because the cut always covers every real triangle pair, a terminated iteration (no
 //! active surrogate pair in contact) has found exactly the flat contacts (Lemma 5.7).
@@ -32,12 +62,20 @@
 use msdem_geom::kernel::{IterativeParams, KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
 use msdem_tree::{LevelStats, SurrogateTree, TriContact};
-use std::collections::VecDeque;
 
+mod certify;
 mod kernel;
 mod validate;
+mod walk;
 
-use kernel::{batch_kind, check_single, classify, prepare, CHUNK};
+pub(super) use certify::soup_sphere;
+use certify::{certified, motion, tight_clearance};
+use kernel::{batch_kind, classify, count, pair_tris, resolve, CHUNK};
+use walk::Mode;
+
+/// Skin κ of the certificates, relative to the pair's margin `ε_a + ε_b` (see the module
+/// docs): larger keeps more pairs stored, smaller refreshes more often.
+pub const SKIN: f32 = 0.25;
 
 /// One side of an active pair: an internal tree node (its surrogate triangle) or a real
 /// triangle.
@@ -52,15 +90,29 @@ pub struct Element {
 }
 
 impl Element {
-    fn key(&self) -> u64 {
-        u64::from(self.index) << 1 | u64::from(self.real)
+    fn packed(&self) -> u32 {
+        self.index << 1 | u32::from(self.real)
     }
+
+    fn unpack(p: u32, level: u8) -> Element {
+        Element {
+            index: p >> 1,
+            level: u32::from(level),
+            real: p & 1 == 1,
+        }
+    }
+}
+
+/// Packed key of an element pair (A's element in the high half).
+fn key(a: Element, b: Element) -> u64 {
+    u64::from(a.packed()) << 32 | u64::from(b.packed())
 }
 
 /// Result of the last check of an active pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Outcome {
-    /// Not checked yet (fresh after a widening or narrowing).
+    /// Not checked yet (fresh after a widening or a refresh).
     Unchecked,
     /// Surrogate pair separated: the subtrees cannot touch.
     Separated,
@@ -70,6 +122,22 @@ pub enum Outcome {
     FineContact,
     /// Real–real pair without contact.
     FineNone,
+}
+
+impl Outcome {
+    /// Contributes nothing (a narrowing candidate).
+    fn idle(self) -> bool {
+        matches!(self, Outcome::Separated | Outcome::FineNone)
+    }
+
+    /// The outcome of a certified pair.
+    fn certain(a: Element, b: Element) -> Outcome {
+        if a.real && b.real {
+            Outcome::FineNone
+        } else {
+            Outcome::Separated
+        }
+    }
 }
 
 /// A surrogate-level contact whose inner halos guarantee a real contact (poster §4), in
@@ -97,9 +165,10 @@ pub struct PairGeometry<'a> {
     pub eps_b: f32,
     /// B's mesh frame → A's mesh frame.
     pub b_to_a: Iso3,
-    /// Triangle kernel: `Exact`, or `Hybrid` (iterative on surrogates, exact fallback on
-    /// real pairs).
+    /// Triangle kernel: `Exact`, or `Hybrid` (iterative, exact fallback).
     pub kernel: KernelKind,
+    /// Bounding sphere of B's soup in B's mesh frame (centre, radius) \[m\].
+    pub b_sphere: [f64; 4],
 }
 
 impl PairGeometry<'_> {
@@ -116,19 +185,26 @@ impl PairGeometry<'_> {
             (n.offset + eps, n.inner)
         }
     }
+
+    /// Skin of the certificates \[m\].
+    fn skin(&self) -> f32 {
+        SKIN * (self.eps_a + self.eps_b)
+    }
 }
 
-/// Per-thread scratch: B's triangles transformed into A's frame, the kernel batch.
+/// Per-thread scratch: B's triangles transformed into A's frame, the kernel batch, the
+/// buffers of a walk.
 #[derive(Debug, Default)]
-pub struct BCache {
+pub struct Scratch {
     batch: PairBatch<u32>,
     results: Vec<PairOutcome<u32>>,
     tris: Vec<Tri>,
     stamp: Vec<u32>,
     current: u32,
+    walk: walk::Buffers,
 }
 
-impl BCache {
+impl Scratch {
     fn begin(&mut self, len: usize) {
         if self.stamp.len() < len {
             self.stamp.resize(len, 0);
@@ -151,20 +227,42 @@ impl BCache {
     }
 }
 
+/// An active pair stored with its clearance (`f32::NEG_INFINITY`: none).
 #[derive(Clone, Copy, Debug)]
-struct Pair {
-    a: Element,
-    b: Element,
-    /// First child in the arena; children are contiguous.
-    first: u32,
-    /// Number of children; 0 = active.
-    count: u32,
-    outcome: Outcome,
-    /// Re-unfolded after a narrowing (remark 5): never narrowed again.
-    vetoed: bool,
+struct Leaf {
+    a: u32,
+    b: u32,
+    clear: f32,
+    la: u8,
+    lb: u8,
+    state: Outcome,
 }
 
-/// Counts of one [`ActiveSet::update`].
+impl Leaf {
+    fn new(a: Element, b: Element, clear: f32, state: Outcome) -> Leaf {
+        Leaf {
+            a: a.packed(),
+            b: b.packed(),
+            clear,
+            la: a.level.min(255) as u8,
+            lb: b.level.min(255) as u8,
+            state,
+        }
+    }
+
+    fn key(&self) -> u64 {
+        u64::from(self.a) << 32 | u64::from(self.b)
+    }
+
+    fn elements(&self) -> (Element, Element) {
+        (
+            Element::unpack(self.a, self.la),
+            Element::unpack(self.b, self.lb),
+        )
+    }
+}
+
+/// Counts of one iteration's widening and narrowing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct UpdateCounts {
     /// Active pairs replaced by their children (widening).
@@ -173,18 +271,39 @@ pub struct UpdateCounts {
     pub narrows: u32,
 }
 
+/// What one [`ActiveSet::iterate`] did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IterationReport {
+    /// Kernel checks per level (incl. narrowing attempts).
+    pub stats: LevelStats,
+    /// Active pairs resolved by their certificate without a check.
+    pub skipped: u64,
+    /// Exact distance evaluations for certificates (included in `stats`).
+    pub bounds: u64,
+    /// Widenings and narrowings.
+    pub counts: UpdateCounts,
+    /// Whether the certificates were renewed at this pose.
+    pub refreshed: bool,
+}
+
 /// The active set of one particle pair (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct ActiveSet {
-    /// Explicit descent tree; index 0 is a virtual root whose children are the root
-    /// pairs. Empty = not initialised.
-    nodes: Vec<Pair>,
-    spare: Vec<Pair>,
-    /// Memory set 𝕌: keys of pairs whose children were removed by a narrowing.
-    memory: Vec<(u64, u64)>,
-    queue: VecDeque<(u32, u32)>,
-    kids_a: Vec<Element>,
-    kids_b: Vec<Element>,
+    /// Unfolded pairs in depth-first preorder of the descent (packed keys).
+    cut: Vec<u64>,
+    /// Active pairs within the skin, in the preorder of the walk.
+    near: Vec<Leaf>,
+    /// Pose of B in A's frame the clearances refer to.
+    reference: Iso3,
+    initialised: bool,
+    /// Number of active pairs (leaves of the cut).
+    leaves: u32,
+    /// Memory set 𝕌 (sorted keys of pairs whose children were removed by a narrowing).
+    memory: Vec<u64>,
+    /// Unfolded pairs whose narrowing was refused in this step (sorted keys).
+    vetoes: Vec<u64>,
+    /// The cut must be walked after this iteration's checks.
+    walk_due: bool,
 }
 
 /// Elements replacing node `n` when it is unfolded: internal children and the real
@@ -226,193 +345,161 @@ fn roots(tree: &SurrogateTree, out: &mut Vec<Element>) {
     }
 }
 
-fn fresh(a: Element, b: Element) -> Pair {
-    Pair {
-        a,
-        b,
-        first: 0,
-        count: 0,
-        outcome: Outcome::Unchecked,
-        vetoed: false,
+/// Children of the pair (`a`, `b`) in the descent: the side with the larger halo (or the
+/// surrogate side of a surrogate–real pair) is unfolded, as in Alg. 5.
+fn expand(
+    g: &PairGeometry,
+    a: Element,
+    b: Element,
+    kids_a: &mut Vec<Element>,
+    kids_b: &mut Vec<Element>,
+) {
+    let (h1, _) = g.halo(a, true);
+    let (h2, _) = g.halo(b, false);
+    let open_a = !a.real && (b.real || h1 >= h2);
+    let open_b = !b.real && (a.real || h2 > h1);
+    kids_a.clear();
+    kids_b.clear();
+    if open_a {
+        children(g.a, a.index, kids_a);
+    } else {
+        kids_a.push(a);
+    }
+    if open_b {
+        children(g.b, b.index, kids_b);
+    } else {
+        kids_b.push(b);
     }
 }
 
+/// Keeps a per-pair vector tight: copies `src` into `dst` with little spare capacity.
+fn store<T: Copy>(dst: &mut Vec<T>, src: &[T]) {
+    dst.clear();
+    if dst.capacity() > 2 * src.len() + 4 {
+        *dst = Vec::new();
+    }
+    dst.reserve_exact(src.len());
+    dst.extend_from_slice(src);
+}
+
 impl ActiveSet {
-    /// True once [`ActiveSet::reset`] has run.
-    pub fn is_initialised(&self) -> bool {
-        !self.nodes.is_empty()
-    }
-
-    /// Restarts from the root pairs (Alg. 6 line 1) and clears the memory set.
-    pub fn reset(&mut self, g: &PairGeometry) {
-        self.nodes.clear();
-        self.memory.clear();
-        self.nodes.push(fresh(
-            Element {
-                index: 0,
-                level: 0,
-                real: false,
-            },
-            Element {
-                index: 0,
-                level: 0,
-                real: false,
-            },
-        ));
-        if g.a.nodes.is_empty() || g.b.nodes.is_empty() {
-            return;
-        }
-        self.kids_a.clear();
-        self.kids_b.clear();
-        roots(g.a, &mut self.kids_a);
-        roots(g.b, &mut self.kids_b);
-        self.nodes[0].first = 1;
-        for &x in &self.kids_a {
-            for &y in &self.kids_b {
-                self.nodes.push(fresh(x, y));
-            }
-        }
-        self.nodes[0].count = (self.nodes.len() - 1) as u32;
-    }
-
     /// Clears the memory set and the vetoes (at the start of a time step).
     pub fn forget(&mut self) {
-        self.memory.clear();
-        self.nodes.iter_mut().for_each(|n| n.vetoed = false);
+        self.memory = Vec::new();
+        self.vetoes = Vec::new();
     }
 
     /// Number of active pairs.
     pub fn active_len(&self) -> usize {
-        self.nodes.iter().skip(1).filter(|p| p.count == 0).count()
+        self.leaves as usize
     }
 
-    /// Checks every active pair (one Picard iteration's detection): real contacts go to
-    /// `hits`, guaranteed surrogate contacts to `coarse`, kernel calls to `stats`.
-    pub fn check(
+    /// Bytes held by the set (its struct and heap buffers).
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + 8 * (self.cut.capacity() + self.memory.capacity() + self.vetoes.capacity())
+            + std::mem::size_of::<Leaf>() * self.near.capacity()
+    }
+
+    /// One Picard iteration's detection for this pair at the pose `g.b_to_a`: starts the
+    /// set if needed (from one full descent with `seed`, else from the root pairs, Alg. 6
+    /// line 1), renews the certificates if B moved more than the skin since the reference
+    /// pose, checks every stored pair that is not certified (real contacts to `hits`,
+    /// guaranteed surrogate contacts to `coarse`), then widens and narrows the set for the
+    /// next iteration.
+    pub fn iterate(
         &mut self,
         g: &PairGeometry,
-        cache: &mut BCache,
+        seed: bool,
+        s: &mut Scratch,
         hits: &mut Vec<TriContact>,
         coarse: &mut Vec<CoarseHit>,
-        stats: &mut LevelStats,
+    ) -> IterationReport {
+        let mut rep = IterationReport::default();
+        s.begin(g.b.soup.len());
+        let mut m = 0.0;
+        if !self.initialised {
+            self.initialised = true;
+            self.cut = Vec::new();
+            self.near = Vec::new();
+            self.reference = g.b_to_a;
+            let mode = if seed { Mode::Seed } else { Mode::Refresh };
+            self.walk(g, s, mode, 0.0, &mut rep);
+            rep.refreshed = true;
+        } else {
+            m = motion(&self.reference, &g.b_to_a, &g.b_sphere);
+            if m > f64::from(g.skin()) {
+                self.reference = g.b_to_a;
+                m = 0.0;
+                self.walk(g, s, Mode::Refresh, 0.0, &mut rep);
+                rep.refreshed = true;
+            }
+        }
+        self.check(g, m, s, hits, coarse, &mut rep);
+        if self.walk_due || rep.refreshed {
+            self.walk(g, s, Mode::Update, m, &mut rep);
+        }
+        rep
+    }
+
+    /// Checks the stored pairs that their clearance does not certify after a motion `m`
+    /// \[m\] from the reference pose (see the module docs).
+    fn check(
+        &mut self,
+        g: &PairGeometry,
+        m: f64,
+        s: &mut Scratch,
+        hits: &mut Vec<TriContact>,
+        coarse: &mut Vec<CoarseHit>,
+        rep: &mut IterationReport,
     ) {
-        cache.begin(g.b.soup.len());
         let kind = batch_kind(g.kernel);
-        let mut i = 1;
-        while i < self.nodes.len() {
-            cache.batch.clear();
-            while i < self.nodes.len() && cache.batch.len() < CHUNK {
-                let pr = self.nodes[i];
-                if pr.count == 0 {
-                    let (t1, t2, margin, fine) = prepare(g, cache, pr.a, pr.b, stats);
-                    cache.batch.push(&t1, &t2, margin, i as u32, fine);
+        let mut i = 0;
+        self.walk_due = false;
+        while i < self.near.len() {
+            s.batch.clear();
+            while i < self.near.len() && s.batch.len() < CHUNK {
+                let leaf = &mut self.near[i];
+                let (a, b) = leaf.elements();
+                if certified(leaf.clear, m) {
+                    rep.skipped += 1;
+                    self.walk_due |= !leaf.state.idle();
+                    leaf.state = Outcome::certain(a, b);
+                } else {
+                    count(a, b, &mut rep.stats);
+                    let (t1, t2, margin) = pair_tris(g, s, a, b);
+                    s.batch.push(&t1, &t2, margin, i as u32, a.real && b.real);
                 }
                 i += 1;
             }
-            let bs = cache
-                .batch
-                .run(kind, &IterativeParams::default(), &mut cache.results);
-            stats.fallbacks += bs.fallbacks;
-            for o in &cache.results {
-                let n = &mut self.nodes[o.tag as usize];
-                n.outcome = classify(g, n.a, n.b, o.result, hits, coarse);
-            }
-        }
-    }
-
-    /// Widens and narrows the set after a [`ActiveSet::check`] (see the module docs);
-    /// narrowing attempts check the parent pair (counted in `stats`). Must follow
-    /// `check` with the same geometry (it reuses `cache`).
-    pub fn update(
-        &mut self,
-        g: &PairGeometry,
-        cache: &mut BCache,
-        stats: &mut LevelStats,
-    ) -> UpdateCounts {
-        let mut counts = UpdateCounts::default();
-        if self.nodes.is_empty() {
-            return counts;
-        }
-        let old = std::mem::take(&mut self.nodes);
-        let mut new = std::mem::take(&mut self.spare);
-        new.clear();
-        new.push(old[0]);
-        self.queue.clear();
-        self.queue.push_back((0, 0));
-        while let Some((oi, ni)) = self.queue.pop_front() {
-            let o = old[oi as usize];
-            let key = (o.a.key(), o.b.key());
-            if o.count == 0 {
-                if oi != 0 && o.outcome == Outcome::Widen {
-                    self.expand(g, o.a, o.b);
-                    let first = new.len() as u32;
-                    for &x in &self.kids_a {
-                        for &y in &self.kids_b {
-                            new.push(fresh(x, y));
-                        }
-                    }
-                    let count = (new.len() as u32) - first;
-                    let n = &mut new[ni as usize];
-                    n.first = first;
-                    n.count = count;
-                    n.outcome = Outcome::Unchecked;
-                    // Remark 5: re-added after a narrowing → never narrowed again.
-                    n.vetoed = o.vetoed || self.memory.binary_search(&key).is_ok();
-                    counts.unfolds += 1;
-                }
+            if s.batch.is_empty() {
                 continue;
             }
-            let kids = &old[o.first as usize..(o.first + o.count) as usize];
-            let idle = kids.iter().all(|k| {
-                k.count == 0 && matches!(k.outcome, Outcome::Separated | Outcome::FineNone)
-            });
-            if oi != 0 && !o.vetoed && idle {
-                // Narrowing: the parent replaces its children if it is separated itself
-                // now; otherwise it would be widened again at once, so it is vetoed.
-                let r = check_single(g, cache, o.a, o.b, stats);
-                if r == Outcome::Separated {
-                    let n = &mut new[ni as usize];
-                    n.first = 0;
-                    n.count = 0;
-                    n.outcome = Outcome::Separated;
-                    if let Err(pos) = self.memory.binary_search(&key) {
-                        self.memory.insert(pos, key);
+            let bs = s
+                .batch
+                .run(kind, &IterativeParams::default(), &mut s.results);
+            rep.stats.fallbacks += bs.fallbacks;
+            for (j, o) in s.results.iter().enumerate() {
+                let leaf = &mut self.near[o.tag as usize];
+                let (a, b) = leaf.elements();
+                let pair = s.batch.pair(j);
+                let r = resolve(o.result, pair, &mut rep.stats);
+                let before = leaf.state;
+                leaf.state = classify(g, a, b, r, hits, coarse);
+                if leaf.state.idle() {
+                    if let Some((t1, t2, margin)) = pair {
+                        let (c, exact) = tight_clearance(&t1, &t2, margin, m, g.skin());
+                        if exact {
+                            count(a, b, &mut rep.stats);
+                            rep.bounds += 1;
+                        }
+                        leaf.clear = leaf.clear.max(c);
                     }
-                    counts.narrows += 1;
-                    continue;
+                    self.walk_due |= !before.idle();
+                } else {
+                    self.walk_due |= leaf.state == Outcome::Widen;
                 }
-                new[ni as usize].vetoed = true;
             }
-            let first = new.len() as u32;
-            new.extend_from_slice(kids);
-            new[ni as usize].first = first;
-            for c in 0..o.count {
-                self.queue.push_back((o.first + c, first + c));
-            }
-        }
-        self.spare = old;
-        self.nodes = new;
-        counts
-    }
-
-    /// Children of the pair (`a`, `b`) in the descent: the side with the larger halo
-    /// (or the surrogate side of a surrogate–real pair) is unfolded, as in Alg. 5.
-    fn expand(&mut self, g: &PairGeometry, a: Element, b: Element) {
-        let (h1, _) = g.halo(a, true);
-        let (h2, _) = g.halo(b, false);
-        let open_a = !a.real && (b.real || h1 >= h2);
-        let open_b = !b.real && (a.real || h2 > h1);
-        self.kids_a.clear();
-        self.kids_b.clear();
-        if open_a {
-            children(g.a, a.index, &mut self.kids_a);
-        } else {
-            self.kids_a.push(a);
-        }
-        if open_b {
-            children(g.b, b.index, &mut self.kids_b);
-        } else {
-            self.kids_b.push(b);
         }
     }
 }

@@ -1,9 +1,11 @@
 //! Contact detection of one multiscale Picard iteration (seed 000 Alg. 6 lines 3–21):
 //! broad phase at the guessed state, then per candidate pair its persistent
-//! [`ActiveSet`] is checked, widened and narrowed, in parallel over pairs (each pair owns
-//! its state, results are read back in pair order: deterministic for any thread count).
+//! [`ActiveSet`] is checked (where its certificates do not already decide), widened and
+//! narrowed, and its contacts merged, in parallel over pairs (each pair owns its state,
+//! counters are integer sums and contacts are read back in pair order: deterministic for
+//! any thread count).
 
-use super::active::{ActiveSet, BCache, CoarseHit, PairGeometry, UpdateCounts};
+use super::active::{soup_sphere, ActiveSet, CoarseHit, PairGeometry, Scratch, UpdateCounts};
 use super::raw::{coarse_contacts, fine_contacts, PairSides};
 use crate::broad::{BroadStage, CandidatePair};
 use crate::contact::merge::merge_pair;
@@ -13,8 +15,9 @@ use crate::frames::{Other, PhaseTimes};
 use crate::narrow::kernel_kind;
 use crate::step::StepError;
 use crate::world::World;
-use msdem_tree::{LevelStats, TriContact};
+use msdem_tree::{LevelStats, SurrogateTree, TriContact};
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Sort key of a candidate pair, in the broad phase's output order: particle pairs first,
@@ -28,18 +31,23 @@ fn key(p: &CandidatePair) -> PairKey {
     }
 }
 
-/// Persistent state and per-iteration results of one particle pair.
+/// Persistent state and this iteration's merged contacts of one particle pair.
 #[derive(Debug, Default)]
 struct PairState {
     key: PairKey,
     set: ActiveSet,
+    fine: Vec<Contact>,
+    coarse: Vec<Contact>,
+}
+
+/// Per-thread buffers of the per-pair work.
+#[derive(Debug, Default)]
+struct ThreadScratch {
+    active: Scratch,
     hits: Vec<TriContact>,
     coarse_hits: Vec<CoarseHit>,
     raw: Vec<RawContact>,
     coarse_raw: Vec<RawContact>,
-    stats: LevelStats,
-    counts: UpdateCounts,
-    active: u64,
 }
 
 /// What one multiscale detection reports.
@@ -51,8 +59,42 @@ pub struct MultiscaleDetect {
     pub stats: LevelStats,
     /// Widenings and narrowings of this iteration.
     pub counts: UpdateCounts,
-    /// Active pairs checked (summed over particle pairs).
-    pub active: u64,
+    /// Active pairs whose certificate decided their outcome without a check.
+    pub skipped: u64,
+    /// Particle pairs whose certificates were renewed (incl. new pairs).
+    pub refreshed: u32,
+}
+
+impl MultiscaleDetect {
+    fn add(mut self, o: MultiscaleDetect) -> MultiscaleDetect {
+        self.pairs += o.pairs;
+        self.stats += &o.stats;
+        self.counts.unfolds += o.counts.unfolds;
+        self.counts.narrows += o.counts.narrows;
+        self.skipped += o.skipped;
+        self.refreshed += o.refreshed;
+        self
+    }
+}
+
+/// Bounding spheres of the trees of shapes and obstacles, keyed by the tree's address.
+#[derive(Debug, Default)]
+struct Spheres {
+    shapes: Vec<(usize, [f64; 4])>,
+    obstacles: Vec<(usize, [f64; 4])>,
+}
+
+fn refresh_spheres<'t>(
+    cache: &mut Vec<(usize, [f64; 4])>,
+    trees: impl Iterator<Item = &'t Arc<SurrogateTree>>,
+) {
+    for (i, t) in trees.enumerate() {
+        let ptr = Arc::as_ptr(t) as usize;
+        if cache.get(i).map(|c| c.0) != Some(ptr) {
+            cache.truncate(i);
+            cache.push((ptr, soup_sphere(&t.soup)));
+        }
+    }
 }
 
 /// Broad phase, active sets and buffers of multiscale Picard.
@@ -61,11 +103,17 @@ pub struct MultiscaleStage {
     broad: BroadStage,
     pairs: Vec<CandidatePair>,
     states: Vec<PairState>,
+    spheres: Spheres,
+    /// Start new active sets from one full descent (kept sets) instead of the roots.
+    seed: bool,
 }
 
 impl MultiscaleStage {
-    /// Starts a time step: forgets all active sets (`restart`) or only the memory sets.
+    /// Starts a time step: forgets all active sets (`restart`: Alg. 6 line 1 read
+    /// literally, new sets start from the root pairs) or only the memory sets and vetoes
+    /// (new sets start from one full descent, see [`ActiveSet::iterate`]).
     pub fn begin_step(&mut self, restart: bool) {
+        self.seed = !restart;
         if restart {
             self.states.clear();
         } else {
@@ -78,17 +126,42 @@ impl MultiscaleStage {
         self.states.iter().map(|s| s.set.active_len()).sum()
     }
 
+    /// Bytes held by the active sets and per-pair buffers.
+    pub fn bytes(&self) -> usize {
+        self.states.capacity() * std::mem::size_of::<PairState>()
+            + self
+                .states
+                .iter()
+                .map(|s| {
+                    s.set.bytes() - std::mem::size_of::<ActiveSet>()
+                        + (s.fine.capacity() + s.coarse.capacity()) * std::mem::size_of::<Contact>()
+                })
+                .sum::<usize>()
+    }
+
     /// Validates every active set ([`ActiveSet::validate`]) against `world`'s current
     /// candidate pairs; returns the first violation.
     pub fn validate(&mut self, world: &World) -> Result<(), String> {
+        self.update_spheres(world);
         for (pair, st) in self.pairs.iter().zip(self.states.iter_mut()) {
             let s = PairSides::of(world, pair);
-            let g = geometry(world, &s);
+            let g = geometry(world, &s, sphere_of(&self.spheres, pair, world));
             st.set
                 .validate(&g)
                 .map_err(|e| format!("pair {pair:?}: {e}"))?;
         }
         Ok(())
+    }
+
+    fn update_spheres(&mut self, world: &World) {
+        refresh_spheres(
+            &mut self.spheres.shapes,
+            world.shapes.iter().map(|s| &s.tree),
+        );
+        refresh_spheres(
+            &mut self.spheres.obstacles,
+            world.obstacles.iter().map(|o| &o.tree),
+        );
     }
 
     /// One iteration's detection at the state of `world`: fine contacts (merged, remark 1)
@@ -109,31 +182,25 @@ impl MultiscaleStage {
                 source,
             })?;
         self.align();
+        self.update_spheres(world);
         let t1 = Instant::now();
-        self.states
+        let (spheres, seed) = (&self.spheres, self.seed);
+        let mut out = self
+            .states
             .par_iter_mut()
             .zip(self.pairs.par_iter())
-            .for_each_init(BCache::default, |cache, (st, pair)| {
-                process(world, pair, st, cache)
-            });
+            .with_min_len(8)
+            .map_init(ThreadScratch::default, |ts, (st, pair)| {
+                process(world, pair, st, ts, sphere_of(spheres, pair, world), seed)
+            })
+            .reduce(MultiscaleDetect::default, MultiscaleDetect::add);
+        out.pairs = self.pairs.len() as u32;
         let t2 = Instant::now();
         fine.clear();
         coarse.clear();
-        let mut out = MultiscaleDetect {
-            pairs: self.pairs.len() as u32,
-            ..MultiscaleDetect::default()
-        };
-        for (pair, st) in self.pairs.iter().zip(&self.states) {
-            out.stats += &st.stats;
-            out.counts.unfolds += st.counts.unfolds;
-            out.counts.narrows += st.counts.narrows;
-            out.active += st.active;
-            if st.raw.is_empty() && st.coarse_raw.is_empty() {
-                continue;
-            }
-            let radius = 0.5 * PairParams::of(world, pair.a, pair.b).margin;
-            merge_pair(pair.a, pair.b, &st.raw, radius, fine);
-            merge_pair(pair.a, pair.b, &st.coarse_raw, radius, coarse);
+        for st in &self.states {
+            fine.extend_from_slice(&st.fine);
+            coarse.extend_from_slice(&st.coarse);
         }
         wall.broad += (t1 - t0).as_secs_f64();
         wall.narrow += (t2 - t1).as_secs_f64();
@@ -144,40 +211,60 @@ impl MultiscaleStage {
     /// Lines the pair states up with the new candidate pairs, keeping the state of every
     /// pair that stays a candidate; pairs that left the broad phase lose theirs.
     fn align(&mut self) {
+        let sorted_new = self.pairs.windows(2).all(|w| key(&w[0]) < key(&w[1]));
+        let sorted_old = self.states.windows(2).all(|w| w[0].key < w[1].key);
+        let unchanged = self.states.len() == self.pairs.len()
+            && self
+                .states
+                .iter()
+                .zip(&self.pairs)
+                .all(|(s, p)| s.key == key(p));
+        if unchanged {
+            return;
+        }
         let old = std::mem::take(&mut self.states);
-        let sorted = |v: &[PairKey]| v.windows(2).all(|w| w[0] < w[1]);
-        let new_keys: Vec<PairKey> = self.pairs.iter().map(key).collect();
-        let old_keys: Vec<PairKey> = old.iter().map(|s| s.key).collect();
         let mut states = Vec::with_capacity(self.pairs.len());
-        if sorted(&new_keys) && sorted(&old_keys) {
+        let fresh = |k| PairState {
+            key: k,
+            ..PairState::default()
+        };
+        if sorted_new && sorted_old {
             let mut it = old.into_iter().peekable();
-            for &k in &new_keys {
+            for p in &self.pairs {
+                let k = key(p);
                 while it.peek().is_some_and(|s| s.key < k) {
                     it.next();
                 }
                 match it.peek() {
                     Some(s) if s.key == k => states.push(it.next().unwrap_or_default()),
-                    _ => states.push(PairState {
-                        key: k,
-                        ..PairState::default()
-                    }),
+                    _ => states.push(fresh(k)),
                 }
             }
         } else {
             let mut map: std::collections::BTreeMap<PairKey, PairState> =
                 old.into_iter().map(|s| (s.key, s)).collect();
-            for &k in &new_keys {
-                states.push(map.remove(&k).unwrap_or_else(|| PairState {
-                    key: k,
-                    ..PairState::default()
-                }));
+            for p in &self.pairs {
+                let k = key(p);
+                states.push(map.remove(&k).unwrap_or_else(|| fresh(k)));
             }
         }
         self.states = states;
     }
 }
 
-fn geometry<'a>(world: &World, s: &PairSides<'a>) -> PairGeometry<'a> {
+fn sphere_of(spheres: &Spheres, pair: &CandidatePair, world: &World) -> [f64; 4] {
+    let found = match pair.b {
+        Other::Particle(j) => world
+            .bodies
+            .get(j as usize)
+            .and_then(|b| spheres.shapes.get(b.shape as usize)),
+        Other::Obstacle(o) => spheres.obstacles.get(o as usize),
+    };
+    // Unknown: an infinite sphere certifies nothing.
+    found.map_or([0.0, 0.0, 0.0, f64::INFINITY], |s| s.1)
+}
+
+fn geometry<'a>(world: &World, s: &PairSides<'a>, b_sphere: [f64; 4]) -> PairGeometry<'a> {
     PairGeometry {
         a: s.tree_a,
         eps_a: s.eps_a as f32,
@@ -185,24 +272,41 @@ fn geometry<'a>(world: &World, s: &PairSides<'a>) -> PairGeometry<'a> {
         eps_b: s.eps_b as f32,
         b_to_a: s.b_to_a(),
         kernel: kernel_kind(world.params.kernel),
+        b_sphere,
     }
 }
 
-fn process(world: &World, pair: &CandidatePair, st: &mut PairState, cache: &mut BCache) {
+fn process(
+    world: &World,
+    pair: &CandidatePair,
+    st: &mut PairState,
+    ts: &mut ThreadScratch,
+    b_sphere: [f64; 4],
+    seed: bool,
+) -> MultiscaleDetect {
     let sides = PairSides::of(world, pair);
-    let g = geometry(world, &sides);
-    if !st.set.is_initialised() {
-        st.set.reset(&g);
+    let g = geometry(world, &sides, b_sphere);
+    ts.hits.clear();
+    ts.coarse_hits.clear();
+    ts.raw.clear();
+    ts.coarse_raw.clear();
+    let rep = st
+        .set
+        .iterate(&g, seed, &mut ts.active, &mut ts.hits, &mut ts.coarse_hits);
+    fine_contacts(world, pair, &sides, &mut ts.hits, &mut ts.raw);
+    coarse_contacts(&sides, &ts.coarse_hits, &mut ts.coarse_raw);
+    st.fine.clear();
+    st.coarse.clear();
+    if !ts.raw.is_empty() || !ts.coarse_raw.is_empty() {
+        let radius = 0.5 * PairParams::of(world, pair.a, pair.b).margin;
+        merge_pair(pair.a, pair.b, &ts.raw, radius, &mut st.fine);
+        merge_pair(pair.a, pair.b, &ts.coarse_raw, radius, &mut st.coarse);
     }
-    st.hits.clear();
-    st.coarse_hits.clear();
-    st.raw.clear();
-    st.coarse_raw.clear();
-    st.stats = LevelStats::default();
-    st.set
-        .check(&g, cache, &mut st.hits, &mut st.coarse_hits, &mut st.stats);
-    st.active = st.stats.total();
-    fine_contacts(world, pair, &sides, &mut st.hits, &mut st.raw);
-    coarse_contacts(&sides, &st.coarse_hits, &mut st.coarse_raw);
-    st.counts = st.set.update(&g, cache, &mut st.stats);
+    MultiscaleDetect {
+        pairs: 0,
+        stats: rep.stats,
+        counts: rep.counts,
+        skipped: rep.skipped,
+        refreshed: u32::from(rep.refreshed),
+    }
 }

@@ -1,24 +1,26 @@
 //! The kernel calls of an [`ActiveSet`](super::ActiveSet): margins as the explicit
 //! traversal, outcome classification, coarse (inner-halo) force estimates.
+//!
+//! Unlike the explicit traversal, a surrogate pair the iterative kernel leaves not
+//! converged (`⊙`) falls back to the exact kernel here, as real pairs do (Cor. 5.3): the
+//! outcome of every check is then a function of the pair's distance outside the thin band
+//! between the unwidened and the widened margin, which is what makes the separation
+//! certificates of `certify.rs` predict it exactly (a `⊙` surrogate pair would otherwise
+//! be widened however far apart it is).
 
-use super::{BCache, CoarseHit, Element, Outcome, PairGeometry};
+use super::certify::max_abs;
+use super::CoarseHit;
+use super::{Element, Outcome, PairGeometry, Scratch};
 use msdem_geom::kernel::{contact, IterativeParams, KernelKind, KernelResult};
 use msdem_geom::math::Tri;
 use msdem_tree::{LevelStats, TriContact, MAX_LEVELS};
-
-fn max_abs(t: &Tri, u: &Tri) -> f32 {
-    t.v.iter()
-        .chain(&u.v)
-        .flatten()
-        .fold(0.0f32, |m, c| m.max(c.abs()))
-}
 
 /// Pending checks per batched kernel pass (as the explicit traversal: large enough to
 /// amortise a pass, small enough for the lane buffers to stay in L2).
 pub(super) const CHUNK: usize = 2048;
 
 /// The kernel a batch runs: exact, or hybrid (iterative; exact fallback for real–real
-/// pairs only, Cor. 5.3).
+/// pairs in the batch, for surrogate pairs in [`resolve`]).
 pub(super) fn batch_kind(kernel: KernelKind) -> KernelKind {
     match kernel {
         KernelKind::Exact => KernelKind::Exact,
@@ -26,20 +28,16 @@ pub(super) fn batch_kind(kernel: KernelKind) -> KernelKind {
     }
 }
 
-/// Triangles and margin of the check of (`a`, `b`), counted in `stats`: real–real pairs
-/// use `ε_a + ε_b`; other pairs the surrogate halos with the explicit traversal's padding
+/// Triangles (B's in A's frame) and check margin of (`a`, `b`): real–real pairs use
+/// `ε_a + ε_b`; other pairs the surrogate halos with the explicit traversal's padding
 /// (round-off of the f32 transform) and, for the iterative kernel, its widening by
 /// `1/(1 − C/2)` (an iterative "separated" is certain only above `margin·(1 − C/2)`).
-pub(super) fn prepare(
+pub(super) fn pair_tris(
     g: &PairGeometry,
-    cache: &mut BCache,
+    cache: &mut Scratch,
     a: Element,
     b: Element,
-    stats: &mut LevelStats,
-) -> (Tri, Tri, f32, bool) {
-    let level = (a.level.max(b.level) as usize).min(MAX_LEVELS - 1);
-    stats.checks[level] += 1;
-    let fine = a.real && b.real;
+) -> (Tri, Tri, f32) {
     let (ha, _) = g.halo(a, true);
     let (hb, _) = g.halo(b, false);
     let t1 = if a.real {
@@ -53,8 +51,7 @@ pub(super) fn prepare(
         g.b.nodes[b.index as usize].tri
     };
     let t2 = cache.get(g.b, &g.b_to_a, b_soup);
-    let margin = if fine {
-        stats.fine += 1;
+    let margin = if a.real && b.real {
         ha + hb
     } else {
         let m = ha + hb;
@@ -65,7 +62,33 @@ pub(super) fn prepare(
             m / (1.0 - 0.5 * IterativeParams::default().c)
         }
     };
-    (t1, t2, margin, fine)
+    (t1, t2, margin)
+}
+
+/// Counts one kernel check of (`a`, `b`) in `stats` (per level; fine–fine also in
+/// `stats.fine`).
+pub(super) fn count(a: Element, b: Element, stats: &mut LevelStats) {
+    let level = (a.level.max(b.level) as usize).min(MAX_LEVELS - 1);
+    stats.checks[level] += 1;
+    if a.real && b.real {
+        stats.fine += 1;
+    }
+}
+
+/// The final kernel result of a batched check: a surrogate pair left not converged by the
+/// iterative kernel is decided by the exact one (counted as a fallback).
+pub(super) fn resolve(
+    r: KernelResult,
+    pair: Option<(Tri, Tri, f32)>,
+    stats: &mut LevelStats,
+) -> KernelResult {
+    match (r, pair) {
+        (KernelResult::NotConverged, Some((t1, t2, margin))) => {
+            stats.fallbacks += 1;
+            contact(KernelKind::Exact, &t1, &t2, margin)
+        }
+        (r, _) => r,
+    }
 }
 
 /// Outcome of a kernel result for (`a`, `b`): real contacts are appended to `hits`;
@@ -113,25 +136,25 @@ pub(super) fn classify(
     }
 }
 
-/// One unbatched surrogate check (narrowing attempts).
+/// One unbatched surrogate check (narrowing attempts), counted in `stats`: the outcome
+/// and the triangles/margin it used.
 pub(super) fn check_single(
     g: &PairGeometry,
-    cache: &mut BCache,
+    cache: &mut Scratch,
     a: Element,
     b: Element,
     stats: &mut LevelStats,
-) -> Outcome {
-    let (t1, t2, margin, _) = prepare(g, cache, a, b, stats);
-    let kind = match g.kernel {
-        KernelKind::Exact => KernelKind::Exact,
-        _ => KernelKind::Iterative,
+) -> (Outcome, (Tri, Tri, f32)) {
+    count(a, b, stats);
+    let (t1, t2, margin) = pair_tris(g, cache, a, b);
+    let r = match g.kernel {
+        KernelKind::Exact => contact(KernelKind::Exact, &t1, &t2, margin),
+        _ => resolve(
+            contact(KernelKind::Iterative, &t1, &t2, margin),
+            Some((t1, t2, margin)),
+            stats,
+        ),
     };
-    classify(
-        g,
-        a,
-        b,
-        contact(kind, &t1, &t2, margin),
-        &mut Vec::new(),
-        &mut Vec::new(),
-    )
+    let o = classify(g, a, b, r, &mut Vec::new(), &mut Vec::new());
+    (o, (t1, t2, margin))
 }

@@ -1,49 +1,69 @@
-//! Structural check of an [`ActiveSet`] (remark 6 consistency, complete cut).
+//! Structural check of an [`ActiveSet`] (remark 6 consistency, complete cut) and of its
+//! certificates.
 
-use super::{ActiveSet, Element, PairGeometry};
+use super::kernel::pair_tris;
+use super::{expand, key, roots, ActiveSet, Element, PairGeometry, Scratch};
+use msdem_geom::kernel::triangle_triangle_exact;
 use msdem_tree::SurrogateTree;
 
+struct Check<'s> {
+    cut: &'s [u64],
+    pos: usize,
+    near: &'s [super::Leaf],
+    np: usize,
+    covered: u64,
+    leaves: u32,
+    /// Active pairs with their clearance (`None`: not stored, beyond the skin).
+    active: Vec<(Element, Element, Option<f32>)>,
+}
+
 impl ActiveSet {
-    /// Checks the structural invariants: every internal pair's children are exactly its
-    /// descent children (so siblings are complete and no pair is active together with an
-    /// ancestor, remark 6), and the active pairs cover every real–real pair exactly once.
-    /// Returns a description of the first violation.
+    /// Checks the structural invariants: the stored unfolded pairs and active pairs are
+    /// exactly the internal nodes and (a subset of the) leaves of one cut through the
+    /// descent, whose children are always all descent children of their parent (so
+    /// siblings are complete and no pair is active together with an ancestor, remark 6),
+    /// and the active pairs cover every real–real pair exactly once. Checks the
+    /// certificates too: at the reference pose, every active pair is farther apart (exact
+    /// kernel) than its check margin plus its clearance, or plus the skin if it is not
+    /// stored. Returns a description of the first violation.
     pub fn validate(&mut self, g: &PairGeometry) -> Result<(), String> {
-        if self.nodes.is_empty() {
+        if !self.initialised {
             return Err("not initialised".into());
         }
-        let nodes = self.nodes.clone();
-        let mut covered: u64 = 0;
-        let mut seen = vec![false; nodes.len()];
-        let mut stack = vec![0usize];
-        while let Some(i) = stack.pop() {
-            if std::mem::replace(&mut seen[i], true) {
-                return Err(format!("pair {i} reached twice"));
-            }
-            let n = nodes[i];
-            if n.count == 0 {
-                if i != 0 {
-                    covered += self.real_pairs(g, n.a, n.b);
-                }
-                continue;
-            }
-            let kids = &nodes[n.first as usize..(n.first + n.count) as usize];
-            if i != 0 {
-                self.expand(g, n.a, n.b);
-                let want: Vec<(Element, Element)> = self
-                    .kids_a
-                    .iter()
-                    .flat_map(|&x| self.kids_b.iter().map(move |&y| (x, y)))
-                    .collect();
-                let got: Vec<(Element, Element)> = kids.iter().map(|k| (k.a, k.b)).collect();
-                if want != got {
-                    return Err(format!("pair {i}: children are not its descent children"));
-                }
-            }
-            stack.extend(n.first as usize..(n.first + n.count) as usize);
+        let mut c = Check {
+            cut: &self.cut,
+            pos: 0,
+            near: &self.near,
+            np: 0,
+            covered: 0,
+            leaves: 0,
+            active: Vec::new(),
+        };
+        if !(g.a.nodes.is_empty() || g.b.nodes.is_empty()) {
+            let none = Element {
+                index: 0,
+                level: 0,
+                real: false,
+            };
+            walk(g, &mut c, none, none, true);
         }
-        if let Some(i) = seen.iter().position(|s| !s) {
-            return Err(format!("pair {i} is unreachable"));
+        if c.pos != self.cut.len() {
+            return Err(format!(
+                "stored unfolded pair {:#x} (preorder position {}) is not in the descent",
+                self.cut[c.pos], c.pos
+            ));
+        }
+        if c.np != self.near.len() {
+            return Err(format!(
+                "stored active pair {:#x} is not a leaf of the cut",
+                self.near[c.np].key()
+            ));
+        }
+        if c.leaves != self.leaves {
+            return Err(format!(
+                "{} active pairs, counted {}",
+                c.leaves, self.leaves
+            ));
         }
         let total = |t: &SurrogateTree| {
             t.nodes
@@ -57,32 +77,81 @@ impl ActiveSet {
         } else {
             total(g.a) * total(g.b)
         };
-        if covered != want {
+        if c.covered != want {
             return Err(format!(
-                "active pairs cover {covered} real pairs, want {want}"
+                "active pairs cover {} real pairs, want {want}",
+                c.covered
             ));
+        }
+        let sorted = |v: &[u64]| v.windows(2).all(|w| w[0] < w[1]);
+        if !sorted(&self.memory) || !sorted(&self.vetoes) {
+            return Err("memory set or vetoes not sorted".into());
+        }
+        let at_reference = PairGeometry {
+            b_to_a: self.reference,
+            ..*g
+        };
+        let mut s = Scratch::default();
+        s.begin(g.b.soup.len());
+        for &(x, y, clear) in &c.active {
+            let (t1, t2, margin) = pair_tris(&at_reference, &mut s, x, y);
+            let need = margin + clear.unwrap_or(g.skin());
+            if need <= margin {
+                continue;
+            }
+            let d = triangle_triangle_exact(&t1, &t2).dist();
+            if d < need * (1.0 - 1e-5) {
+                return Err(format!(
+                    "pair ({x:?}, {y:?}) at distance {d} is certified beyond {need}"
+                ));
+            }
         }
         Ok(())
     }
+}
 
-    fn real_count(tree: &SurrogateTree, e: Element) -> u64 {
-        if e.real {
-            return 1;
-        }
-        let mut n = 0;
-        let mut stack = vec![e.index];
-        while let Some(i) = stack.pop() {
-            let node = &tree.nodes[i as usize];
-            if node.is_leaf() {
-                n += u64::from(node.count);
-            } else {
-                stack.extend(node.first..node.first + node.count);
+fn walk(g: &PairGeometry, c: &mut Check, a: Element, b: Element, root: bool) {
+    let (mut ka, mut kb) = (Vec::new(), Vec::new());
+    if root {
+        roots(g.a, &mut ka);
+        roots(g.b, &mut kb);
+    } else {
+        expand(g, a, b, &mut ka, &mut kb);
+    }
+    for &x in &ka {
+        for &y in &kb {
+            let k = key(x, y);
+            if c.cut.get(c.pos) == Some(&k) {
+                c.pos += 1;
+                walk(g, c, x, y, false);
+                continue;
             }
+            let clear = if c.near.get(c.np).map(|l| l.key()) == Some(k) {
+                c.np += 1;
+                Some(c.near[c.np - 1].clear)
+            } else {
+                None
+            };
+            c.leaves += 1;
+            c.covered += real_count(g.a, x) * real_count(g.b, y);
+            c.active.push((x, y, clear));
         }
-        n
     }
+}
 
-    fn real_pairs(&self, g: &PairGeometry, a: Element, b: Element) -> u64 {
-        Self::real_count(g.a, a) * Self::real_count(g.b, b)
+fn real_count(tree: &SurrogateTree, e: Element) -> u64 {
+    if e.real {
+        return 1;
     }
+    let mut n = 0;
+    let mut stack = vec![e.index];
+    while let Some(i) = stack.pop() {
+        let node = &tree.nodes[i as usize];
+        if node.is_leaf() {
+            n += u64::from(node.count);
+        } else {
+            stack.extend(node.first..node.first + node.count);
+        }
+    }
+    n
 }

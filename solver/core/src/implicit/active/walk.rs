@@ -1,0 +1,275 @@
+//! Walks of an [`ActiveSet`]'s cut: the descent is regenerated from the trees in
+//! depth-first order, matched against the stored preorder keys of unfolded pairs and the
+//! stored active pairs, and written anew (start, certificate refresh, widening and
+//! narrowing; see the parent module's docs).
+
+use super::certify::{certified, tight_clearance};
+use super::kernel::count;
+use super::kernel::{check_single, pair_tris};
+use super::{
+    expand, key, roots, store, ActiveSet, Element, IterationReport, Leaf, Outcome, PairGeometry,
+    Scratch,
+};
+
+/// What a walk does at the leaves of the cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// Start: unfold every surrogate pair its certificate does not prove separated (one
+    /// full descent); clearances at the current (reference) pose.
+    Seed,
+    /// New clearances for every active pair at the current (reference) pose.
+    Refresh,
+    /// Widen the pairs found in contact, narrow idle sibling groups, drop stored pairs
+    /// that are certified beyond the skin.
+    Update,
+}
+
+/// Reusable buffers of a walk (per thread).
+#[derive(Debug, Default)]
+pub(super) struct Buffers {
+    kids: Vec<Vec<(Element, Element)>>,
+    ka: Vec<Element>,
+    kb: Vec<Element>,
+    cut: Vec<u64>,
+    near: Vec<Leaf>,
+}
+
+struct Ctx<'s, 'g> {
+    g: &'s PairGeometry<'g>,
+    mode: Mode,
+    /// Motion since the reference pose \[m\].
+    m: f64,
+    skin: f32,
+    old_cut: &'s [u64],
+    pos: usize,
+    old_near: &'s [Leaf],
+    np: usize,
+    memory: &'s mut Vec<u64>,
+    vetoes: &'s mut Vec<u64>,
+    leaves: u32,
+    rep: &'s mut IterationReport,
+}
+
+fn insert_sorted(v: &mut Vec<u64>, k: u64) {
+    if let Err(p) = v.binary_search(&k) {
+        v.insert(p, k);
+    }
+}
+
+impl Ctx<'_, '_> {
+    /// A leaf of the new cut with clearance `c` and `state`; stored unless far.
+    fn leaf(&mut self, buf: &mut Buffers, x: Element, y: Element, c: f32, state: Outcome) {
+        self.leaves += 1;
+        if !(state.idle() && c > self.skin) {
+            buf.near.push(Leaf::new(x, y, c, state));
+        }
+    }
+
+    /// Tight clearance of (`x`, `y`) at the current pose after a motion `m` \[m\] from
+    /// the reference; an exact distance evaluation is counted as a check.
+    fn clearance(&mut self, s: &mut Scratch, x: Element, y: Element, m: f64) -> f32 {
+        let (t1, t2, margin) = pair_tris(self.g, s, x, y);
+        let (c, exact) = tight_clearance(&t1, &t2, margin, m, self.skin);
+        if exact {
+            count(x, y, &mut self.rep.stats);
+            self.rep.bounds += 1;
+        }
+        c
+    }
+
+    /// A pair that is not stored as unfolded becomes a leaf at the current pose, checked
+    /// (or certified) in the next check pass.
+    fn fresh_leaf(&mut self, s: &mut Scratch, buf: &mut Buffers, x: Element, y: Element) {
+        let c = self.clearance(s, x, y, self.m);
+        let state = if certified(c, self.m) {
+            Outcome::certain(x, y)
+        } else {
+            Outcome::Unchecked
+        };
+        self.leaf(buf, x, y, c, state);
+    }
+}
+
+/// Visits the children of the unfolded pair (`a`, `b`) (the root pairs if `root`), writing
+/// the new cut; `fresh`: the pair was unfolded in this walk (no stored descendants).
+/// Returns whether every child ended as an idle leaf (a narrowing candidate).
+#[allow(clippy::too_many_arguments)]
+fn visit(
+    cx: &mut Ctx,
+    s: &mut Scratch,
+    buf: &mut Buffers,
+    a: Element,
+    b: Element,
+    depth: usize,
+    root: bool,
+    fresh: bool,
+) -> bool {
+    if buf.kids.len() <= depth {
+        buf.kids.resize_with(depth + 1, Vec::new);
+    }
+    let mut kids = std::mem::take(&mut buf.kids[depth]);
+    kids.clear();
+    if root {
+        buf.ka.clear();
+        buf.kb.clear();
+        roots(cx.g.a, &mut buf.ka);
+        roots(cx.g.b, &mut buf.kb);
+    } else {
+        expand(cx.g, a, b, &mut buf.ka, &mut buf.kb);
+    }
+    kids.extend(
+        buf.ka
+            .iter()
+            .flat_map(|&x| buf.kb.iter().map(move |&y| (x, y))),
+    );
+    let mut all_idle = true;
+    for &(x, y) in &kids {
+        let k = key(x, y);
+        if !fresh && cx.old_cut.get(cx.pos) == Some(&k) {
+            cx.pos += 1;
+            all_idle &= unfolded(cx, s, buf, x, y, k, depth);
+            continue;
+        }
+        let stored = if !fresh && cx.old_near.get(cx.np).map(Leaf::key) == Some(k) {
+            cx.np += 1;
+            Some(cx.old_near[cx.np - 1])
+        } else {
+            None
+        };
+        all_idle &= match cx.mode {
+            Mode::Seed => {
+                let c = cx.clearance(s, x, y, 0.0);
+                let surrogate = !(x.real && y.real);
+                if surrogate && !certified(c, 0.0) {
+                    buf.cut.push(k);
+                    visit(cx, s, buf, x, y, depth + 1, false, true);
+                    false
+                } else {
+                    let state = if certified(c, 0.0) {
+                        Outcome::certain(x, y)
+                    } else {
+                        Outcome::Unchecked
+                    };
+                    cx.leaf(buf, x, y, c, state);
+                    false
+                }
+            }
+            Mode::Refresh => {
+                cx.fresh_leaf(s, buf, x, y);
+                false
+            }
+            Mode::Update => match stored {
+                Some(e) if e.state == Outcome::Widen => {
+                    buf.cut.push(k);
+                    cx.rep.counts.unfolds += 1;
+                    // Remark 5: re-added after a narrowing → never narrowed again.
+                    if cx.memory.binary_search(&k).is_ok() {
+                        insert_sorted(cx.vetoes, k);
+                    }
+                    visit(cx, s, buf, x, y, depth + 1, false, true);
+                    false
+                }
+                Some(e) => {
+                    cx.leaf(buf, x, y, e.clear, e.state);
+                    e.state.idle()
+                }
+                None if fresh => {
+                    cx.fresh_leaf(s, buf, x, y);
+                    false
+                }
+                // Not stored: certified beyond the skin.
+                None => {
+                    cx.leaves += 1;
+                    true
+                }
+            },
+        };
+    }
+    buf.kids[depth] = kids;
+    all_idle
+}
+
+/// Visits the stored unfolded pair (`x`, `y`) with key `k`; in an update, narrows it if its
+/// children are all idle leaves, it is not vetoed and it is separated itself. Returns
+/// false (an unfolded or just narrowed pair keeps its parent's group from narrowing).
+fn unfolded(
+    cx: &mut Ctx,
+    s: &mut Scratch,
+    buf: &mut Buffers,
+    x: Element,
+    y: Element,
+    k: u64,
+    depth: usize,
+) -> bool {
+    buf.cut.push(k);
+    let (mark_near, mark_leaves) = (buf.near.len(), cx.leaves);
+    let idle = visit(cx, s, buf, x, y, depth + 1, false, false);
+    if cx.mode != Mode::Update || !idle || cx.vetoes.binary_search(&k).is_ok() {
+        return false;
+    }
+    let (o, (t1, t2, margin)) = check_single(cx.g, s, x, y, &mut cx.rep.stats);
+    if o != Outcome::Separated {
+        insert_sorted(cx.vetoes, k);
+        return false;
+    }
+    // The children are leaves: `k` is the last unfolded key written.
+    buf.cut.pop();
+    buf.near.truncate(mark_near);
+    cx.leaves = mark_leaves;
+    insert_sorted(cx.memory, k);
+    cx.rep.counts.narrows += 1;
+    let (c, exact) = tight_clearance(&t1, &t2, margin, cx.m, cx.skin);
+    if exact {
+        count(x, y, &mut cx.rep.stats);
+        cx.rep.bounds += 1;
+    }
+    cx.leaf(buf, x, y, c, Outcome::Separated);
+    false
+}
+
+impl ActiveSet {
+    /// Walks the cut in `mode` at motion `m` \[m\] from the reference pose, replacing the
+    /// stored cut and pairs.
+    pub(super) fn walk(
+        &mut self,
+        g: &PairGeometry,
+        s: &mut Scratch,
+        mode: Mode,
+        m: f64,
+        rep: &mut IterationReport,
+    ) {
+        let mut buf = std::mem::take(&mut s.walk);
+        buf.cut.clear();
+        buf.near.clear();
+        let mut old_cut = std::mem::take(&mut self.cut);
+        let mut old_near = std::mem::take(&mut self.near);
+        let mut cx = Ctx {
+            g,
+            mode,
+            m,
+            skin: g.skin(),
+            old_cut: &old_cut,
+            pos: 0,
+            old_near: &old_near,
+            np: 0,
+            memory: &mut self.memory,
+            vetoes: &mut self.vetoes,
+            leaves: 0,
+            rep,
+        };
+        if !(g.a.nodes.is_empty() || g.b.nodes.is_empty()) {
+            let none = Element {
+                index: 0,
+                level: 0,
+                real: false,
+            };
+            visit(&mut cx, s, &mut buf, none, none, 0, true, false);
+        }
+        self.leaves = cx.leaves;
+        store(&mut old_cut, &buf.cut);
+        store(&mut old_near, &buf.near);
+        self.cut = old_cut;
+        self.near = old_near;
+        s.walk = buf;
+    }
+}
