@@ -31,7 +31,7 @@ pub(crate) const FIT_MARGIN: f64 = 1e-3;
 
 /// Cell coordinates must stay below this magnitude so that `⌊x/s⌋` keeps enough absolute
 /// precision for [`FIT_MARGIN`] (2⁴⁰ cells; ≈ 1.1e9 m for a 1 mm cell).
-const MAX_CELL_COORD: f64 = (1u64 << 40) as f64;
+pub(crate) const MAX_CELL_COORD: f64 = (1u64 << 40) as f64;
 
 /// Largest bucket count of a level, as a power of two.
 const MAX_BUCKET_BITS: u64 = 30;

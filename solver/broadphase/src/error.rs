@@ -57,6 +57,18 @@ pub enum BroadPhaseError {
         /// Number of spheres given.
         count: usize,
     },
+    /// [`crate::IncrementalHGrid::insert`] of an id that is already present.
+    #[error("sphere {id}: already inserted")]
+    DuplicateId {
+        /// The id.
+        id: u32,
+    },
+    /// [`crate::IncrementalHGrid::remove`] or `update` of an id that is not present.
+    #[error("sphere {id}: not in the grid")]
+    UnknownId {
+        /// The id.
+        id: u32,
+    },
     /// An invalid configuration value (cell sizes, skin, level count).
     #[error("invalid broad-phase configuration: {0}")]
     Config(String),

@@ -148,13 +148,7 @@ impl HGrid {
         if self.plan == Some(key) && !self.sizes.is_empty() {
             return;
         }
-        let need: Vec<f64> = spheres
-            .par_iter()
-            .map(|s| 2.0 * (s.radius + inflate) * (1.0 + FIT_MARGIN))
-            .collect();
-        let dmax = need.iter().copied().fold(0.0, f64::max);
-        let volume = occupied_volume(spheres, dmax);
-        self.sizes = plan_cell_sizes(&need, volume, self.config.levels);
+        self.sizes = auto_cell_sizes(spheres, inflate, self.config.levels);
         self.plan = Some(key);
     }
 
@@ -225,6 +219,19 @@ impl BroadPhase for HGrid {
     fn stats(&self) -> BroadPhaseStats {
         self.stats
     }
+}
+
+/// Cell sizes \[m\] chosen for `spheres` (radii inflated by `inflate` \[m\]) by the
+/// constant-particles-per-cell rule and the cost model ([`plan_cell_sizes`]), in the volume
+/// the spheres occupy; `levels` forces the level count. Radii must be valid.
+pub(crate) fn auto_cell_sizes(spheres: &[Sphere], inflate: f64, levels: Option<usize>) -> Vec<f64> {
+    let need: Vec<f64> = spheres
+        .par_iter()
+        .map(|s| 2.0 * (s.radius + inflate) * (1.0 + FIT_MARGIN))
+        .collect();
+    let dmax = need.iter().copied().fold(0.0, f64::max);
+    let volume = occupied_volume(spheres, dmax);
+    plan_cell_sizes(&need, volume, levels)
 }
 
 /// Volume \[m³\] occupied by the spheres, measured as the number of distinct cells of edge

@@ -16,7 +16,7 @@ use std::ops::Range;
 /// The 13 neighbour offsets that are lexicographically positive in (z, y, x): together with
 /// their negatives they are the 26 neighbours, so each neighbouring cell pair is visited
 /// exactly once (seed 001 §2.2, "only half of the surrounding cells").
-const HALF_NEIGHBOURS: [[i64; 3]; 13] = [
+pub(crate) const HALF_NEIGHBOURS: [[i64; 3]; 13] = [
     [1, 0, 0],
     [-1, 1, 0],
     [0, 1, 0],
