@@ -56,15 +56,37 @@ impl std::fmt::Debug for BroadStage {
     }
 }
 
-/// Verlet skin \[m\] of [`BroadPhaseChoice::Grid`] and of a scenario that leaves `skin`
-/// out: 0, i.e. the grid is rebuilt in every step (see the module docs for the policy).
-pub const DEFAULT_SKIN: f64 = 0.0;
+/// The default Verlet skin as a fraction of the smallest particle's bounding diameter
+/// (incl. ε) \[-\]: used by [`BroadPhaseChoice::Grid`] and by a scenario that leaves `skin`
+/// out with automatic cells (see [`default_skin`]).
+///
+/// Measured on the staircase (54 particles, 30,000 steps, one thread): the broad phase
+/// takes 10.4 µs/step with skin 0, 4.4 / 3.2 / 2.5 / 1.9 µs/step with 2 / 5 / 10 / 20 mm
+/// (0.1 × the smallest diameter ≈ 7 mm); outputs byte-identical. A skin relative to the
+/// particle size keeps the extra candidates per sphere bounded whatever the length unit.
+pub const DEFAULT_SKIN_FRACTION: f64 = 0.1;
 
-/// The `msdem-broadphase` algorithm and parameters behind a world's choice.
-pub fn broadphase_kind(choice: &BroadPhaseChoice) -> BroadPhaseKind {
+/// The default Verlet skin \[m\] of a set of particles: [`DEFAULT_SKIN_FRACTION`] × the
+/// smallest bounding diameter `2 (r + ε)`; 0 without particles or for a non-finite value.
+pub fn default_skin(bodies: &[Body]) -> f64 {
+    let smallest = bodies
+        .iter()
+        .map(|b| 2.0 * (b.radius + b.epsilon))
+        .fold(f64::INFINITY, f64::min);
+    let skin = DEFAULT_SKIN_FRACTION * smallest;
+    if skin.is_finite() && skin > 0.0 {
+        skin
+    } else {
+        0.0
+    }
+}
+
+/// The `msdem-broadphase` algorithm and parameters behind a world's choice; `bodies` fix
+/// the skin of [`BroadPhaseChoice::Grid`] ([`default_skin`]).
+pub fn broadphase_kind(choice: &BroadPhaseChoice, bodies: &[Body]) -> BroadPhaseKind {
     match choice {
         BroadPhaseChoice::Grid => BroadPhaseKind::HGrid(HGridConfig {
-            skin: DEFAULT_SKIN,
+            skin: default_skin(bodies),
             ..HGridConfig::default()
         }),
         BroadPhaseChoice::AllPairs => BroadPhaseKind::AllPairs,
@@ -120,7 +142,7 @@ impl BroadStage {
         let phase = match &mut self.phase {
             Some((c, p)) if c == choice => p,
             slot => {
-                let built = broadphase_kind(choice).build()?;
+                let built = broadphase_kind(choice, &world.bodies).build()?;
                 &mut slot.insert((choice.clone(), built)).1
             }
         };

@@ -82,11 +82,13 @@
 //!                                  #   the level count (`levels`, if written, must agree)
 //!   cell_size: 0.3                 # linked_cells: cell size [m] > 0 (default: the largest
 //!                                  #   bounding diameter incl. ε and skin, per rebuild)
-//!   skin: 0.0                      # hgrid, linked_cells: Verlet skin [m] ≥ 0 (default
-//!                                  #   `broad::DEFAULT_SKIN`)
+//!   skin: 0.0                      # hgrid, linked_cells: Verlet skin [m] ≥ 0 (default:
+//!                                  #   0.1 × the smallest bounding diameter incl. ε with
+//!                                  #   automatic cells, 0 with given cells)
 //! ```
 //!
-//! A key that does not apply to the `kind` is an error. *Rebuild policy*: with skin 0 the
+//! A key that does not apply to the `kind` is an error. *Rebuild policy*
+//! ([`crate::broad`]): with skin 0 the
 //! grid is rebuilt from the bounding spheres (incl. ε) in every step (O(N)); with a skin
 //! δ > 0 it is built with radii grown by δ/2 and its candidate pairs are reused, re-tested
 //! exactly each step, until some particle has moved more than δ/2 since the last rebuild —

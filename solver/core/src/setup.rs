@@ -75,13 +75,14 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
         });
     }
 
+    let params = params(scenario, &bodies);
     let world = World {
         name: scenario.name.clone(),
         shapes,
         materials,
         bodies,
         obstacles,
-        params: params(scenario),
+        params,
         time: 0.0,
         step: 0,
     };
@@ -90,7 +91,7 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
     Ok(world)
 }
 
-fn params(s: &Scenario) -> Params {
+fn params(s: &Scenario, bodies: &[crate::world::Body]) -> Params {
     Params {
         dt: s.time.dt,
         end: s.time.end,
@@ -108,7 +109,7 @@ fn params(s: &Scenario) -> Params {
             KernelSpec::Exact => KernelChoice::Exact,
             KernelSpec::Hybrid => KernelChoice::Hybrid,
         },
-        broadphase: broadphase::choice(&s.broadphase),
+        broadphase: broadphase::choice(&s.broadphase, bodies),
         picard: s.picard.clone(),
     }
 }

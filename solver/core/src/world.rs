@@ -152,8 +152,8 @@ pub enum KernelChoice {
 #[derive(Clone, Debug, PartialEq)]
 pub enum BroadPhaseChoice {
     /// The default: the hierarchical grid of seed 001 (`msdem_broadphase::HGrid`) with
-    /// automatic levels and the default skin [`crate::broad::DEFAULT_SKIN`]; the same as
-    /// `HGrid(HGridConfig { skin: DEFAULT_SKIN, ..Default::default() })`.
+    /// automatic levels and the default skin [`crate::broad::default_skin`] of the world's
+    /// particles.
     Grid,
     /// Every pair (for tests).
     AllPairs,

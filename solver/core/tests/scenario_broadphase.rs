@@ -7,7 +7,7 @@ mod scenario_support;
 use std::path::Path;
 
 use msdem_broadphase::HGridConfig;
-use msdem_solver::broad::{BroadStage, CandidatePair, DEFAULT_SKIN};
+use msdem_solver::broad::{default_skin, BroadStage, CandidatePair, DEFAULT_SKIN_FRACTION};
 use msdem_solver::frames::{StatsFile, STATS_MAGIC};
 use msdem_solver::run::{run, RunOptions};
 use msdem_solver::scenario::load_scenario;
@@ -156,9 +156,24 @@ fn a_skin_reuses_candidates_and_finds_exactly_the_all_pairs_list() {
     assert_eq!(rebuilds[2], steps, "skin 0 rebuilds every step");
 }
 
+/// Unwritten skins: [`DEFAULT_SKIN_FRACTION`] × the smallest bounding diameter with
+/// automatic cells, 0 with given cells; written values as written.
 #[test]
 fn parsed_forms_map_to_the_intended_broad_phase() {
     let f = Fixture::new();
+    // The smallest particles are the pebbles: r = 0.03 m (icosphere vertices on the sphere),
+    // ε = 0.01 × diameter, so 2 (r + ε) = 2 r · 1.02.
+    let auto = {
+        let w = world(&f, "auto.yaml", "");
+        let smallest = w
+            .bodies
+            .iter()
+            .map(|b| 2.0 * (b.radius + b.epsilon))
+            .fold(f64::INFINITY, f64::min);
+        assert!((smallest - 2.0 * 0.03 * 1.02).abs() < 1e-9, "{smallest}");
+        assert_eq!(default_skin(&w.bodies), DEFAULT_SKIN_FRACTION * smallest);
+        DEFAULT_SKIN_FRACTION * smallest
+    };
     let grid = |levels, cell_sizes, skin| {
         BroadPhaseChoice::HGrid(HGridConfig {
             levels,
@@ -167,14 +182,14 @@ fn parsed_forms_map_to_the_intended_broad_phase() {
         })
     };
     let cases = [
-        ("", grid(None, None, DEFAULT_SKIN)),
-        ("broadphase: grid", grid(None, None, DEFAULT_SKIN)),
+        ("", grid(None, None, auto)),
+        ("broadphase: grid", grid(None, None, auto)),
         ("broadphase: all_pairs", BroadPhaseChoice::AllPairs),
         (
             "broadphase: linked_cells",
             BroadPhaseChoice::LinkedCells {
                 cell_size: None,
-                skin: DEFAULT_SKIN,
+                skin: auto,
             },
         ),
         (
@@ -182,14 +197,25 @@ fn parsed_forms_map_to_the_intended_broad_phase() {
             grid(Some(3), None, 0.01),
         ),
         (
+            "broadphase: { kind: hgrid, skin: 0 }",
+            grid(None, None, 0.0),
+        ),
+        (
             "broadphase: { kind: hgrid, levels: 2, cell_sizes: [0.2, 0.5] }",
-            grid(Some(2), Some(vec![0.2, 0.5]), DEFAULT_SKIN),
+            grid(Some(2), Some(vec![0.2, 0.5]), 0.0),
         ),
         (
             "broadphase: { kind: linked_cells, cell_size: 0.5 }",
             BroadPhaseChoice::LinkedCells {
                 cell_size: Some(0.5),
-                skin: DEFAULT_SKIN,
+                skin: 0.0,
+            },
+        ),
+        (
+            "broadphase: { kind: linked_cells, cell_size: 0.5, skin: 0.02 }",
+            BroadPhaseChoice::LinkedCells {
+                cell_size: Some(0.5),
+                skin: 0.02,
             },
         ),
     ];

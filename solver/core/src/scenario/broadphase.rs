@@ -11,8 +11,9 @@
 //!                              #   `levels`, their count must equal it
 //!   cell_size: 0.3             # linked_cells: cell size [m] > 0; default: the largest
 //!                              #   bounding diameter (incl. ε and skin) of each rebuild
-//!   skin: 0.0                  # hgrid, linked_cells: Verlet skin [m] ≥ 0 (default: see
-//!                              #   `crate::broad::DEFAULT_SKIN`)
+//!   skin: 0.0                  # hgrid, linked_cells: Verlet skin [m] ≥ 0 (default: 0.1 ×
+//!                              #   the smallest bounding diameter incl. ε with automatic
+//!                              #   cells, 0 with given cells; `crate::broad::default_skin`)
 //! ```
 //!
 //! Every check runs inside the visitor of the YAML node it concerns, so errors carry that
@@ -38,7 +39,8 @@ pub enum BroadPhaseSpec {
         /// Cell sizes \[m\], > 0 and strictly increasing; `None` chooses them by the
         /// constant-particles-per-cell rule (seed 001 §5.2.3).
         cell_sizes: Option<Vec<f64>>,
-        /// Verlet skin \[m\], ≥ 0; `None` takes the solver's default.
+        /// Verlet skin \[m\], ≥ 0; `None` takes the solver's default (see
+        /// `crate::broad::default_skin`; 0 with given cell sizes).
         skin: Option<f64>,
     },
     /// Single-level linked cells (seed 001 §5.1).

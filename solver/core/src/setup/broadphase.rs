@@ -7,26 +7,36 @@
 
 use msdem_broadphase::{BroadPhaseError, HGridConfig};
 
-use crate::broad::{BroadStage, DEFAULT_SKIN};
+use crate::broad::{default_skin, BroadStage};
 use crate::error::SolverError;
 use crate::scenario::{BroadPhaseSpec, Scenario};
-use crate::world::{BroadPhaseChoice, World};
+use crate::world::{Body, BroadPhaseChoice, World};
 
-/// The broad phase a scenario asks for; an unwritten skin is [`DEFAULT_SKIN`].
-pub(crate) fn choice(spec: &BroadPhaseSpec) -> BroadPhaseChoice {
+/// The broad phase a scenario asks for. An unwritten skin is [`default_skin`] of `bodies`
+/// when the cells are automatic, and 0 when the scenario gives them (`cell_sizes`,
+/// `cell_size`), so that cells sized to fit the particles keep fitting.
+pub(crate) fn choice(spec: &BroadPhaseSpec, bodies: &[Body]) -> BroadPhaseChoice {
+    let skin = |written: &Option<f64>, given_cells: bool| match written {
+        Some(s) => *s,
+        None if given_cells => 0.0,
+        None => default_skin(bodies),
+    };
     match spec {
         BroadPhaseSpec::HGrid {
             levels,
             cell_sizes,
-            skin,
+            skin: written,
         } => BroadPhaseChoice::HGrid(HGridConfig {
             levels: levels.map(|l| l as usize),
             cell_sizes: cell_sizes.clone(),
-            skin: skin.unwrap_or(DEFAULT_SKIN),
+            skin: skin(written, cell_sizes.is_some()),
         }),
-        BroadPhaseSpec::LinkedCells { cell_size, skin } => BroadPhaseChoice::LinkedCells {
+        BroadPhaseSpec::LinkedCells {
+            cell_size,
+            skin: written,
+        } => BroadPhaseChoice::LinkedCells {
             cell_size: *cell_size,
-            skin: skin.unwrap_or(DEFAULT_SKIN),
+            skin: skin(written, cell_size.is_some()),
         },
         BroadPhaseSpec::AllPairs => BroadPhaseChoice::AllPairs,
     }
