@@ -1,6 +1,6 @@
 //! Times HGrid against linked cells on one packing (exponent −3), interleaved, for
 //! profiling and quick ratio checks:
-//! `hgrid_profile [N] [omega] [nu] [reps] [hgrid|linked|both]`.
+//! `hgrid_profile [N] [omega] [nu] [reps] [hgrid|linked|both|incremental]`.
 
 use msdem_broadphase::workload::{random_packing, PackingSpec};
 use msdem_broadphase::{BroadPhase, HGrid, HGridConfig, LinkedCells};
@@ -24,7 +24,16 @@ fn main() -> anyhow::Result<()> {
     if which != "linked" {
         kinds.push(("hgrid", Box::new(HGrid::new(HGridConfig::default())?)));
     }
-    if which != "hgrid" {
+    if which == "incremental" {
+        kinds.clear();
+        kinds.push((
+            "incremental",
+            Box::new(msdem_broadphase::IncrementalHGrid::new(
+                HGridConfig::default(),
+            )?),
+        ));
+    }
+    if which != "hgrid" && which != "incremental" {
         kinds.push(("linked", Box::new(LinkedCells::new(None, 0.0)?)));
     }
     let mut out = Vec::new();

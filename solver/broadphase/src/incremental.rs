@@ -23,39 +23,47 @@ use crate::cells::{cell_coord, FIT_MARGIN, MAX_CELL_COORD};
 use crate::hgrid::auto_cell_sizes;
 use crate::{validate, BroadPhaseError, BroadPhaseStats, HGridConfig, LevelInfo, Sphere};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-/// A cheap multiplicative hash for integer cell keys (the std SipHash costs more than the
-/// whole sphere test it guards).
+/// A cell key `[i, j, k]` whose hash is one multiply-xor of the three coordinates (the std
+/// SipHash, or a byte-wise hash of the 24 bytes, costs more than the sphere tests it guards).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CellKey(pub [i64; 3]);
+
+impl Hash for CellKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let [x, y, z] = self.0.map(|v| v as u64);
+        state.write_u64(
+            x.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                ^ y.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+                ^ z.wrapping_mul(0x1656_67B1_9E37_79F9),
+        );
+    }
+}
+
+/// Finishes the [`CellKey`] hash: mixes high bits into the low ones (the table index).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CellHasher(u64);
 
 impl Hasher for CellHasher {
     fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
+        let h = (self.0 ^ (self.0 >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        h ^ (h >> 29)
     }
 
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.write_u64(u64::from(b));
+            self.write_u64(self.0.rotate_left(8) ^ u64::from(b));
         }
     }
 
     fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(23) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn write_i64(&mut self, v: i64) {
-        self.write_u64(v as u64);
-    }
-
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
+        self.0 = self.0.rotate_left(29) ^ v;
     }
 }
 
 /// Cell → bucket index.
-pub(crate) type CellMap = HashMap<[i64; 3], u32, BuildHasherDefault<CellHasher>>;
+pub(crate) type CellMap = HashMap<CellKey, u32, BuildHasherDefault<CellHasher>>;
 
 /// One occupied cell: its key and its spheres.
 #[derive(Clone, Debug, Default)]
@@ -296,7 +304,7 @@ impl IncrementalHGrid {
     /// Stores a placed sphere.
     fn put(&mut self, id: u32, sphere: &Sphere, level: usize, cell: [i64; 3]) {
         let l = &mut self.levels[level];
-        let bucket = match l.cells.get(&cell) {
+        let bucket = match l.cells.get(&CellKey(cell)) {
             Some(&b) => b,
             None => {
                 let b = l.free.pop().unwrap_or_else(|| {
@@ -304,7 +312,7 @@ impl IncrementalHGrid {
                     (l.buckets.len() - 1) as u32
                 });
                 l.buckets[b as usize].cell = cell;
-                l.cells.insert(cell, b);
+                l.cells.insert(CellKey(cell), b);
                 b
             }
         };
@@ -337,7 +345,7 @@ impl IncrementalHGrid {
             self.slots[moved as usize].index = i as u32;
         }
         if bk.ids.is_empty() {
-            l.cells.remove(&bk.cell);
+            l.cells.remove(&CellKey(bk.cell));
             l.free.push(slot.bucket);
         }
         l.count -= 1;

@@ -4,7 +4,7 @@
 
 use crate::cells::{cell_coord, FIT_MARGIN};
 use crate::hgrid::auto_cell_sizes;
-use crate::incremental::{Bucket, ILevel, IncrementalHGrid};
+use crate::incremental::{Bucket, CellKey, ILevel, IncrementalHGrid};
 use crate::sweep::HALF_NEIGHBOURS;
 use crate::{validate, BroadPhase, BroadPhaseError, BroadPhaseStats, Sphere};
 use rayon::prelude::*;
@@ -100,7 +100,7 @@ fn search_cell(levels: &[ILevel], h: usize, b: &Bucket, part: &mut Part) {
         part.test(p, pid, b, i + 1);
     }
     for d in HALF_NEIGHBOURS {
-        if let Some(&nb) = l.cells.get(&[x + d[0], y + d[1], z + d[2]]) {
+        if let Some(&nb) = l.cells.get(&CellKey([x + d[0], y + d[1], z + d[2]])) {
             let nb = &l.buckets[nb as usize];
             for (p, &pid) in b.pos.iter().zip(&b.ids) {
                 part.test(p, pid, nb, 0);
@@ -135,7 +135,7 @@ fn top_down(lj: &ILevel, p: &[f64; 4], pid: u32, part: &mut Part) {
     for cz in lo[2]..=hi[2] {
         for cy in lo[1]..=hi[1] {
             for cx in lo[0]..=hi[0] {
-                if let Some(&b) = lj.cells.get(&[cx, cy, cz]) {
+                if let Some(&b) = lj.cells.get(&CellKey([cx, cy, cz])) {
                     part.test(p, pid, &lj.buckets[b as usize], 0);
                 }
             }
