@@ -87,14 +87,13 @@
 //!                                  #   automatic cells, 0 with given cells)
 //! ```
 //!
-//! A key that does not apply to the `kind` is an error. *Rebuild policy*
-//! ([`crate::broad`]): with skin 0 the
-//! grid is rebuilt from the bounding spheres (incl. ε) in every step (O(N)); with a skin
-//! δ > 0 it is built with radii grown by δ/2 and its candidate pairs are reused, re-tested
-//! exactly each step, until some particle has moved more than δ/2 since the last rebuild —
-//! the contacts found are the same as with δ = 0. Given cell sizes must fit every particle:
-//! a particle whose bounding diameter (incl. ε and skin) exceeds the largest given cell is
-//! refused before the first step, naming the particle.
+//! A key that does not apply to the `kind` is an error. *Rebuild policy* ([`crate::broad`]):
+//! with skin 0 the grid is rebuilt from the bounding spheres (incl. ε) in every step (O(N));
+//! with a skin δ > 0 it is built with radii grown by δ/2 and its candidate pairs are
+//! reused, re-tested exactly each step, until some particle has moved more than δ/2 since
+//! the last rebuild — the contacts found are the same as with δ = 0. Given cell sizes must
+//! fit every particle: a particle whose bounding diameter (incl. ε and skin) exceeds the
+//! largest given cell is refused before the first step, naming the particle.
 //!
 //! **Implicit integrators** (seed 000 Alg. 3 / Alg. 6, [`crate::implicit`]): the variant
 //! decides the contact detection inside the Picard iterations — `implicit_flat` every real
@@ -125,6 +124,7 @@ use serde::Deserialize;
 use crate::implicit::PicardParams;
 
 mod broadphase;
+mod cells;
 mod generator;
 mod implicit;
 mod load;
