@@ -8,6 +8,7 @@
 //!
 //! * [`AllPairs`] — brute force, the reference.
 //! * [`LinkedCells`] — one hashed uniform grid, cell = largest diameter (seed 001 §5.1).
+//! * [`IncrementalHGrid`] — the HGrid under per-sphere insert / remove / update.
 //! * [`HGrid`] — levels of independent cell sizes, a sphere on the lowest level whose cell
 //!   fits its diameter (eq. 3), same-level search over half the neighbour cells, Top-Down
 //!   cross-level search (§2.2), levels chosen by the constant-particles-per-cell rule (§5.2.3).
@@ -29,8 +30,14 @@
 //! δ/2; the candidate list is kept and only re-filtered with the exact overlap test until
 //! some sphere has moved more than δ/2 (or radii/count changed), which keeps the result
 //! exact: two spheres that overlap now were within `r_i + r_j + δ` at the last rebuild.
-//! There is no per-sphere insert/remove API: a rebuild costs about as much as one pass of
-//! the search, and the skin already skips rebuilds while spheres move little.
+//!
+//! **Incremental grid.** [`IncrementalHGrid`] keeps spheres in hashed cells between queries
+//! with expected O(1) `insert` / `remove` / `update` (slot per id, swap-remove in cell
+//! buckets) and its own `find_pairs` (same contract, pairs of ids). Its query is several
+//! times slower than the rebuild-and-search of [`HGrid`] (every neighbour cell is a hash
+//! probe into scattered buckets, against contiguous CSR runs), so [`HGrid`] keeps
+//! rebuilding; the incremental grid pays when few spheres change between queries that
+//! touch only part of the set, not for a whole moving packing (`incremental` bench).
 #![warn(missing_docs)]
 
 mod all_pairs;
