@@ -198,9 +198,13 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
                 if args.iterations {
                     for (i, it) in o.per_iteration.iter().enumerate() {
                         eprintln!(
-                            "    iteration {i}: checks/level {:?}, {} contacts, {} coarse, \
+                            "    iteration {i}: checks/level {:?}, {} skipped, {} certificate \
+                             distances, {} pairs refreshed, {} contacts, {} coarse, \
                              {} unfolds, {} narrows, residual {:.2e}, ω {:.2}",
                             it.checks_per_level,
+                            it.skipped,
+                            it.bounds,
+                            it.refreshed,
                             it.contacts,
                             it.coarse_contacts,
                             it.unfolds,

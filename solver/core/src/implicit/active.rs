@@ -407,10 +407,16 @@ impl ActiveSet {
     /// pose, checks every stored pair that is not certified (real contacts to `hits`,
     /// guaranteed surrogate contacts to `coarse`), then widens and narrows the set for the
     /// next iteration.
+    ///
+    /// With `recheck_all` every active pair is checked, certified or not (a diagnostic:
+    /// the outcomes, hence contacts, widenings and narrowings, are the same, see the
+    /// module docs; only the check counts differ).
+    #[allow(clippy::too_many_arguments)]
     pub fn iterate(
         &mut self,
         g: &PairGeometry,
         seed: bool,
+        recheck_all: bool,
         s: &mut Scratch,
         hits: &mut Vec<TriContact>,
         coarse: &mut Vec<CoarseHit>,
@@ -435,7 +441,10 @@ impl ActiveSet {
                 rep.refreshed = true;
             }
         }
-        self.check(g, m, s, hits, coarse, &mut rep);
+        if recheck_all {
+            self.walk(g, s, Mode::Expand, m, &mut rep);
+        }
+        self.check(g, m, recheck_all, s, hits, coarse, &mut rep);
         if self.walk_due || rep.refreshed {
             self.walk(g, s, Mode::Update, m, &mut rep);
         }
@@ -443,11 +452,13 @@ impl ActiveSet {
     }
 
     /// Checks the stored pairs that their clearance does not certify after a motion `m`
-    /// \[m\] from the reference pose (see the module docs).
+    /// \[m\] from the reference pose (all of them with `force`; see the module docs).
+    #[allow(clippy::too_many_arguments)]
     fn check(
         &mut self,
         g: &PairGeometry,
         m: f64,
+        force: bool,
         s: &mut Scratch,
         hits: &mut Vec<TriContact>,
         coarse: &mut Vec<CoarseHit>,
@@ -461,7 +472,7 @@ impl ActiveSet {
             while i < self.near.len() && s.batch.len() < CHUNK {
                 let leaf = &mut self.near[i];
                 let (a, b) = leaf.elements();
-                if certified(leaf.clear, m) {
+                if !force && certified(leaf.clear, m) {
                     rep.skipped += 1;
                     self.walk_due |= !leaf.state.idle();
                     leaf.state = Outcome::certain(a, b);

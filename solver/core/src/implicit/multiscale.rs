@@ -61,6 +61,8 @@ pub struct MultiscaleDetect {
     pub counts: UpdateCounts,
     /// Active pairs whose certificate decided their outcome without a check.
     pub skipped: u64,
+    /// Exact distance evaluations for certificates (included in `stats`).
+    pub bounds: u64,
     /// Particle pairs whose certificates were renewed (incl. new pairs).
     pub refreshed: u32,
 }
@@ -72,6 +74,7 @@ impl MultiscaleDetect {
         self.counts.unfolds += o.counts.unfolds;
         self.counts.narrows += o.counts.narrows;
         self.skipped += o.skipped;
+        self.bounds += o.bounds;
         self.refreshed += o.refreshed;
         self
     }
@@ -106,6 +109,9 @@ pub struct MultiscaleStage {
     spheres: Spheres,
     /// Start new active sets from one full descent (kept sets) instead of the roots.
     seed: bool,
+    /// Check every active pair in every iteration (diagnostic, see
+    /// [`ActiveSet::iterate`]).
+    pub recheck_all: bool,
 }
 
 impl MultiscaleStage {
@@ -184,14 +190,15 @@ impl MultiscaleStage {
         self.align();
         self.update_spheres(world);
         let t1 = Instant::now();
-        let (spheres, seed) = (&self.spheres, self.seed);
+        let (spheres, seed, all) = (&self.spheres, self.seed, self.recheck_all);
         let mut out = self
             .states
             .par_iter_mut()
             .zip(self.pairs.par_iter())
             .with_min_len(8)
             .map_init(ThreadScratch::default, |ts, (st, pair)| {
-                process(world, pair, st, ts, sphere_of(spheres, pair, world), seed)
+                let sphere = sphere_of(spheres, pair, world);
+                process(world, pair, st, ts, sphere, (seed, all))
             })
             .reduce(MultiscaleDetect::default, MultiscaleDetect::add);
         out.pairs = self.pairs.len() as u32;
@@ -282,7 +289,7 @@ fn process(
     st: &mut PairState,
     ts: &mut ThreadScratch,
     b_sphere: [f64; 4],
-    seed: bool,
+    (seed, recheck_all): (bool, bool),
 ) -> MultiscaleDetect {
     let sides = PairSides::of(world, pair);
     let g = geometry(world, &sides, b_sphere);
@@ -290,9 +297,14 @@ fn process(
     ts.coarse_hits.clear();
     ts.raw.clear();
     ts.coarse_raw.clear();
-    let rep = st
-        .set
-        .iterate(&g, seed, &mut ts.active, &mut ts.hits, &mut ts.coarse_hits);
+    let rep = st.set.iterate(
+        &g,
+        seed,
+        recheck_all,
+        &mut ts.active,
+        &mut ts.hits,
+        &mut ts.coarse_hits,
+    );
     fine_contacts(world, pair, &sides, &mut ts.hits, &mut ts.raw);
     coarse_contacts(&sides, &ts.coarse_hits, &mut ts.coarse_raw);
     st.fine.clear();
@@ -307,6 +319,7 @@ fn process(
         stats: rep.stats,
         counts: rep.counts,
         skipped: rep.skipped,
+        bounds: rep.bounds,
         refreshed: u32::from(rep.refreshed),
     }
 }

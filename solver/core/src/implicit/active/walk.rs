@@ -22,6 +22,9 @@ pub(super) enum Mode {
     /// Widen the pairs found in contact, narrow idle sibling groups, drop stored pairs
     /// that are certified beyond the skin.
     Update,
+    /// Store every active pair (the unstored ones with their certain outcome and an
+    /// infinite clearance), for a check pass that re-checks all of them.
+    Expand,
 }
 
 /// Reusable buffers of a walk (per thread).
@@ -156,6 +159,14 @@ fn visit(
             }
             Mode::Refresh => {
                 cx.fresh_leaf(s, buf, x, y);
+                false
+            }
+            Mode::Expand => {
+                cx.leaves += 1;
+                buf.near.push(
+                    stored
+                        .unwrap_or_else(|| Leaf::new(x, y, f32::INFINITY, Outcome::certain(x, y))),
+                );
                 false
             }
             Mode::Update => match stored {
