@@ -29,6 +29,18 @@
 //! surrogate contacts whose inner halos `E = ε − h` guarantee a real contact (poster §4).
 //! At termination no surrogate pair is in contact, so only fine–fine contacts produce the
 //! final forces and they equal the flat contacts of the accepted state (Lemma 5.7).
+//!
+//! **Reuse of the accepted state's evaluation.** The first iteration of a step evaluates
+//! the start-of-step state, which is the previous step's accepted state — the last state
+//! whose contacts and forces were computed. When the workspace still holds that
+//! evaluation and the bodies, step counter, time step, gravity, variant and coarse damping
+//! are unchanged (bitwise), the first iteration reuses it instead of detecting again: the
+//! same inputs give the same contacts and forces, so the iterates are unchanged. For
+//! multiscale Picard this also requires kept active sets and a converged previous step
+//! (then no active surrogate pair is in contact at that state, so a new detection would
+//! neither find other contacts nor widen); the reused iteration reports no checks
+//! ([`IterationStats::reused`]). A workspace assumes that shapes, materials and obstacles
+//! do not change between the steps it serves.
 
 mod active;
 mod multiscale;
@@ -46,6 +58,7 @@ use crate::integrate::{advance_body, first_non_finite};
 use crate::step::{detect_contacts, stats_levels, StepError, StepWorkspace};
 use crate::world::{Body, DetectionMode, World};
 use active::UpdateCounts;
+use msdem_geom::math::Vec3;
 use msdem_tree::{LevelStats, MAX_LEVELS};
 use multiscale::MultiscaleStage;
 use relax::{Relaxation, Residual};
@@ -82,6 +95,9 @@ pub struct IterationStats {
     pub residual: f64,
     /// Smallest relaxation weight ω in use after this iteration [-].
     pub relaxation: f64,
+    /// Contacts and forces were those of the previous step's accepted state (first
+    /// iteration only; no detection ran, see the module docs).
+    pub reused: bool,
 }
 
 /// What one implicit step reports.
@@ -120,6 +136,53 @@ pub struct ImplicitWorkspace {
     coarse_wrenches: Vec<Wrench>,
     contacts: Vec<Contact>,
     coarse: Vec<Contact>,
+    /// What the last evaluation (`contacts`, `coarse`, `computed`) was made for.
+    last: Option<LastEvaluation>,
+    /// Spare buffer of [`LastEvaluation::bodies`].
+    last_bodies: Option<Vec<Body>>,
+}
+
+/// The inputs of the last contact/force evaluation of a step (see the module docs).
+#[derive(Debug)]
+struct LastEvaluation {
+    bodies: Vec<Body>,
+    step: u64,
+    dt: f64,
+    gravity: Vec3,
+    variant: PicardVariant,
+    damping: f64,
+    pairs: u32,
+}
+
+fn same_body(a: &Body, b: &Body) -> bool {
+    a.shape == b.shape
+        && a.material == b.material
+        && a.mass == b.mass
+        && a.inertia == b.inertia
+        && a.inv_inertia == b.inv_inertia
+        && a.epsilon == b.epsilon
+        && a.radius == b.radius
+        && a.position == b.position
+        && a.orientation == b.orientation
+        && a.velocity == b.velocity
+        && a.angular_velocity == b.angular_velocity
+}
+
+impl LastEvaluation {
+    /// Whether this evaluation is the one iteration 0 of a step from `world` would make.
+    fn matches(&self, world: &World, variant: PicardVariant, damping: f64) -> bool {
+        self.step == world.step
+            && self.dt == world.params.dt
+            && self.gravity == world.params.gravity
+            && self.variant == variant
+            && self.damping == damping
+            && self.bodies.len() == world.bodies.len()
+            && self
+                .bodies
+                .iter()
+                .zip(&world.bodies)
+                .all(|(a, b)| same_body(a, b))
+    }
 }
 
 impl ImplicitWorkspace {
@@ -146,6 +209,15 @@ impl ImplicitWorkspace {
         self.multiscale.recheck_all = on;
     }
 
+    /// Forgets the evaluation of the last accepted state, so that the next step detects
+    /// contacts in its first iteration instead of reusing it (a diagnostic: the results
+    /// are the same, see the module docs).
+    pub fn forget_last_evaluation(&mut self) {
+        if let Some(l) = self.last.take() {
+            self.last_bodies = Some(l.bodies);
+        }
+    }
+
     /// Bytes held by the multiscale active sets and their per-pair buffers.
     pub fn active_bytes(&self) -> usize {
         self.multiscale.bytes()
@@ -156,6 +228,44 @@ impl ImplicitWorkspace {
     /// description of the first violation.
     pub fn validate_active_sets(&mut self, world: &World) -> Result<(), String> {
         self.multiscale.validate(world)
+    }
+}
+
+/// Forces of the contacts in `ws` at the state of `world` into `ws.computed`, plus the
+/// damped coarse estimates (remark 5).
+fn compute_forces(
+    world: &World,
+    ws: &mut ImplicitWorkspace,
+    params: &PicardParams,
+    dt: f64,
+    n: usize,
+) {
+    ws.computed.clear();
+    ws.computed.resize(n, Wrench::default());
+    accumulate_forces(
+        world,
+        &world.bodies,
+        &ws.contacts,
+        dt,
+        &mut ws.computed,
+        None,
+    );
+    if !ws.coarse.is_empty() && params.coarse_force_damping > 0.0 {
+        ws.coarse_wrenches.clear();
+        ws.coarse_wrenches.resize(n, Wrench::default());
+        accumulate_forces(
+            world,
+            &world.bodies,
+            &ws.coarse,
+            dt,
+            &mut ws.coarse_wrenches,
+            None,
+        );
+        let c = params.coarse_force_damping;
+        for (w, e) in ws.computed.iter_mut().zip(&ws.coarse_wrenches) {
+            w.force += c * e.force;
+            w.torque += c * e.torque;
+        }
     }
 }
 
@@ -227,9 +337,20 @@ fn picard(
     let mut out = ImplicitOutput::default();
     let mut total = LevelStats::default();
     let mut pairs = 0;
+    let reuse = ws.last.take().and_then(|l| {
+        let hit = l.matches(world, variant, params.coarse_force_damping);
+        let p = l.pairs;
+        ws.last_bodies = Some(l.bodies);
+        hit.then_some(p)
+    });
     for k in 0..params.max_iterations {
+        let reused = k == 0 && reuse.is_some();
         // 1. Detection at the guess held by `world.bodies`.
         let (checks, counts, skipped, bounds, refreshed) = match variant {
+            _ if reused => {
+                pairs = reuse.unwrap_or(0);
+                (LevelStats::default(), UpdateCounts::default(), 0, 0, 0)
+            }
             PicardVariant::Flat | PicardVariant::Surrogate => {
                 let t = Instant::now();
                 let (found, p, checks) = detect_contacts(world, &mut ws.step)?;
@@ -250,32 +371,8 @@ fn picard(
         };
         // 2. Forces at the guess; damped coarse estimates (remark 5).
         let t_forces = Instant::now();
-        ws.computed.clear();
-        ws.computed.resize(n, Wrench::default());
-        accumulate_forces(
-            world,
-            &world.bodies,
-            &ws.contacts,
-            dt,
-            &mut ws.computed,
-            None,
-        );
-        if !ws.coarse.is_empty() && params.coarse_force_damping > 0.0 {
-            ws.coarse_wrenches.clear();
-            ws.coarse_wrenches.resize(n, Wrench::default());
-            accumulate_forces(
-                world,
-                &world.bodies,
-                &ws.coarse,
-                dt,
-                &mut ws.coarse_wrenches,
-                None,
-            );
-            let c = params.coarse_force_damping;
-            for (w, e) in ws.computed.iter_mut().zip(&ws.coarse_wrenches) {
-                w.force += c * e.force;
-                w.torque += c * e.torque;
-            }
+        if !reused {
+            compute_forces(world, ws, params, dt, n);
         }
         // 3.–4. Residual and relaxed wrench.
         let residual = if k == 0 {
@@ -306,6 +403,7 @@ fn picard(
             refreshed,
             residual: residual.max_relative,
             relaxation: residual.min_omega,
+            reused,
         });
         // A narrowing replaces idle children by their parent only after checking that the
         // parent is separated at this guess, so it changes no contact: only widenings
@@ -330,16 +428,33 @@ fn picard(
         }
     }
 
+    // The accepted state is the last one evaluated: keep its evaluation for the next
+    // step's first iteration (see the module docs).
+    let multiscale = variant == PicardVariant::Multiscale;
+    if !multiscale || (params.keep_active_sets && out.converged) {
+        let mut bodies = ws.last_bodies.take().unwrap_or_default();
+        bodies.clone_from(&world.bodies);
+        ws.last = Some(LastEvaluation {
+            bodies,
+            step: world.step + 1,
+            dt,
+            gravity,
+            variant,
+            damping: params.coarse_force_damping,
+            pairs,
+        });
+    }
     let mut records = Vec::new();
     if record_contacts {
-        ws.computed.clear();
-        ws.computed.resize(n, Wrench::default());
+        // Into scratch: `computed` stays the accepted state's evaluation (reused above).
+        ws.coarse_wrenches.clear();
+        ws.coarse_wrenches.resize(n, Wrench::default());
         out.contact_energy = accumulate_forces(
             world,
             &world.bodies,
             &ws.contacts,
             dt,
-            &mut ws.computed,
+            &mut ws.coarse_wrenches,
             Some(&mut records),
         );
     } else {

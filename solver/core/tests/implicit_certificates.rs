@@ -2,7 +2,9 @@
 //! outcome (temporal coherence). The certificates are exact: on randomised motions the
 //! skipping path and a forced re-check of every active pair in every iteration give the
 //! same contacts, forces, widenings, narrowings and states, bit for bit, within a time step
-//! and across steps — while the skipping path checks far fewer pairs.
+//! and across steps — while the skipping path checks far fewer pairs. Likewise, reusing
+//! the previous step's evaluation of the accepted state in a step's first iteration
+//! changes nothing.
 
 #[path = "implicit_support.rs"]
 mod support;
@@ -98,4 +100,59 @@ fn skipping_equals_rechecking_for_a_kicked_sphere_on_a_slope() {
     let mut w = sphere_on_slope(2, KernelChoice::Hybrid);
     w.params.dt = 5e-4;
     skipping_equals_rechecking(w, 40, 13, 0.01, 0.1);
+}
+
+/// The first iteration of a step reuses the previous step's evaluation of the same state:
+/// runs with and without that reuse (random kicks every fifth step, which change the state
+/// and so disable it) give bit-identical iterations, contacts and states.
+fn reuse_changes_nothing(base: World, variant: PicardVariant, steps: usize) {
+    let params = PicardParams::default();
+    let (mut w_re, mut w_new) = (base.clone(), base);
+    let (mut ws_re, mut ws_new) = (ImplicitWorkspace::new(), ImplicitWorkspace::new());
+    let mut rng_re = Xoshiro256PlusPlus::seed_from_u64(5);
+    let mut rng_new = Xoshiro256PlusPlus::seed_from_u64(5);
+    let mut reused = 0;
+    for s in 0..steps {
+        if s % 5 == 4 {
+            kick(&mut w_re, &mut rng_re, 0.02, 0.2);
+            kick(&mut w_new, &mut rng_new, 0.02, 0.2);
+        }
+        ws_new.forget_last_evaluation();
+        let a = implicit_step(&mut w_re, &mut ws_re, &params, variant, true).unwrap();
+        let b = implicit_step(&mut w_new, &mut ws_new, &params, variant, true).unwrap();
+        assert_eq!(a.stats.iterations, b.stats.iterations, "step {s}");
+        assert_eq!(a.contacts, b.contacts, "step {s}");
+        assert!(!b.per_iteration[0].reused);
+        let r = a.per_iteration[0].reused;
+        assert_eq!(
+            r,
+            s > 0 && s % 5 != 4,
+            "step {s}: reuse only on an unchanged state"
+        );
+        reused += usize::from(r);
+        if r {
+            assert_eq!(a.per_iteration[0].checks_per_level.iter().sum::<u64>(), 0);
+        }
+        for (x, y) in a.per_iteration.iter().zip(&b.per_iteration) {
+            assert_eq!(x.residual.to_bits(), y.residual.to_bits(), "step {s}");
+            assert_eq!(x.contacts, y.contacts, "step {s}");
+        }
+        for (p, q) in w_re.bodies.iter().zip(&w_new.bodies) {
+            assert_eq!(p.position, q.position, "step {s}");
+            assert_eq!(p.velocity, q.velocity, "step {s}");
+            assert_eq!(p.angular_velocity, q.angular_velocity, "step {s}");
+        }
+    }
+    assert!(reused > steps / 2, "{reused} reused");
+}
+
+#[test]
+fn reusing_the_accepted_state_evaluation_changes_nothing() {
+    let mut w = colliding_pair(2, KernelChoice::Hybrid, 0.4, 0.3, 0.8);
+    w.params.dt = 2e-4;
+    reuse_changes_nothing(w.clone(), PicardVariant::Multiscale, 30);
+    reuse_changes_nothing(w, PicardVariant::Surrogate, 15);
+    let mut slope = sphere_on_slope(2, KernelChoice::Hybrid);
+    slope.params.dt = 5e-4;
+    reuse_changes_nothing(slope, PicardVariant::Multiscale, 30);
 }

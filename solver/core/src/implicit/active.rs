@@ -236,6 +236,8 @@ struct Leaf {
     la: u8,
     lb: u8,
     state: Outcome,
+    /// Became idle in this iteration's check (a narrowing trigger).
+    now_idle: bool,
 }
 
 impl Leaf {
@@ -247,6 +249,7 @@ impl Leaf {
             la: a.level.min(255) as u8,
             lb: b.level.min(255) as u8,
             state,
+            now_idle: false,
         }
     }
 
@@ -446,7 +449,8 @@ impl ActiveSet {
         }
         self.check(g, m, recheck_all, s, hits, coarse, &mut rep);
         if self.walk_due || rep.refreshed {
-            self.walk(g, s, Mode::Update, m, &mut rep);
+            let mode = Mode::Update { all: rep.refreshed };
+            self.walk(g, s, mode, m, &mut rep);
         }
         rep
     }
@@ -474,7 +478,7 @@ impl ActiveSet {
                 let (a, b) = leaf.elements();
                 if !force && certified(leaf.clear, m) {
                     rep.skipped += 1;
-                    self.walk_due |= !leaf.state.idle();
+                    leaf.now_idle = !leaf.state.idle();
                     leaf.state = Outcome::certain(a, b);
                 } else {
                     count(a, b, &mut rep.stats);
@@ -506,8 +510,9 @@ impl ActiveSet {
                         }
                         leaf.clear = leaf.clear.max(c);
                     }
-                    self.walk_due |= !before.idle();
+                    leaf.now_idle = !before.idle();
                 } else {
+                    leaf.now_idle = false;
                     self.walk_due |= leaf.state == Outcome::Widen;
                 }
             }

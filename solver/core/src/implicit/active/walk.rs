@@ -19,9 +19,13 @@ pub(super) enum Mode {
     Seed,
     /// New clearances for every active pair at the current (reference) pose.
     Refresh,
-    /// Widen the pairs found in contact, narrow idle sibling groups, drop stored pairs
-    /// that are certified beyond the skin.
-    Update,
+    /// Widen the pairs found in contact, narrow idle sibling groups (`all`: every one, else
+    /// those with a pair that became idle in this iteration), drop stored pairs that are
+    /// certified beyond the skin.
+    Update {
+        /// Attempt every idle group (after a refresh).
+        all: bool,
+    },
     /// Store every active pair (the unstored ones with their certain outcome and an
     /// infinite clearance), for a check pass that re-checks all of them.
     Expand,
@@ -95,7 +99,8 @@ impl Ctx<'_, '_> {
 
 /// Visits the children of the unfolded pair (`a`, `b`) (the root pairs if `root`), writing
 /// the new cut; `fresh`: the pair was unfolded in this walk (no stored descendants).
-/// Returns whether every child ended as an idle leaf (a narrowing candidate).
+/// Returns whether every child ended as an idle leaf and whether one of them became idle
+/// in this iteration (a narrowing candidate).
 #[allow(clippy::too_many_arguments)]
 fn visit(
     cx: &mut Ctx,
@@ -106,7 +111,7 @@ fn visit(
     depth: usize,
     root: bool,
     fresh: bool,
-) -> bool {
+) -> (bool, bool) {
     if buf.kids.len() <= depth {
         buf.kids.resize_with(depth + 1, Vec::new);
     }
@@ -126,6 +131,7 @@ fn visit(
             .flat_map(|&x| buf.kb.iter().map(move |&y| (x, y))),
     );
     let mut all_idle = true;
+    let mut any_new = false;
     for &(x, y) in &kids {
         let k = key(x, y);
         if !fresh && cx.old_cut.get(cx.pos) == Some(&k) {
@@ -169,7 +175,7 @@ fn visit(
                 );
                 false
             }
-            Mode::Update => match stored {
+            Mode::Update { .. } => match stored {
                 Some(e) if e.state == Outcome::Widen => {
                     buf.cut.push(k);
                     cx.rep.counts.unfolds += 1;
@@ -181,6 +187,7 @@ fn visit(
                     false
                 }
                 Some(e) => {
+                    any_new |= e.now_idle;
                     cx.leaf(buf, x, y, e.clear, e.state);
                     e.state.idle()
                 }
@@ -197,7 +204,7 @@ fn visit(
         };
     }
     buf.kids[depth] = kids;
-    all_idle
+    (all_idle, any_new)
 }
 
 /// Visits the stored unfolded pair (`x`, `y`) with key `k`; in an update, narrows it if its
@@ -214,8 +221,11 @@ fn unfolded(
 ) -> bool {
     buf.cut.push(k);
     let (mark_near, mark_leaves) = (buf.near.len(), cx.leaves);
-    let idle = visit(cx, s, buf, x, y, depth + 1, false, false);
-    if cx.mode != Mode::Update || !idle || cx.vetoes.binary_search(&k).is_ok() {
+    let (idle, any_new) = visit(cx, s, buf, x, y, depth + 1, false, false);
+    let Mode::Update { all } = cx.mode else {
+        return false;
+    };
+    if !idle || !(all || any_new) || cx.vetoes.binary_search(&k).is_ok() {
         return false;
     }
     let (o, (t1, t2, margin)) = check_single(cx.g, s, x, y, &mut cx.rep.stats);
