@@ -59,7 +59,7 @@
 //! Because the cut always covers every real triangle pair, a terminated iteration (no
 //! active surrogate pair in contact) has found exactly the flat contacts (Lemma 5.7).
 
-use msdem_geom::kernel::{IterativeParams, KernelKind, PairBatch, PairOutcome};
+use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
 use msdem_tree::{LevelStats, SurrogateTree, TriContact};
 
@@ -497,12 +497,16 @@ impl ActiveSet {
             for (j, o) in s.results.iter().enumerate() {
                 let leaf = &mut self.near[o.tag as usize];
                 let (a, b) = leaf.elements();
-                let pair = s.batch.pair(j);
-                let r = resolve(o.result, pair, &mut rep.stats);
+                let r = match o.result {
+                    KernelResult::NotConverged => {
+                        resolve(o.result, s.batch.pair(j), &mut rep.stats)
+                    }
+                    r => r,
+                };
                 let before = leaf.state;
                 leaf.state = classify(g, a, b, r, hits, coarse);
                 if leaf.state.idle() {
-                    if let Some((t1, t2, margin)) = pair {
+                    if let Some((t1, t2, margin)) = s.batch.pair(j) {
                         let (c, exact) = tight_clearance(&t1, &t2, margin, m, g.skin());
                         if exact {
                             count(a, b, &mut rep.stats);
