@@ -47,6 +47,7 @@ mod multiscale;
 mod params;
 mod raw;
 mod relax;
+mod reuse;
 
 pub use params::{PicardParamError, PicardParams, PicardVariant};
 
@@ -58,10 +59,10 @@ use crate::integrate::{advance_body, first_non_finite};
 use crate::step::{detect_contacts, stats_levels, StepError, StepWorkspace};
 use crate::world::{Body, DetectionMode, World};
 use active::UpdateCounts;
-use msdem_geom::math::Vec3;
 use msdem_tree::{LevelStats, MAX_LEVELS};
 use multiscale::MultiscaleStage;
 use relax::{Relaxation, Residual};
+use reuse::{compute_forces, LastEvaluation};
 use std::time::Instant;
 
 /// Statistics of one Picard iteration (seed 000 Fig. 4: checks per level per iteration).
@@ -142,49 +143,6 @@ pub struct ImplicitWorkspace {
     last_bodies: Option<Vec<Body>>,
 }
 
-/// The inputs of the last contact/force evaluation of a step (see the module docs).
-#[derive(Debug)]
-struct LastEvaluation {
-    bodies: Vec<Body>,
-    step: u64,
-    dt: f64,
-    gravity: Vec3,
-    variant: PicardVariant,
-    damping: f64,
-    pairs: u32,
-}
-
-fn same_body(a: &Body, b: &Body) -> bool {
-    a.shape == b.shape
-        && a.material == b.material
-        && a.mass == b.mass
-        && a.inertia == b.inertia
-        && a.inv_inertia == b.inv_inertia
-        && a.epsilon == b.epsilon
-        && a.radius == b.radius
-        && a.position == b.position
-        && a.orientation == b.orientation
-        && a.velocity == b.velocity
-        && a.angular_velocity == b.angular_velocity
-}
-
-impl LastEvaluation {
-    /// Whether this evaluation is the one iteration 0 of a step from `world` would make.
-    fn matches(&self, world: &World, variant: PicardVariant, damping: f64) -> bool {
-        self.step == world.step
-            && self.dt == world.params.dt
-            && self.gravity == world.params.gravity
-            && self.variant == variant
-            && self.damping == damping
-            && self.bodies.len() == world.bodies.len()
-            && self
-                .bodies
-                .iter()
-                .zip(&world.bodies)
-                .all(|(a, b)| same_body(a, b))
-    }
-}
-
 impl ImplicitWorkspace {
     /// Empty buffers.
     pub fn new() -> Self {
@@ -228,44 +186,6 @@ impl ImplicitWorkspace {
     /// description of the first violation.
     pub fn validate_active_sets(&mut self, world: &World) -> Result<(), String> {
         self.multiscale.validate(world)
-    }
-}
-
-/// Forces of the contacts in `ws` at the state of `world` into `ws.computed`, plus the
-/// damped coarse estimates (remark 5).
-fn compute_forces(
-    world: &World,
-    ws: &mut ImplicitWorkspace,
-    params: &PicardParams,
-    dt: f64,
-    n: usize,
-) {
-    ws.computed.clear();
-    ws.computed.resize(n, Wrench::default());
-    accumulate_forces(
-        world,
-        &world.bodies,
-        &ws.contacts,
-        dt,
-        &mut ws.computed,
-        None,
-    );
-    if !ws.coarse.is_empty() && params.coarse_force_damping > 0.0 {
-        ws.coarse_wrenches.clear();
-        ws.coarse_wrenches.resize(n, Wrench::default());
-        accumulate_forces(
-            world,
-            &world.bodies,
-            &ws.coarse,
-            dt,
-            &mut ws.coarse_wrenches,
-            None,
-        );
-        let c = params.coarse_force_damping;
-        for (w, e) in ws.computed.iter_mut().zip(&ws.coarse_wrenches) {
-            w.force += c * e.force;
-            w.torque += c * e.torque;
-        }
     }
 }
 

@@ -59,18 +59,18 @@
 //! Because the cut always covers every real triangle pair, a terminated iteration (no
 //! active surrogate pair in contact) has found exactly the flat contacts (Lemma 5.7).
 
-use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult, PairBatch, PairOutcome};
+use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
 use msdem_tree::{LevelStats, SurrogateTree, TriContact};
 
 mod certify;
+mod check;
 mod kernel;
 mod validate;
 mod walk;
 
+use certify::motion;
 pub(super) use certify::soup_sphere;
-use certify::{certified, motion, tight_clearance};
-use kernel::{batch_kind, classify, count, pair_tris, resolve, CHUNK};
 use walk::Mode;
 
 /// Skin κ of the certificates, relative to the pair's margin `ε_a + ε_b` (see the module
@@ -453,73 +453,5 @@ impl ActiveSet {
             self.walk(g, s, mode, m, &mut rep);
         }
         rep
-    }
-
-    /// Checks the stored pairs that their clearance does not certify after a motion `m`
-    /// \[m\] from the reference pose (all of them with `force`; see the module docs).
-    #[allow(clippy::too_many_arguments)]
-    fn check(
-        &mut self,
-        g: &PairGeometry,
-        m: f64,
-        force: bool,
-        s: &mut Scratch,
-        hits: &mut Vec<TriContact>,
-        coarse: &mut Vec<CoarseHit>,
-        rep: &mut IterationReport,
-    ) {
-        let kind = batch_kind(g.kernel);
-        let mut i = 0;
-        self.walk_due = false;
-        while i < self.near.len() {
-            s.batch.clear();
-            while i < self.near.len() && s.batch.len() < CHUNK {
-                let leaf = &mut self.near[i];
-                let (a, b) = leaf.elements();
-                if !force && certified(leaf.clear, m) {
-                    rep.skipped += 1;
-                    leaf.now_idle = !leaf.state.idle();
-                    leaf.state = Outcome::certain(a, b);
-                } else {
-                    count(a, b, &mut rep.stats);
-                    let (t1, t2, margin) = pair_tris(g, s, a, b);
-                    s.batch.push(&t1, &t2, margin, i as u32, a.real && b.real);
-                }
-                i += 1;
-            }
-            if s.batch.is_empty() {
-                continue;
-            }
-            let bs = s
-                .batch
-                .run(kind, &IterativeParams::default(), &mut s.results);
-            rep.stats.fallbacks += bs.fallbacks;
-            for (j, o) in s.results.iter().enumerate() {
-                let leaf = &mut self.near[o.tag as usize];
-                let (a, b) = leaf.elements();
-                let r = match o.result {
-                    KernelResult::NotConverged => {
-                        resolve(o.result, s.batch.pair(j), &mut rep.stats)
-                    }
-                    r => r,
-                };
-                let before = leaf.state;
-                leaf.state = classify(g, a, b, r, hits, coarse);
-                if leaf.state.idle() {
-                    if let Some((t1, t2, margin)) = s.batch.pair(j) {
-                        let (c, exact) = tight_clearance(&t1, &t2, margin, m, g.skin());
-                        if exact {
-                            count(a, b, &mut rep.stats);
-                            rep.bounds += 1;
-                        }
-                        leaf.clear = leaf.clear.max(c);
-                    }
-                    leaf.now_idle = !before.idle();
-                } else {
-                    leaf.now_idle = false;
-                    self.walk_due |= leaf.state == Outcome::Widen;
-                }
-            }
-        }
     }
 }

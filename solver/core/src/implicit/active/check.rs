@@ -1,0 +1,78 @@
+//! The check pass of an [`ActiveSet`] in one Picard iteration: certified pairs are
+//! skipped, the others run through the batched kernel (see the parent module's docs).
+
+use super::certify::{certified, tight_clearance};
+use super::kernel::{batch_kind, classify, count, pair_tris, resolve, CHUNK};
+use super::{ActiveSet, CoarseHit, IterationReport, Outcome, PairGeometry, Scratch};
+use msdem_geom::kernel::{IterativeParams, KernelResult};
+use msdem_tree::TriContact;
+
+impl ActiveSet {
+    /// Checks the stored pairs that their clearance does not certify after a motion `m`
+    /// \[m\] from the reference pose (all of them with `force`; see the module docs).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn check(
+        &mut self,
+        g: &PairGeometry,
+        m: f64,
+        force: bool,
+        s: &mut Scratch,
+        hits: &mut Vec<TriContact>,
+        coarse: &mut Vec<CoarseHit>,
+        rep: &mut IterationReport,
+    ) {
+        let kind = batch_kind(g.kernel);
+        let mut i = 0;
+        self.walk_due = false;
+        while i < self.near.len() {
+            s.batch.clear();
+            while i < self.near.len() && s.batch.len() < CHUNK {
+                let leaf = &mut self.near[i];
+                let (a, b) = leaf.elements();
+                if !force && certified(leaf.clear, m) {
+                    rep.skipped += 1;
+                    leaf.now_idle = !leaf.state.idle();
+                    leaf.state = Outcome::certain(a, b);
+                } else {
+                    count(a, b, &mut rep.stats);
+                    let (t1, t2, margin) = pair_tris(g, s, a, b);
+                    s.batch.push(&t1, &t2, margin, i as u32, a.real && b.real);
+                }
+                i += 1;
+            }
+            if s.batch.is_empty() {
+                continue;
+            }
+            let bs = s
+                .batch
+                .run(kind, &IterativeParams::default(), &mut s.results);
+            rep.stats.fallbacks += bs.fallbacks;
+            for (j, o) in s.results.iter().enumerate() {
+                let leaf = &mut self.near[o.tag as usize];
+                let (a, b) = leaf.elements();
+                let r = match o.result {
+                    KernelResult::NotConverged => {
+                        resolve(o.result, s.batch.pair(j), &mut rep.stats)
+                    }
+                    r => r,
+                };
+                let before = leaf.state;
+                leaf.state = classify(g, a, b, r, hits, coarse);
+                if leaf.state.idle() {
+                    if let Some((t1, t2, margin)) = s.batch.pair(j) {
+                        let (c, exact) = tight_clearance(&t1, &t2, margin, m, g.skin());
+                        if exact {
+                            count(a, b, &mut rep.stats);
+                            rep.bounds += 1;
+                        }
+                        leaf.clear = leaf.clear.max(c);
+                    }
+                    leaf.now_idle = !before.idle();
+                } else {
+                    leaf.now_idle = false;
+                    self.walk_due |= leaf.state == Outcome::Widen;
+                }
+            }
+        }
+    }
+}
