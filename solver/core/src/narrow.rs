@@ -152,6 +152,30 @@ pub fn fine_contacts(
     hits: &mut [TriContact],
     out: &mut Vec<RawContact>,
 ) {
+    fine_contacts_with(world, pair, s, hits, out, [None, None]);
+}
+
+/// Outward unit normals of every soup triangle of `tree`, in its mesh frame (as
+/// [`fine_contacts`] computes them, bit for bit): a cache for [`fine_contacts_with`].
+pub fn tree_normals(tree: &SurrogateTree) -> Vec<Vec3> {
+    tree.soup.iter().map(outward_normal).collect()
+}
+
+/// [`fine_contacts`] with the mesh-frame outward normals of A's and B's soups taken from
+/// `normals` ([`tree_normals`] of `s.tree_a`, `s.tree_b`) where given: the same contacts,
+/// bit for bit.
+pub fn fine_contacts_with(
+    world: &World,
+    pair: &CandidatePair,
+    s: &PairSides,
+    hits: &mut [TriContact],
+    out: &mut Vec<RawContact>,
+    normals: [Option<&[Vec3]>; 2],
+) {
+    let normal_of = |tree: &SurrogateTree, cache: Option<&[Vec3]>, t: u32| match cache {
+        Some(n) => n[t as usize],
+        None => outward_normal(&tree.soup[t as usize]),
+    };
     hits.sort_unstable_by_key(|h| (h.tri_a, h.tri_b));
     let body_a = &world.bodies[pair.a as usize];
     let margin = s.eps_a + s.eps_b;
@@ -162,17 +186,32 @@ pub fn fine_contacts(
     let centre_dir = (body_a.position - centre_b)
         .try_normalize(0.0)
         .unwrap_or_else(Vec3::z);
+    // A's world normal is kept while consecutive hits share `tri_a` (the sort above), and
+    // the robust fallback is only computed when `contact_normal` selects it (a NaN
+    // sentinel marks that choice: its regular normal is always finite): the same values
+    // as computing both for every hit.
+    let nan = Vec3::repeat(f64::NAN);
+    let mut last_a = (u32::MAX, Vec3::zeros());
     out.extend(hits.iter().map(|h| {
         let p = (s.a_to_world * point(&h.p)).coords;
         let q = (s.a_to_world * point(&h.q)).coords;
-        let n_a = s.a_to_world * outward_normal(&s.tree_a.soup[h.tri_a as usize]);
-        let n_b = s.b_to_world * outward_normal(&s.tree_b.soup[h.tri_b as usize]);
-        let fallback = robust_normal(&n_a, &n_b, b_is_obstacle, &centre_dir);
+        if last_a.0 != h.tri_a {
+            last_a = (
+                h.tri_a,
+                s.a_to_world * normal_of(s.tree_a, normals[0], h.tri_a),
+            );
+        }
+        let n_a = last_a.1;
+        let n_b = s.b_to_world * normal_of(s.tree_b, normals[1], h.tri_b);
+        let mut normal = contact_normal(&p, &q, margin, &n_a, &n_b, &nan);
+        if normal.x.is_nan() {
+            normal = robust_normal(&n_a, &n_b, b_is_obstacle, &centre_dir);
+        }
         RawContact {
             p,
             q,
             dist: f64::from(h.dist),
-            normal: contact_normal(&p, &q, margin, &n_a, &n_b, &fallback),
+            normal,
             tri_a: h.tri_a,
             tri_b: h.tri_b,
         }

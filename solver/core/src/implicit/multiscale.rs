@@ -6,15 +6,16 @@
 //! any thread count).
 
 use super::active::{soup_sphere, ActiveSet, CoarseHit, PairGeometry, Scratch, UpdateCounts};
-use super::raw::{coarse_contacts, fine_contacts, PairSides};
+use super::raw::{coarse_contacts, PairSides};
 use crate::broad::{BroadStage, CandidatePair};
 use crate::contact::merge::merge_pair;
 use crate::contact::pair::PairParams;
 use crate::contact::{Contact, RawContact};
 use crate::frames::{Other, PhaseTimes};
-use crate::narrow::kernel_kind;
+use crate::narrow::{fine_contacts_with, kernel_kind, tree_normals};
 use crate::step::StepError;
 use crate::world::World;
+use msdem_geom::math::Vec3;
 use msdem_tree::{LevelStats, SurrogateTree, TriContact};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -80,22 +81,35 @@ impl MultiscaleDetect {
     }
 }
 
-/// Bounding spheres of the trees of shapes and obstacles, keyed by the tree's address.
+/// Per-tree data of one shape or obstacle, keyed by the tree's address: the bounding
+/// sphere of its soup and the outward normals of its soup triangles (mesh frame).
+#[derive(Debug)]
+struct TreeData {
+    ptr: usize,
+    sphere: [f64; 4],
+    normals: Vec<Vec3>,
+}
+
+/// [`TreeData`] of every shape and obstacle.
 #[derive(Debug, Default)]
 struct Spheres {
-    shapes: Vec<(usize, [f64; 4])>,
-    obstacles: Vec<(usize, [f64; 4])>,
+    shapes: Vec<TreeData>,
+    obstacles: Vec<TreeData>,
 }
 
 fn refresh_spheres<'t>(
-    cache: &mut Vec<(usize, [f64; 4])>,
+    cache: &mut Vec<TreeData>,
     trees: impl Iterator<Item = &'t Arc<SurrogateTree>>,
 ) {
     for (i, t) in trees.enumerate() {
         let ptr = Arc::as_ptr(t) as usize;
-        if cache.get(i).map(|c| c.0) != Some(ptr) {
+        if cache.get(i).map(|c| c.ptr) != Some(ptr) {
             cache.truncate(i);
-            cache.push((ptr, soup_sphere(&t.soup)));
+            cache.push(TreeData {
+                ptr,
+                sphere: soup_sphere(&t.soup),
+                normals: tree_normals(t),
+            });
         }
     }
 }
@@ -197,8 +211,14 @@ impl MultiscaleStage {
             .zip(self.pairs.par_iter())
             .with_min_len(8)
             .map_init(ThreadScratch::default, |ts, (st, pair)| {
-                let sphere = sphere_of(spheres, pair, world);
-                process(world, pair, st, ts, sphere, (seed, all))
+                process(
+                    world,
+                    pair,
+                    st,
+                    ts,
+                    data_of(spheres, pair, world),
+                    (seed, all),
+                )
             })
             .reduce(MultiscaleDetect::default, MultiscaleDetect::add);
         out.pairs = self.pairs.len() as u32;
@@ -259,16 +279,27 @@ impl MultiscaleStage {
     }
 }
 
-fn sphere_of(spheres: &Spheres, pair: &CandidatePair, world: &World) -> [f64; 4] {
-    let found = match pair.b {
-        Other::Particle(j) => world
+fn data_of<'s>(
+    spheres: &'s Spheres,
+    pair: &CandidatePair,
+    world: &World,
+) -> [Option<&'s TreeData>; 2] {
+    let shape = |i: u32| {
+        world
             .bodies
-            .get(j as usize)
-            .and_then(|b| spheres.shapes.get(b.shape as usize)),
+            .get(i as usize)
+            .and_then(|b| spheres.shapes.get(b.shape as usize))
+    };
+    let b = match pair.b {
+        Other::Particle(j) => shape(j),
         Other::Obstacle(o) => spheres.obstacles.get(o as usize),
     };
+    [shape(pair.a), b]
+}
+
+fn sphere_of(spheres: &Spheres, pair: &CandidatePair, world: &World) -> [f64; 4] {
     // Unknown: an infinite sphere certifies nothing.
-    found.map_or([0.0, 0.0, 0.0, f64::INFINITY], |s| s.1)
+    data_of(spheres, pair, world)[1].map_or([0.0, 0.0, 0.0, f64::INFINITY], |s| s.sphere)
 }
 
 fn geometry<'a>(world: &World, s: &PairSides<'a>, b_sphere: [f64; 4]) -> PairGeometry<'a> {
@@ -288,10 +319,11 @@ fn process(
     pair: &CandidatePair,
     st: &mut PairState,
     ts: &mut ThreadScratch,
-    b_sphere: [f64; 4],
+    data: [Option<&TreeData>; 2],
     (seed, recheck_all): (bool, bool),
 ) -> MultiscaleDetect {
     let sides = PairSides::of(world, pair);
+    let b_sphere = data[1].map_or([0.0, 0.0, 0.0, f64::INFINITY], |s| s.sphere);
     let g = geometry(world, &sides, b_sphere);
     ts.hits.clear();
     ts.coarse_hits.clear();
@@ -305,7 +337,8 @@ fn process(
         &mut ts.hits,
         &mut ts.coarse_hits,
     );
-    fine_contacts(world, pair, &sides, &mut ts.hits, &mut ts.raw);
+    let normals = data.map(|d| d.map(|d| d.normals.as_slice()));
+    fine_contacts_with(world, pair, &sides, &mut ts.hits, &mut ts.raw, normals);
     coarse_contacts(&sides, &ts.coarse_hits, &mut ts.coarse_raw);
     st.fine.clear();
     st.coarse.clear();

@@ -1,13 +1,13 @@
 //! Mapping of tree-level results of one particle pair (A's mesh frame) to world-frame
 //! contacts: real hits become [`RawContact`]s through the explicit narrow phase's own
-//! [`fine_contacts`] (same transforms, normals and order, so multiscale Picard and the flat
+//! [`fine_contacts`](crate::narrow::fine_contacts) (same transforms, normals and order, so multiscale Picard and the flat
 //! detection agree bit for bit on the same state); coarse hits become force estimates.
 
 use super::active::CoarseHit;
 use crate::contact::pair::TINY_DISTANCE;
 use crate::contact::RawContact;
 use crate::narrow::point;
-pub use crate::narrow::{fine_contacts, PairSides};
+pub use crate::narrow::PairSides;
 
 /// Appends force estimates of guaranteed surrogate contacts (`dist` = the upper bound of
 /// the real distance, normal `(p − q)/|p − q|`) to `out`; hits whose closest points
