@@ -2,9 +2,9 @@
 //! skipped, the others run through the batched kernel (see the parent module's docs).
 
 use super::certify::{certified, tight_clearance};
-use super::kernel::{batch_kind, classify, count, pair_tris, resolve, CHUNK};
+use super::kernel::{batch_kind, batch_params, classify, count, pair_tris, resolve, CHUNK};
 use super::{ActiveSet, CoarseHit, IterationReport, Outcome, PairGeometry, Scratch};
-use msdem_geom::kernel::{IterativeParams, KernelResult};
+use msdem_geom::kernel::KernelResult;
 use msdem_tree::TriContact;
 
 impl ActiveSet {
@@ -22,6 +22,7 @@ impl ActiveSet {
         rep: &mut IterationReport,
     ) {
         let kind = batch_kind(g.kernel);
+        let params = batch_params();
         let mut i = 0;
         self.walk_due = false;
         while i < self.near.len() {
@@ -43,9 +44,7 @@ impl ActiveSet {
             if s.batch.is_empty() {
                 continue;
             }
-            let bs = s
-                .batch
-                .run(kind, &IterativeParams::default(), &mut s.results);
+            let bs = s.batch.run(kind, &params, &mut s.results);
             rep.stats.fallbacks += bs.fallbacks;
             for (j, o) in s.results.iter().enumerate() {
                 let leaf = &mut self.near[o.tag as usize];
