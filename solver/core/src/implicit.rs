@@ -401,6 +401,14 @@ fn picard(
         angular_momentum: obs.angular_momentum.into(),
         iterations: out.per_iteration.len() as u32,
         converged: out.converged,
+        unfolds: out.unfolds,
+        narrows: out.narrows,
+        skipped: out.skipped,
+        iteration_checks: out
+            .per_iteration
+            .iter()
+            .map(|it| it.checks_per_level.clone())
+            .collect(),
         wall,
     };
     Ok(out)

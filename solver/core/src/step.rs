@@ -213,6 +213,10 @@ pub fn step(
         angular_momentum: obs.angular_momentum.into(),
         iterations: 1,
         converged: true,
+        unfolds: 0,
+        narrows: 0,
+        skipped: 0,
+        iteration_checks: Vec::new(),
         wall,
     };
     Ok(StepOutput {

@@ -149,6 +149,34 @@ fn multiscale_matches_flat(mut base: World, steps: usize, dt: f64, keep: bool) {
         );
         close_contacts(ws_m.contacts(), ws_f.contacts(), 1e-6)
             .unwrap_or_else(|e| panic!("step {s}: multiscale vs flat Picard: {e}"));
+        // The step statistics written to stats.msdem: one checks-per-level entry per
+        // Picard iteration, summing to the step's total; the activity counts of the step.
+        for o in [&of, &om] {
+            let st = &o.stats;
+            assert_eq!(
+                st.iteration_checks.len(),
+                st.iterations as usize,
+                "step {s}"
+            );
+            let summed: Vec<u64> = (0..st.checks_per_level.len())
+                .map(|l| {
+                    st.iteration_checks
+                        .iter()
+                        .map(|c| c.get(l).copied().unwrap_or(0))
+                        .sum()
+                })
+                .collect();
+            assert_eq!(summed, st.checks_per_level, "step {s}");
+            assert_eq!(
+                (st.unfolds, st.narrows, st.skipped),
+                (o.unfolds, o.narrows, o.skipped)
+            );
+        }
+        assert_eq!(
+            (of.stats.unfolds, of.stats.narrows),
+            (0, 0),
+            "flat has no active sets"
+        );
         contact_steps += usize::from(om.stats.contacts > 0);
         unfolds += om.unfolds;
         narrows += om.narrows;

@@ -14,6 +14,7 @@ mod base64;
 pub mod error;
 pub mod export;
 pub mod fonts;
+pub mod implicit_charts;
 pub mod mesh_io;
 pub mod plots;
 pub mod ply;

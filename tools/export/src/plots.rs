@@ -1,7 +1,7 @@
 //! Plots of the per-step statistics (`stats.msdem`) as PNG: kinetic energy, contacts,
 //! triangle-pair checks per tree level over time (log y, one line per level, as seed 000
 //! §6 Fig. 4), wall time per step per phase and, for implicit runs, Picard iterations per
-//! step (seed 000 §6.5 Table 5).
+//! step (seed 000 §6.5 Table 5) with the charts of [`crate::implicit_charts`].
 
 use std::ops::Range;
 
@@ -153,6 +153,7 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
         },
     ];
     charts.extend(picard);
+    charts.extend(crate::implicit_charts::implicit_charts(steps));
     charts
 }
 

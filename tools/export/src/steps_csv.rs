@@ -3,8 +3,9 @@
 //! needed (every field is a number or `true`/`false`).
 //!
 //! Columns: `step, time [s], iterations, converged, candidate_pairs, contacts,
-//! checks_total, fallbacks, kinetic_energy [J], potential_energy [J], wall_broad [s],
-//! wall_narrow [s], wall_forces [s], wall_integrate [s]`, then one `checks_level_L` column
+//! checks_total, fallbacks, unfolds, narrows, skipped, kinetic_energy [J],
+//! potential_energy [J], wall_broad [s], wall_narrow [s], wall_forces [s],
+//! wall_integrate [s]`, then one `checks_level_L` column
 //! per tree level and `checks_fine` (fine–fine triangle pairs, the last entry of
 //! [`StepStats::checks_per_level`]; seed 000 §6, Fig. 4). Floating-point values are
 //! written in Rust's shortest round-trip form, so they read back bit for bit. The wall
@@ -25,7 +26,7 @@ pub fn steps_csv(steps: &[StepStats], levels: usize) -> String {
         .max(levels);
     let mut out = String::from(
         "step,time,iterations,converged,candidate_pairs,contacts,checks_total,fallbacks,\
-         kinetic_energy,potential_energy,wall_broad,wall_narrow,wall_forces,wall_integrate",
+         unfolds,narrows,skipped,kinetic_energy,potential_energy,wall_broad,wall_narrow,wall_forces,wall_integrate",
     );
     for l in 0..levels {
         if l + 1 == levels {
@@ -39,7 +40,7 @@ pub fn steps_csv(steps: &[StepStats], levels: usize) -> String {
         let total: u64 = s.checks_per_level.iter().sum();
         let _ = write!(
             out,
-            "{},{:?},{},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?}",
+            "{},{:?},{},{},{},{},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?}",
             s.step,
             s.time,
             s.iterations,
@@ -48,6 +49,9 @@ pub fn steps_csv(steps: &[StepStats], levels: usize) -> String {
             s.contacts,
             total,
             s.fallbacks,
+            s.unfolds,
+            s.narrows,
+            s.skipped,
             s.kinetic_energy,
             s.potential_energy,
             s.wall.broad,
@@ -75,6 +79,9 @@ mod tests {
             iterations: 3,
             converged: k != 2,
             kinetic_energy: 0.1 + k as f64 / 3.0,
+            unfolds: 7 * k as u32,
+            narrows: 2,
+            skipped: 1 << 40,
             ..StepStats::default()
         }
     }
@@ -85,9 +92,9 @@ mod tests {
         let text = steps_csv(&steps, 2);
         let mut lines = text.lines();
         let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-        assert_eq!(header.len(), 14 + 3);
+        assert_eq!(header.len(), 17 + 3);
         assert_eq!(
-            &header[14..],
+            &header[17..],
             ["checks_level_0", "checks_level_1", "checks_fine"]
         );
         let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
@@ -105,12 +112,15 @@ mod tests {
                 s.kinetic_energy.to_bits()
             );
             assert_eq!(col("converged").parse::<bool>().unwrap(), s.converged);
+            assert_eq!(col("unfolds").parse::<u32>().unwrap(), s.unfolds);
+            assert_eq!(col("narrows").parse::<u32>().unwrap(), s.narrows);
+            assert_eq!(col("skipped").parse::<u64>().unwrap(), s.skipped);
             let total: u64 = s.checks_per_level.iter().sum();
             assert_eq!(col("checks_total").parse::<u64>().unwrap(), total);
         }
         // Padding: the second step has one level only.
-        assert_eq!(&rows[1][14..], ["4", "0", "0"]);
-        assert_eq!(&rows[0][14..], ["1", "2", "30"]);
+        assert_eq!(&rows[1][17..], ["4", "0", "0"]);
+        assert_eq!(&rows[0][17..], ["1", "2", "30"]);
     }
 
     #[test]
