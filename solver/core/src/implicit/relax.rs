@@ -6,10 +6,9 @@ use crate::contact::force::Wrench;
 use crate::world::{Body, World};
 use msdem_geom::math::Vec3;
 
-/// Per-particle relaxation state.
+/// Per-particle residual history and convergence floors.
 #[derive(Clone, Copy, Debug)]
 struct BodyRelax {
-    omega: f64,
     /// Previous residual in acceleration units (linear; angular × radius).
     prev: Option<[f64; 6]>,
     /// Force floor \[N\] of the convergence test.
@@ -18,10 +17,20 @@ struct BodyRelax {
     floor_torque: f64,
 }
 
-/// Relaxation weights and residual history of all particles for one step.
+/// The relaxation weight and the residual history of all particles for one step.
+///
+/// One ω for the whole system (Aitken's Δ² rule on the stacked residual vector of all
+/// particles, the form of Irons–Tuck / Küttler–Wall): the particles are coupled through
+/// their contacts, so a particle's residual also moves when its neighbours' wrenches move.
+/// A per-particle secant then measures mostly the neighbours' moves and the contact
+/// kinks (a force clamped at zero as a contact releases): on the §6.7 grid it drove the
+/// weights of about 60 % of the particles to the lower bound, after which they barely
+/// moved and the iterations stagnated at a residual of a few percent. The stacked secant
+/// averages over the coupled system and is the Δ² estimate of its dominant mode.
 #[derive(Clone, Debug, Default)]
 pub struct Relaxation {
     bodies: Vec<BodyRelax>,
+    omega: f64,
 }
 
 /// Outcome of one residual evaluation.
@@ -30,7 +39,7 @@ pub struct Residual {
     /// Largest relative update over all particles, `|ΔF|/max(|F|, |W|, floor)` and the
     /// same for torques [-].
     pub max_relative: f64,
-    /// Smallest relaxation weight in use after the update [-].
+    /// Relaxation weight ω in use after the update [-].
     pub min_omega: f64,
 }
 
@@ -45,9 +54,10 @@ fn dot(a: &[f64; 6], b: &[f64; 6]) -> f64 {
 }
 
 impl Relaxation {
-    /// Starts a step: initial weights and the convergence floors of every particle.
+    /// Starts a step: initial weight and the convergence floors of every particle.
     pub fn begin(&mut self, world: &World, params: &PicardParams) {
         let g = world.params.gravity.norm();
+        self.omega = params.relaxation;
         self.bodies.clear();
         self.bodies.extend(world.bodies.iter().map(|b| {
             let spring = world
@@ -56,7 +66,6 @@ impl Relaxation {
                 .map_or(0.0, |m| m.spring);
             let floor_force = params.force_floor * (spring * b.mass.sqrt() + b.mass * g);
             BodyRelax {
-                omega: params.relaxation,
                 prev: None,
                 floor_force,
                 floor_torque: floor_force * b.radius,
@@ -66,7 +75,8 @@ impl Relaxation {
 
     /// Compares the new forces `computed` with the wrenches `applied` that produced the
     /// current guess (bodies `start`): returns the largest relative update; when `update`
-    /// is set, moves `applied` towards `computed` by the adaptive weight ω (Aitken).
+    /// is set, adapts ω by Aitken's rule on the stacked residuals of all particles
+    /// ([`super::PicardParams`]) and moves `applied` towards `computed` by ω.
     pub fn residual(
         &mut self,
         start: &[Body],
@@ -75,16 +85,16 @@ impl Relaxation {
         params: &PicardParams,
         update: bool,
     ) -> Residual {
-        let mut out = Residual {
-            max_relative: 0.0,
-            min_omega: f64::INFINITY,
-        };
+        let mut max_relative: f64 = 0.0;
+        // Aitken sums r_{k−1}·(r_k − r_{k−1}) and |r_k − r_{k−1}|², in particle order.
+        let (mut num, mut den) = (0.0, 0.0);
+        let mut history = false;
         for (((r, body), f), w) in self
             .bodies
             .iter_mut()
             .zip(start)
             .zip(computed)
-            .zip(applied.iter_mut())
+            .zip(applied.iter())
         {
             let df = f.force - w.force;
             let dtq = f.torque - w.torque;
@@ -92,29 +102,34 @@ impl Relaxation {
             let st = f.torque.norm().max(w.torque.norm()).max(r.floor_torque);
             let rel_f = if sf > 0.0 { df.norm() / sf } else { 0.0 };
             let rel_t = if st > 0.0 { dtq.norm() / st } else { 0.0 };
-            out.max_relative = out.max_relative.max(rel_f).max(rel_t);
+            max_relative = max_relative.max(rel_f).max(rel_t);
             if update {
                 let res = residual_vec(body, &df, &dtq);
                 if let Some(prev) = r.prev {
                     let diff: [f64; 6] = std::array::from_fn(|i| res[i] - prev[i]);
-                    let den = dot(&diff, &diff);
-                    if den > 0.0 && den.is_finite() {
-                        let omega = -r.omega * dot(&prev, &diff) / den;
-                        if omega.is_finite() {
-                            r.omega = omega.clamp(params.min_relaxation, params.max_relaxation);
-                        }
-                    }
+                    num += dot(&prev, &diff);
+                    den += dot(&diff, &diff);
+                    history = true;
                 }
                 r.prev = Some(res);
-                w.force += r.omega * df;
-                w.torque += r.omega * dtq;
             }
-            out.min_omega = out.min_omega.min(r.omega);
         }
-        if !out.min_omega.is_finite() {
-            out.min_omega = 0.0;
+        if update {
+            if history && den > 0.0 && den.is_finite() {
+                let omega = -self.omega * num / den;
+                if omega.is_finite() {
+                    self.omega = omega.clamp(params.min_relaxation, params.max_relaxation);
+                }
+            }
+            for (w, f) in applied.iter_mut().zip(computed) {
+                w.force += self.omega * (f.force - w.force);
+                w.torque += self.omega * (f.torque - w.torque);
+            }
         }
-        out
+        Residual {
+            max_relative,
+            min_omega: self.omega,
+        }
     }
 }
 
@@ -146,11 +161,11 @@ mod tests {
         let params = PicardParams::default();
         let mut r = Relaxation {
             bodies: vec![BodyRelax {
-                omega: 1.0,
                 prev: None,
                 floor_force: 1e-9,
                 floor_torque: 1e-9,
             }],
+            omega: 1.0,
         };
         let start = [body()];
         let (c, lam) = (Vec3::new(10.0, 0.0, 0.0), 9.0);
@@ -175,5 +190,57 @@ mod tests {
             x = c - lam * x;
         }
         assert!(x.norm() > 1e8);
+    }
+
+    /// Two particles coupled like neighbours in a lattice: `F(W) = c − A·W` with
+    /// `A = [[3, 2], [2, 3]]` per component (modes λ = 1 and 5; plain Picard diverges on
+    /// the second). The stacked Aitken weight reaches the exact solution `(I + A)⁻¹·c`,
+    /// with ω settling where both modes contract.
+    #[test]
+    fn stacked_aitken_converges_on_a_coupled_system() {
+        let params = PicardParams::default();
+        let one = BodyRelax {
+            prev: None,
+            floor_force: 1e-9,
+            floor_torque: 1e-9,
+        };
+        let mut r = Relaxation {
+            bodies: vec![one, one],
+            omega: 1.0,
+        };
+        let start = [body(), body()];
+        let (c0, c1) = (Vec3::new(10.0, -4.0, 0.0), Vec3::new(2.0, 6.0, 1.0));
+        let mut w = [Wrench::default(); 2];
+        let mut converged = None;
+        for k in 0..60 {
+            let f = [
+                Wrench {
+                    force: c0 - 3.0 * w[0].force - 2.0 * w[1].force,
+                    torque: Vec3::zeros(),
+                },
+                Wrench {
+                    force: c1 - 2.0 * w[0].force - 3.0 * w[1].force,
+                    torque: Vec3::zeros(),
+                },
+            ];
+            if r.residual(&start, &f, &mut w, &params, true).max_relative < 1e-10 {
+                converged = Some(k);
+                break;
+            }
+        }
+        assert!(converged.is_some(), "no convergence in 60 iterations");
+        // (I + A)⁻¹ = [[4, −2], [−2, 4]] / 12.
+        let e0 = (4.0 * c0 - 2.0 * c1) / 12.0;
+        let e1 = (4.0 * c1 - 2.0 * c0) / 12.0;
+        assert!(
+            (w[0].force - e0).norm() < 1e-8,
+            "{:?} vs {e0:?}",
+            w[0].force
+        );
+        assert!(
+            (w[1].force - e1).norm() < 1e-8,
+            "{:?} vs {e1:?}",
+            w[1].force
+        );
     }
 }
