@@ -11,8 +11,8 @@
 //!    [`PicardParams::tolerance`] relative to its force (with an absolute floor, see
 //!    [`PicardParams::force_floor`]) — and, for multiscale Picard, no active pair was
 //!    widened in this iteration;
-//! 4. **relax** `W ← W + ω·r` per particle with the adaptive ω of §6.1 (one ω for all
-//!    particles, Aitken on the stacked residuals, [`PicardParams`]);
+//! 4. **relax** `W ← W + ω·r` per particle with the adaptive ω of §6.1
+//!    ([`PicardParams`]);
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
 //!    (Euler–Cromer, [`crate::integrate::advance_body`]): the next guess.
 //!
@@ -94,7 +94,7 @@ pub struct IterationStats {
     /// Largest relative force/torque update over all particles [-]; infinite in the first
     /// iteration (no previous wrench).
     pub residual: f64,
-    /// Relaxation weight ω in use after this iteration (one for all particles) [-].
+    /// Smallest relaxation weight ω in use after this iteration [-].
     pub relaxation: f64,
     /// Contacts and forces were those of the previous step's accepted state (first
     /// iteration only; no detection ran, see the module docs).

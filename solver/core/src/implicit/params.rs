@@ -19,14 +19,14 @@ pub enum PicardVariant {
 ///
 /// **Relaxation (§6.1).** The wrench `W_k` that moves the guess is the weighted average
 /// `W_k = ω·F_k + (1 − ω)·W_{k−1}` of the freshly computed forces `F_k` and the previous
-/// wrench, per particle, with one ω for the whole system adapted by Aitken's Δ² rule
+/// wrench, per particle. ω adapts per particle with Aitken's Δ² rule
 /// `ω_k = −ω_{k−1}·r_{k−1}·(r_k − r_{k−1}) / |r_k − r_{k−1}|²` on the residuals
-/// `r_k = F_k − W_{k−1}` of all particles stacked into one vector (in acceleration units):
-/// when the forces keep pulling in one direction the updates grow (ω increases, up to
-/// [`PicardParams::max_relaxation`]), when they oscillate ω shrinks and the oscillation
-/// dies out — the behaviour §6.1 describes. (A weight per particle, adapted on that
-/// particle's residual alone, mistakes the neighbours' moves for its own and collapsed to
-/// the lower bound where contacts release; see `relax.rs`.)
+/// `r_k = F_k − W_{k−1}` (in acceleration units): when the forces keep pulling in one
+/// direction the updates grow (ω increases, up to [`PicardParams::max_relaxation`]), when
+/// they oscillate ω shrinks and the oscillation dies out — the behaviour §6.1 describes.
+/// Where a particle's rule gives ω ≤ 0 (its residual grew along its previous direction,
+/// driven by its neighbours), it takes the weight the same rule gives for the residuals of
+/// all particles stacked into one vector instead of the lower bound (see `relax.rs`).
 /// The first iteration is the plain explicit guess of Alg. 3 (`W_0 = F_0`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PicardParams {

@@ -9,6 +9,7 @@ use msdem_geom::math::Vec3;
 /// Per-particle residual history and convergence floors.
 #[derive(Clone, Copy, Debug)]
 struct BodyRelax {
+    omega: f64,
     /// Previous residual in acceleration units (linear; angular × radius).
     prev: Option<[f64; 6]>,
     /// Force floor \[N\] of the convergence test.
@@ -17,20 +18,25 @@ struct BodyRelax {
     floor_torque: f64,
 }
 
-/// The relaxation weight and the residual history of all particles for one step.
+/// Relaxation weights and residual history of all particles for one step.
 ///
-/// One ω for the whole system (Aitken's Δ² rule on the stacked residual vector of all
-/// particles, the form of Irons–Tuck / Küttler–Wall): the particles are coupled through
-/// their contacts, so a particle's residual also moves when its neighbours' wrenches move.
-/// A per-particle secant then measures mostly the neighbours' moves and the contact
-/// kinks (a force clamped at zero as a contact releases): on the §6.7 grid it drove the
-/// weights of about 60 % of the particles to the lower bound, after which they barely
-/// moved and the iterations stagnated at a residual of a few percent. The stacked secant
-/// averages over the coupled system and is the Δ² estimate of its dominant mode.
+/// Each particle adapts its own ω by Aitken's Δ² rule on its residual; the system also
+/// keeps one ω adapted by the same rule on the stacked residuals of all particles (the
+/// Irons–Tuck / Küttler–Wall form). Where a particle's own secant is not positive — its
+/// residual grew along its previous direction, which happens when its neighbours' moves
+/// or a contact kink (a force clamped at zero as a contact releases) dominate its
+/// residual — it takes the system's ω instead of being clamped to the lower bound. On
+/// the §6.7 grid the clamp had left ≈ 60 % of the particles at ω = 0.01 after a few
+/// iterations, where they barely moved and the iterations stagnated at a few percent.
+/// (The stacked ω alone is worse at scale: a few stagnating particles drive it, and with
+/// it everybody, to the lower bound.)
 #[derive(Clone, Debug, Default)]
 pub struct Relaxation {
     bodies: Vec<BodyRelax>,
+    /// Stacked (system) weight.
     omega: f64,
+    /// This iteration's per-particle Aitken estimates.
+    pending: Vec<Option<f64>>,
 }
 
 /// Outcome of one residual evaluation.
@@ -39,7 +45,7 @@ pub struct Residual {
     /// Largest relative update over all particles, `|ΔF|/max(|F|, |W|, floor)` and the
     /// same for torques [-].
     pub max_relative: f64,
-    /// Relaxation weight ω in use after the update [-].
+    /// Smallest relaxation weight ω in use after the update [-].
     pub min_omega: f64,
 }
 
@@ -54,7 +60,7 @@ fn dot(a: &[f64; 6], b: &[f64; 6]) -> f64 {
 }
 
 impl Relaxation {
-    /// Starts a step: initial weight and the convergence floors of every particle.
+    /// Starts a step: initial weights and the convergence floors of every particle.
     pub fn begin(&mut self, world: &World, params: &PicardParams) {
         let g = world.params.gravity.norm();
         self.omega = params.relaxation;
@@ -66,6 +72,7 @@ impl Relaxation {
                 .map_or(0.0, |m| m.spring);
             let floor_force = params.force_floor * (spring * b.mass.sqrt() + b.mass * g);
             BodyRelax {
+                omega: params.relaxation,
                 prev: None,
                 floor_force,
                 floor_torque: floor_force * b.radius,
@@ -75,8 +82,8 @@ impl Relaxation {
 
     /// Compares the new forces `computed` with the wrenches `applied` that produced the
     /// current guess (bodies `start`): returns the largest relative update; when `update`
-    /// is set, adapts ω by Aitken's rule on the stacked residuals of all particles
-    /// ([`super::PicardParams`]) and moves `applied` towards `computed` by ω.
+    /// is set, adapts the weights (see [`Relaxation`]) and moves each particle's
+    /// `applied` towards `computed` by its ω.
     pub fn residual(
         &mut self,
         start: &[Body],
@@ -89,6 +96,8 @@ impl Relaxation {
         // Aitken sums r_{k−1}·(r_k − r_{k−1}) and |r_k − r_{k−1}|², in particle order.
         let (mut num, mut den) = (0.0, 0.0);
         let mut history = false;
+        let pending = &mut self.pending;
+        pending.clear();
         for (((r, body), f), w) in self
             .bodies
             .iter_mut()
@@ -105,12 +114,18 @@ impl Relaxation {
             max_relative = max_relative.max(rel_f).max(rel_t);
             if update {
                 let res = residual_vec(body, &df, &dtq);
+                let mut o = None;
                 if let Some(prev) = r.prev {
                     let diff: [f64; 6] = std::array::from_fn(|i| res[i] - prev[i]);
                     num += dot(&prev, &diff);
-                    den += dot(&diff, &diff);
+                    let d = dot(&diff, &diff);
+                    den += d;
                     history = true;
+                    if d > 0.0 && d.is_finite() {
+                        o = Some(-r.omega * dot(&prev, &diff) / d);
+                    }
                 }
+                pending.push(o);
                 r.prev = Some(res);
             }
         }
@@ -121,14 +136,29 @@ impl Relaxation {
                     self.omega = omega.clamp(params.min_relaxation, params.max_relaxation);
                 }
             }
-            for (w, f) in applied.iter_mut().zip(computed) {
-                w.force += self.omega * (f.force - w.force);
-                w.torque += self.omega * (f.torque - w.torque);
+            let bodies = self.bodies.iter_mut().zip(&self.pending);
+            for ((w, f), (r, o)) in applied.iter_mut().zip(computed).zip(bodies) {
+                if let Some(o) = o.filter(|o| o.is_finite()) {
+                    // A non-positive secant: this particle's residual grew along its
+                    // previous direction, driven by its neighbours — take the system's ω.
+                    r.omega = if o <= 0.0 {
+                        self.omega
+                    } else {
+                        o.clamp(params.min_relaxation, params.max_relaxation)
+                    };
+                }
+                w.force += r.omega * (f.force - w.force);
+                w.torque += r.omega * (f.torque - w.torque);
             }
         }
         Residual {
             max_relative,
-            min_omega: self.omega,
+            min_omega: self
+                .bodies
+                .iter()
+                .map(|b| b.omega)
+                .fold(f64::INFINITY, f64::min)
+                .min(self.omega),
         }
     }
 }
@@ -161,11 +191,13 @@ mod tests {
         let params = PicardParams::default();
         let mut r = Relaxation {
             bodies: vec![BodyRelax {
+                omega: 1.0,
                 prev: None,
                 floor_force: 1e-9,
                 floor_torque: 1e-9,
             }],
             omega: 1.0,
+            pending: Vec::new(),
         };
         let start = [body()];
         let (c, lam) = (Vec3::new(10.0, 0.0, 0.0), 9.0);
@@ -200,6 +232,7 @@ mod tests {
     fn stacked_aitken_converges_on_a_coupled_system() {
         let params = PicardParams::default();
         let one = BodyRelax {
+            omega: 1.0,
             prev: None,
             floor_force: 1e-9,
             floor_torque: 1e-9,
@@ -207,6 +240,7 @@ mod tests {
         let mut r = Relaxation {
             bodies: vec![one, one],
             omega: 1.0,
+            pending: Vec::new(),
         };
         let start = [body(), body()];
         let (c0, c1) = (Vec3::new(10.0, -4.0, 0.0), Vec3::new(2.0, 6.0, 1.0));
