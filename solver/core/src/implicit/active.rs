@@ -236,8 +236,10 @@ struct Leaf {
     la: u8,
     lb: u8,
     state: Outcome,
-    /// Became idle in this iteration's check (a narrowing trigger).
-    now_idle: bool,
+    /// Bit 0: became idle in this iteration's check (a narrowing trigger); bit 1: the
+    /// check pass already computed an exact clearance of this pair in this time step
+    /// (see `check.rs`). One byte keeps a leaf at 16 bytes.
+    flags: u8,
 }
 
 impl Leaf {
@@ -249,12 +251,41 @@ impl Leaf {
             la: a.level.min(255) as u8,
             lb: b.level.min(255) as u8,
             state,
-            now_idle: false,
+            flags: 0,
         }
     }
 
     fn key(&self) -> u64 {
         u64::from(self.a) << 32 | u64::from(self.b)
+    }
+
+    const NOW_IDLE: u8 = 1;
+    const TRIED: u8 = 2;
+
+    fn set_flag(&mut self, bit: u8, on: bool) {
+        self.flags = if on {
+            self.flags | bit
+        } else {
+            self.flags & !bit
+        };
+    }
+
+    /// Became idle in this iteration's check.
+    fn now_idle(&self) -> bool {
+        self.flags & Self::NOW_IDLE != 0
+    }
+
+    fn set_now_idle(&mut self, on: bool) {
+        self.set_flag(Self::NOW_IDLE, on);
+    }
+
+    /// An exact clearance was computed in this step's check passes.
+    fn tried(&self) -> bool {
+        self.flags & Self::TRIED != 0
+    }
+
+    fn set_tried(&mut self, on: bool) {
+        self.set_flag(Self::TRIED, on);
     }
 
     fn elements(&self) -> (Element, Element) {
@@ -390,6 +421,7 @@ impl ActiveSet {
     pub fn forget(&mut self) {
         self.memory = Vec::new();
         self.vetoes = Vec::new();
+        self.near.iter_mut().for_each(|l| l.set_tried(false));
     }
 
     /// Number of active pairs.

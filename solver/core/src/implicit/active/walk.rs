@@ -187,7 +187,7 @@ fn visit(
                     false
                 }
                 Some(e) => {
-                    any_new |= e.now_idle;
+                    any_new |= e.now_idle();
                     cx.leaf(buf, x, y, e.clear, e.state);
                     e.state.idle()
                 }
