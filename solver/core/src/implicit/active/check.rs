@@ -6,11 +6,13 @@
 //! [`ActiveSet::forget`]): a pair that one exact clearance did not keep certified lies
 //! near its margin (typically a real contact just released), where a new exact distance
 //! in every iteration rarely certifies it again (grid, contacts releasing: 10⁵ exact
-//! distances per iteration, none adding a skip). Later in the step the cheap bound is
-//! used. Only the check and skip counts depend on this; outcomes never do (a pair
-//! not certified is checked).
+//! distances per iteration, none adding a skip). Later in the step such a pair keeps
+//! its clearance (still valid: it refers to the reference pose), without the cheap bound
+//! either, which near the margin is below the exact distance and cannot certify it.
+//! Only the check and skip counts depend on this; outcomes never do (a pair not
+//! certified is checked).
 
-use super::certify::{certified, clearance, tight_clearance};
+use super::certify::{certified, tight_clearance};
 use super::kernel::{batch_kind, batch_params, classify, count, pair_tris, resolve, CHUNK};
 use super::{ActiveSet, CoarseHit, IterationReport, Outcome, PairGeometry, Scratch};
 use msdem_geom::kernel::KernelResult;
@@ -67,18 +69,13 @@ impl ActiveSet {
                 let before = leaf.state;
                 leaf.state = classify(g, a, b, r, hits, coarse);
                 if leaf.state.idle() {
-                    if let Some((t1, t2, margin)) = s.batch.pair(j) {
-                        let c = if leaf.tried() {
-                            clearance(&t1, &t2, margin, m)
-                        } else {
-                            let (c, exact) = tight_clearance(&t1, &t2, margin, m, g.skin());
-                            if exact {
-                                count(a, b, &mut rep.stats);
-                                rep.bounds += 1;
-                                leaf.set_tried(true);
-                            }
-                            c
-                        };
+                    if let (false, Some((t1, t2, margin))) = (leaf.tried(), s.batch.pair(j)) {
+                        let (c, exact) = tight_clearance(&t1, &t2, margin, m, g.skin());
+                        if exact {
+                            count(a, b, &mut rep.stats);
+                            rep.bounds += 1;
+                            leaf.set_tried(true);
+                        }
                         leaf.clear = leaf.clear.max(c);
                     }
                     leaf.set_now_idle(!before.idle());
