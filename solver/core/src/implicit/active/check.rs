@@ -40,12 +40,18 @@ impl ActiveSet {
             s.batch.clear();
             while i < self.near.len() && s.batch.len() < CHUNK {
                 let leaf = &mut self.near[i];
-                let (a, b) = leaf.elements();
                 if !force && certified(leaf.clear, m) {
                     rep.skipped += 1;
-                    leaf.set_now_idle(!leaf.state.idle());
-                    leaf.state = Outcome::certain(a, b);
+                    // An idle state is the certain one of its pair kind; written only
+                    // where it changes (most leaves stay clean in the cache).
+                    let idle = leaf.state.idle();
+                    if !idle || leaf.now_idle() {
+                        let (a, b) = leaf.elements();
+                        leaf.set_now_idle(!idle);
+                        leaf.state = Outcome::certain(a, b);
+                    }
                 } else {
+                    let (a, b) = leaf.elements();
                     count(a, b, &mut rep.stats);
                     let (t1, t2, margin) = pair_tris(g, s, a, b);
                     s.batch.push(&t1, &t2, margin, i as u32, a.real && b.real);
