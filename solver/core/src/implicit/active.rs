@@ -28,7 +28,11 @@
 //! pair. Pairs whose clearance exceeds the *skin* `κ·(ε_a + ε_b)` at the reference pose
 //! are not stored at all ("far"); when `m` exceeds the skin, every active pair gets a new
 //! clearance at the current pose, which becomes the new reference (a refresh). Real–real
-//! contacts have negative clearance and are re-evaluated in every iteration.
+//! contacts have negative clearance and are re-evaluated in every iteration. The first
+//! iteration of each step *rebases* the stored clearances to its pose (each shrinks by
+//! B's motion since the previous base, [`ActiveSet::rebase`]), so that within a step the
+//! motion `m` is counted from the step's first guess, not from the last refresh; pairs
+//! are then dropped as far only beyond the skin plus the accumulated rebase motion.
 //!
 //! **Per Picard iteration** ([`ActiveSet::iterate`]):
 //!
@@ -69,7 +73,10 @@ mod kernel;
 mod validate;
 mod walk;
 
-use certify::motion;
+use certify::{motion, MOTION_SLACK};
+
+/// Relative allowance for the `f32` rounding of a rebase (see [`ActiveSet::rebase`]).
+const REBASE_ROUNDING: f32 = 1.0 / 1_048_576.0;
 pub(super) use certify::soup_sphere;
 use walk::Mode;
 
@@ -327,8 +334,16 @@ pub struct ActiveSet {
     cut: Vec<u64>,
     /// Active pairs within the skin, in the preorder of the walk.
     near: Vec<Leaf>,
-    /// Pose of B in A's frame the clearances refer to.
+    /// Pose of B in A's frame at the last refresh: the refresh is due when B moved more
+    /// than the skin from it.
     reference: Iso3,
+    /// Pose of B in A's frame the stored clearances refer to (rebased once per step).
+    base: Iso3,
+    /// Upper bound of B's motion from `reference` to `base` \[m\]: a pair is dropped
+    /// from the stored ones only with a clearance beyond `skin + shift`.
+    shift: f32,
+    /// The first iteration of a step rebases the stored clearances.
+    rebase_due: bool,
     initialised: bool,
     /// Number of active pairs (leaves of the cut).
     leaves: u32,
@@ -421,7 +436,27 @@ impl ActiveSet {
     pub fn forget(&mut self) {
         self.memory = Vec::new();
         self.vetoes = Vec::new();
-        self.near.iter_mut().for_each(|l| l.set_tried(false));
+        self.rebase_due = true;
+    }
+
+    /// Moves the pose the stored clearances refer to to the current one (`g.b_to_a`):
+    /// every clearance shrinks by the motion `δ` between the two poses (triangle
+    /// inequality, rounded down), and `shift` grows by it. Later in the step, a pair is
+    /// certified against the motion from this pose alone, and the exact clearances the
+    /// check pass computes (once per pair and step) refer to it: without the rebase they
+    /// would be charged twice the drift accumulated since the last refresh. Clears the
+    /// leaves' once-per-step flags.
+    fn rebase(&mut self, g: &PairGeometry) {
+        let delta = motion(&self.base, &g.b_to_a, &g.b_sphere) * (1.0 + 2.0 * MOTION_SLACK);
+        let d = (delta as f32) * (1.0 + REBASE_ROUNDING);
+        for l in &mut self.near {
+            if l.clear.is_finite() {
+                l.clear = l.clear - d - REBASE_ROUNDING * l.clear.abs();
+            }
+            l.set_tried(false);
+        }
+        self.base = g.b_to_a;
+        self.shift = (self.shift + d) * (1.0 + REBASE_ROUNDING);
     }
 
     /// Number of active pairs.
@@ -464,6 +499,8 @@ impl ActiveSet {
             self.cut = Vec::new();
             self.near = Vec::new();
             self.reference = g.b_to_a;
+            self.base = g.b_to_a;
+            self.shift = 0.0;
             let mode = if seed { Mode::Seed } else { Mode::Refresh };
             self.walk(g, s, mode, 0.0, &mut rep);
             rep.refreshed = true;
@@ -471,11 +508,19 @@ impl ActiveSet {
             m = motion(&self.reference, &g.b_to_a, &g.b_sphere);
             if m > f64::from(g.skin()) {
                 self.reference = g.b_to_a;
+                self.base = g.b_to_a;
+                self.shift = 0.0;
                 m = 0.0;
                 self.walk(g, s, Mode::Refresh, 0.0, &mut rep);
                 rep.refreshed = true;
+            } else {
+                if self.rebase_due {
+                    self.rebase(g);
+                }
+                m = motion(&self.base, &g.b_to_a, &g.b_sphere);
             }
         }
+        self.rebase_due = false;
         if recheck_all {
             self.walk(g, s, Mode::Expand, m, &mut rep);
         }

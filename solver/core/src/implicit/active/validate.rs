@@ -87,15 +87,18 @@ impl ActiveSet {
         if !sorted(&self.memory) || !sorted(&self.vetoes) {
             return Err("memory set or vetoes not sorted".into());
         }
+        // Stored clearances refer to the base pose; an unstored pair was certified beyond
+        // `skin + shift` at the base of its time, at most `shift` away from the reference,
+        // hence is beyond `skin − shift` at the current base.
         let at_reference = PairGeometry {
-            b_to_a: self.reference,
+            b_to_a: self.base,
             ..*g
         };
         let mut s = Scratch::default();
         s.begin(g.b.soup.len());
         for &(x, y, clear) in &c.active {
             let (t1, t2, margin) = pair_tris(&at_reference, &mut s, x, y);
-            let need = margin + clear.unwrap_or(g.skin());
+            let need = margin + clear.unwrap_or(g.skin() - self.shift);
             if need <= margin {
                 continue;
             }

@@ -47,6 +47,8 @@ struct Ctx<'s, 'g> {
     /// Motion since the reference pose \[m\].
     m: f64,
     skin: f32,
+    /// Clearance beyond which an idle pair is not stored: the skin plus the set's shift.
+    far: f32,
     old_cut: &'s [u64],
     pos: usize,
     old_near: &'s [Leaf],
@@ -67,7 +69,7 @@ impl Ctx<'_, '_> {
     /// A leaf of the new cut with clearance `c` and `state`; stored unless far.
     fn leaf(&mut self, buf: &mut Buffers, x: Element, y: Element, c: f32, state: Outcome) {
         self.leaves += 1;
-        if !(state.idle() && c > self.skin) {
+        if !(state.idle() && c > self.far) {
             buf.near.push(Leaf::new(x, y, c, state));
         }
     }
@@ -269,6 +271,7 @@ impl ActiveSet {
             mode,
             m,
             skin: g.skin(),
+            far: g.skin() + self.shift,
             old_cut: &old_cut,
             pos: 0,
             old_near: &old_near,
