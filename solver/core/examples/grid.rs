@@ -39,7 +39,11 @@
 //! contacts), which added no skip; now at most once per pair and step, and certified leaves are no
 //! longer rewritten: average over steps 2–25 1.17 s wall / 2.15 CPU-s (5.1 iterations,
 //! same outcomes), steps 2–8 0.81–0.85 s, worst 3.29 s (step 17, 13 iterations), first
-//! step 18.3 s wall / 35.9 CPU-s, peak RSS 381 MiB.
+//! step 18.3 s wall / 35.9 CPU-s, peak RSS 381 MiB. Then the stored clearances are
+//! rebased to each step's first guess (certificates count the motion within the step,
+//! not twice the drift since the last refresh): average over steps 2–25 1.04 s wall /
+//! 1.91 CPU-s (5.1 iterations, same outcomes), steps 2–16 0.75–1.06 s, worst 2.93 s
+//! (step 17, 13 iterations), first step 18.0 s wall, peak RSS 386 MiB.
 
 #[path = "support/grid_world.rs"]
 mod grid_world;
