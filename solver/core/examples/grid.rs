@@ -135,6 +135,10 @@ struct Args {
     /// Print every Picard iteration.
     #[arg(long)]
     iterations: bool,
+    /// Lower bound of the adaptive Picard relaxation weight ω (`picard.min_relaxation`);
+    /// default: the solver's.
+    #[arg(long)]
+    min_relaxation: Option<f64>,
 }
 
 /// Wall and CPU seconds of one step plus its statistics.
@@ -177,7 +181,10 @@ fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64, f64)> {
 /// Runs `steps` steps of `variant` on a copy of `base`; returns the measured steps.
 fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Result<Vec<Measured>> {
     let mut world = base.clone();
-    let params = PicardParams::default();
+    let mut params = PicardParams::default();
+    if let Some(w) = args.min_relaxation {
+        params.min_relaxation = w;
+    }
     let mut out = Vec::new();
     let label = format!("{variant:?}").to_lowercase();
     match variant {
