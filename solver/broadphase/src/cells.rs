@@ -416,18 +416,8 @@ fn place(s: &Sphere, inflate: f64, sizes: &[f64]) -> (u32, [i64; 3]) {
 
 /// The error explaining why [`place`] rejected a sphere.
 fn placement_error(index: usize, s: &Sphere, inflate: f64, sizes: &[f64]) -> BroadPhaseError {
-    if let Err(e) = crate::validate(std::slice::from_ref(s)) {
-        return match e {
-            BroadPhaseError::NonFinite { center, radius, .. } => BroadPhaseError::NonFinite {
-                index,
-                center,
-                radius,
-            },
-            BroadPhaseError::NegativeRadius { radius, .. } => {
-                BroadPhaseError::NegativeRadius { index, radius }
-            }
-            other => other,
-        };
+    if let Err(e) = crate::sphere::validate_sphere(index, s) {
+        return e;
     }
     let need = 2.0 * (s.radius + inflate) * (1.0 + FIT_MARGIN);
     let level = sizes.partition_point(|&size| size < need);

@@ -21,6 +21,7 @@
 
 use crate::cells::{cell_coord, FIT_MARGIN, MAX_CELL_COORD};
 use crate::hgrid::auto_cell_sizes;
+use crate::sphere::validate_sphere;
 use crate::{validate, BroadPhaseError, BroadPhaseStats, HGridConfig, LevelInfo, Sphere};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -238,17 +239,7 @@ impl IncrementalHGrid {
         sphere: &Sphere,
     ) -> Result<(usize, f64, [i64; 3]), BroadPhaseError> {
         let index = id as usize;
-        validate(std::slice::from_ref(sphere)).map_err(|e| match e {
-            BroadPhaseError::NonFinite { center, radius, .. } => BroadPhaseError::NonFinite {
-                index,
-                center,
-                radius,
-            },
-            BroadPhaseError::NegativeRadius { radius, .. } => {
-                BroadPhaseError::NegativeRadius { index, radius }
-            }
-            other => other,
-        })?;
+        validate_sphere(index, sphere)?;
         let need = 2.0 * sphere.radius * (1.0 + FIT_MARGIN);
         let (level, size) = match self.levels.iter().position(|l| l.size >= need) {
             Some(level) => (level, self.levels[level].size),

@@ -78,14 +78,7 @@ impl IncrementalHGrid {
                 }
             }
         }
-        crate::radix::sort_keys(&mut packed, 2 * shift, &mut radix);
-        let low = (1u64 << shift) - 1;
-        out.clear();
-        out.extend(
-            packed
-                .iter()
-                .map(|&k| ((k >> shift) as u32, (k & low) as u32)),
-        );
+        crate::radix::sort_unpack(&mut packed, shift, &mut radix, out);
         self.scratch = (packed, radix);
         self.stats = stats;
     }

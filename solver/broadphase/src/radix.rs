@@ -44,6 +44,24 @@ pub(crate) fn sort_keys(keys: &mut Vec<u64>, bits: u32, scratch: &mut Vec<u64>) 
     }
 }
 
+/// Sorts pair keys `(i << shift) | j` (see [`sort_keys`]) and writes them to `out` as
+/// `(i, j)` pairs, ascending; `out` is cleared first.
+pub(crate) fn sort_unpack(
+    packed: &mut Vec<u64>,
+    shift: u32,
+    scratch: &mut Vec<u64>,
+    out: &mut Vec<(u32, u32)>,
+) {
+    sort_keys(packed, 2 * shift, scratch);
+    let low = (1u64 << shift) - 1;
+    out.clear();
+    out.extend(
+        packed
+            .iter()
+            .map(|&k| ((k >> shift) as u32, (k & low) as u32)),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

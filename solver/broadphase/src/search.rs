@@ -182,14 +182,7 @@ pub(crate) fn find_all(
         packed.extend_from_slice(&sink.pairs);
         stats.merge(&sink.stats);
     }
-    crate::radix::sort_keys(packed, 2 * shift, &mut scratch.radix);
-    let low = (1u64 << shift) - 1;
-    out.clear();
-    out.extend(
-        packed
-            .iter()
-            .map(|&k| ((k >> shift) as u32, (k & low) as u32)),
-    );
+    crate::radix::sort_unpack(packed, shift, &mut scratch.radix, out);
     stats
 }
 

@@ -46,21 +46,27 @@ pub fn validate(spheres: &[Sphere]) -> Result<(), BroadPhaseError> {
             count: spheres.len(),
         });
     }
-    for (index, s) in spheres.iter().enumerate() {
-        let finite = s.center.iter().all(|x| x.is_finite()) && s.radius.is_finite();
-        if !finite {
-            return Err(BroadPhaseError::NonFinite {
-                index,
-                center: s.center,
-                radius: s.radius,
-            });
-        }
-        if s.radius < 0.0 {
-            return Err(BroadPhaseError::NegativeRadius {
-                index,
-                radius: s.radius,
-            });
-        }
+    spheres
+        .iter()
+        .enumerate()
+        .try_for_each(|(index, s)| validate_sphere(index, s))
+}
+
+/// Checks one sphere (finite centre and radius, radius ≥ 0); errors carry `index`.
+pub(crate) fn validate_sphere(index: usize, s: &Sphere) -> Result<(), BroadPhaseError> {
+    let finite = s.center.iter().all(|x| x.is_finite()) && s.radius.is_finite();
+    if !finite {
+        return Err(BroadPhaseError::NonFinite {
+            index,
+            center: s.center,
+            radius: s.radius,
+        });
+    }
+    if s.radius < 0.0 {
+        return Err(BroadPhaseError::NegativeRadius {
+            index,
+            radius: s.radius,
+        });
     }
     Ok(())
 }
