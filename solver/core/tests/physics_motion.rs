@@ -47,8 +47,8 @@ fn free_fall_converges_to_first_order() {
 }
 
 /// Icosahedron hitting a plane vertex first (one merged contact below the centre of mass)
-/// with normal speed 0.5 m/s; returns the rebound speed ratio.
-fn rebound_ratio(e: f64) -> f64 {
+/// with normal speed `speed` [m/s]; returns the rebound speed ratio.
+fn rebound_ratio(e: f64, speed: f64) -> f64 {
     let mut world = empty_world(2e-5, [0.0, 0.0, 0.0]);
     let mesh = icosphere(0.1, 0).unwrap();
     let s = add_shape(&mut world, &mesh);
@@ -56,12 +56,13 @@ fn rebound_ratio(e: f64) -> f64 {
     let ground = plane([2.0, 2.0], 1, [0.0, 0.0, 0.0]).unwrap();
     add_obstacle(&mut world, &ground, Iso3::identity(), 0.002, 0.0, e);
     let id = add_particle(&mut world, s, m, [0.0, 0.0, 0.0]);
-    // Turn vertex 0 of the icosahedron straight down; lift it 1 mm above the halos.
+    // Turn vertex 0 of the icosahedron straight down; lift it 50 steps of flight above
+    // the halos.
     let v0 = Vec3::from(mesh.vertices[0]);
     let b = &mut world.bodies[id as usize];
     b.orientation = Quat::rotation_between(&v0, &(-Vec3::z())).unwrap();
-    b.position.z = 0.1 + b.epsilon + 0.002 + 0.001;
-    b.velocity = Vec3::new(0.0, 0.0, -0.5);
+    b.position.z = 0.1 + b.epsilon + 0.002 + 50.0 * 2e-5 * speed;
+    b.velocity = Vec3::new(0.0, 0.0, -speed);
     let mut ws = StepWorkspace::new();
     let mut max_contacts = 0;
     let mut touched = false;
@@ -81,17 +82,23 @@ fn rebound_ratio(e: f64) -> f64 {
     let b = &world.bodies[id as usize];
 
     // Only single-precision noise of the contact geometry may leak sideways.
-    assert!(b.velocity.xy().norm() < 1e-6 && b.angular_velocity.norm() < 1e-4);
-    b.velocity.z / 0.5
+    assert!(b.velocity.xy().norm() < 1e-6 * speed && b.angular_velocity.norm() < 1e-4 * speed);
+    b.velocity.z / speed
 }
 
 #[test]
-fn rebound_speed_ratio_matches_restitution() {
+fn rebound_speed_ratio_matches_restitution_at_every_speed() {
+    // Speeds over two decades; at 1 m/s the peak overlap (≈ v/ω ≈ 2.5 mm undamped) stays
+    // inside the 4 mm halo margin.
     for e in [0.3, 0.6, 0.9, 1.0] {
-        let r = rebound_ratio(e);
-        // ζ is calibrated for the clamped (never attractive) dashpot; what remains is the
-        // O(ω·Δt) error of the explicit integrator.
-        assert!((r - e).abs() < 0.005, "e = {e}: ratio {r}");
+        for speed in [0.01, 0.1, 1.0] {
+            let r = rebound_ratio(e, speed);
+            // ζ is calibrated in closed form for the capped dashpot, whose impact ODE is
+            // homogeneous in (δ, δ̇): e does not depend on the speed. What remains is the
+            // error of the explicit integrator, O(ω·Δt) with ω·Δt ≈ 0.008 here (measured:
+            // at most 2.1e-4).
+            assert!((r - e).abs() < 5e-4, "e = {e}, {speed} m/s: ratio {r}");
+        }
     }
 }
 

@@ -4,14 +4,10 @@
 //! relative velocity `v = v_a(x) − v_b(x)` of the two material points at the contact
 //! point `x`:
 //!
-//! * **normal** (fade-in spring of seed 000 §2 plus restitution damping):
-//!   `F_n = max(0, K_s·sqrt(m_eff)·(1 − d/m) − c·(v·n̂))`, the spring part being exactly
-//!   the paper's law; `c = 2ζ·sqrt(k·m_eff)` with `k = K_s·sqrt(m_eff)/m` is the dashpot
-//!   of the linear spring–dashpot model, ζ calibrated so that one isolated contact
-//!   rebounds with restitution `e` *including* the clamp that keeps the force from ever
-//!   being attractive ([`PairParams::damping`], [`super::pair::no_tension_restitution`]).
-//!   With several merged contacts per pair every contact carries its own spring and
-//!   dashpot, so `e` is exact only for single-point impacts.
+//! * **normal** (fade-in spring of seed 000 §2 plus a capped dashpot, see
+//!   [`normal_force`]): with the overlap `δ = m − d ∈ [0, m]` and `k = K_s·sqrt(m_eff)/m`,
+//!   `F_n = max(0, k·δ + min(c·(−v·n̂), β·k·δ))`. The spring `k·δ` is exactly the paper's
+//!   law; the damping is our addition (the paper has none).
 //! * **tangential** (regularised Coulomb friction): with the tangential slip velocity
 //!   `v_t = v − (v·n̂)n̂`, `F_t = −μ·F_n·v_t / max(|v_t|, v_reg)`. Below `v_reg` friction
 //!   acts as a viscous damper. In [`accumulate_forces`],
@@ -26,7 +22,7 @@
 //! `a` receives `F = F_n·n̂ + F_t` at `x`, `b` receives `−F`; torques are taken about each
 //! centre of mass.
 
-use super::pair::PairParams;
+use super::pair::{PairParams, DAMPING_CAP};
 use super::Contact;
 use crate::frames::{ContactRecord, Other};
 use crate::world::{Body, World};
@@ -62,12 +58,38 @@ pub fn inverse_mass_along(body: &Body, x: &Vec3, dir: &Vec3) -> f64 {
     1.0 / body.mass + rt.dot(&(body.world_inv_inertia() * rt))
 }
 
-/// Normal force magnitude `F_n ≥ 0` \[N\] of one merged contact: fade-in spring plus
-/// dashpot, clamped at zero (see the module docs). `v_rel` is `v_a(x) − v_b(x)` [m/s].
+/// Normal force magnitude `F_n ≥ 0` \[N\] of one merged contact; `v_rel` is
+/// `v_a(x) − v_b(x)` [m/s].
+///
+/// Law: with the halo overlap `δ = m − d` clamped to `[0, m]` \[m\], the approach speed
+/// `δ̇ = −v_rel·n̂` [m/s], the stiffness `k = K_s·sqrt(m_eff)/m` [N/m]
+/// ([`PairParams::stiffness`]), the dashpot `c = 2ζ·sqrt(k·m_eff)` [N·s/m]
+/// ([`PairParams::damping`]) and the cap β = [`super::pair::DAMPING_CAP`] = 1 [-]:
+///
+/// `F_n = max(0, k·δ + min(c·δ̇, β·k·δ))`.
+///
+/// * The spring `k·δ = K_s·sqrt(m_eff)·(1 − d/m)` is the force law of seed 000 §2; for
+///   `e = 1` (ζ = 0) it is returned as is, unchanged bit for bit.
+/// * The dashpot is our addition (seed 000 §2 has no damping): it realises the
+///   restitution `e`. While approaching it resists with `c·δ̇` but never more than `β·k·δ`,
+///   so `0 ≤ F_n ≤ (1 + β)·k·δ`: the force is continuous in the overlap, 0 at first touch
+///   (`δ = 0`) for every approach speed, and Lipschitz in `(δ, δ̇)`, which the implicit
+///   Picard iterations need for a fixed point. While separating the dashpot lowers the
+///   force down to the clamp at 0: never attractive.
+/// * `k·δ + min(c·δ̇, β·k·δ)` is homogeneous of degree 1 in `(δ, δ̇)`, so an isolated
+///   single-point impact rebounds with a coefficient independent of the impact speed; ζ
+///   is calibrated to `e` in closed form ([`super::pair::impact_restitution`],
+///   [`PairParams::damping_ratio`]). With several merged contacts per pair each carries
+///   its own spring and dashpot, so `e` is exact only for single-point impacts.
 pub fn normal_force(c: &Contact, pp: &PairParams, v_rel: &Vec3) -> f64 {
     let overlap = (pp.margin - c.dist).clamp(0.0, pp.margin);
-    let vn = v_rel.dot(&c.normal);
-    (pp.stiffness() * overlap - pp.damping() * vn).max(0.0)
+    let spring = pp.stiffness() * overlap;
+    let damping = pp.damping();
+    if damping == 0.0 {
+        return spring;
+    }
+    let approach = -v_rel.dot(&c.normal);
+    (spring + (damping * approach).min(DAMPING_CAP * spring)).max(0.0)
 }
 
 /// Regularisation velocity of friction [m/s]: `2·Δt·w_t·load` for the inverse effective
@@ -235,16 +257,96 @@ mod tests {
     #[test]
     fn damping_resists_approach_and_is_never_attractive() {
         let pp = params(0.5, 0.0);
-        let still = contact_force(&contact(0.01), &pp, &Vec3::zeros(), 0.0).normal;
-        let approaching = contact_force(&contact(0.01), &pp, &(-Vec3::z()), 0.0).normal;
-        let separating = contact_force(&contact(0.01), &pp, &(0.1 * Vec3::z()), 0.0);
-        assert!(approaching > still && separating.normal < still);
-        assert!((approaching - still - pp.damping()).abs() < 1e-9 * approaching);
-        let fast = contact_force(&contact(0.01), &pp, &(1e3 * Vec3::z()), 0.0);
+        let (k, c) = (pp.stiffness(), pp.damping());
+        assert!(c > 0.0);
+        let at = |d: f64, vz: f64| contact_force(&contact(d), &pp, &(vz * Vec3::z()), 0.0);
+        let still = at(0.01, 0.0).normal;
+        assert_eq!(still, k * 0.01);
+        // Slow approach: the plain dashpot c·δ̇ (below the cap β·k·δ = 1000 N).
+        let slow = at(0.01, -1.0).normal;
+        assert!(c < DAMPING_CAP * k * 0.01);
+        assert!((slow - still - c).abs() < 1e-9 * slow);
+        // Fast approach: capped at (1 + β)·k·δ.
+        assert!((at(0.01, -1e3).normal - (1.0 + DAMPING_CAP) * still).abs() < 1e-9 * still);
+        // Separating: less than the spring, clamped at 0, never attractive.
+        let separating = at(0.01, 0.1).normal;
+        assert!((separating - (still - 0.1 * c)).abs() < 1e-9 * still);
+        let fast = at(0.01, 1e3);
         assert_eq!(fast.normal, 0.0);
         assert_eq!(fast.force, Vec3::zeros());
-        let undamped = contact_force(&contact(0.01), &params(1.0, 0.0), &(-Vec3::z()), 0.0);
-        assert_eq!(undamped.normal, still);
+        // e = 1: the paper's spring exactly, whatever the velocity.
+        let elastic = params(1.0, 0.0);
+        for vz in [-1e3, -1.0, 0.0, 2.0] {
+            let f = contact_force(&contact(0.01), &elastic, &(vz * Vec3::z()), 0.0);
+            assert_eq!(f.normal, elastic.stiffness() * (elastic.margin - 0.01));
+        }
+    }
+
+    #[test]
+    fn normal_force_is_continuous_at_first_touch() {
+        for e in [0.1, 0.4, 0.9] {
+            let pp = params(e, 0.0);
+            let k = pp.stiffness();
+            for speed in [1e-3, 1.0, 1e3, 1e6] {
+                let approach = -speed * Vec3::z();
+                // Touching exactly (δ = 0) and outside the halo: no force.
+                assert_eq!(normal_force(&contact(0.02), &pp, &approach), 0.0);
+                assert_eq!(normal_force(&contact(0.03), &pp, &approach), 0.0);
+                // δ → 0⁺: F_n ≤ (1 + β)·k·δ → 0 whatever the approach speed.
+                for delta in [1e-3, 1e-6, 1e-9, 1e-12] {
+                    let f = normal_force(&contact(0.02 - delta), &pp, &approach);
+                    let bound = (1.0 + DAMPING_CAP) * k * delta;
+                    assert!(
+                        f > 0.0 && f <= bound * (1.0 + 1e-6),
+                        "{e} {speed} {delta}: {f}"
+                    );
+                }
+                let tiny = normal_force(&contact(0.02 - 1e-12), &pp, &approach);
+                assert!(tiny < 1e-6, "{tiny} N at δ = 1e-12 m");
+            }
+        }
+    }
+
+    /// One isolated impact of the dimensional law (this module's [`normal_force`]) at
+    /// approach speed `v0`, integrated with RK4 at 1/4000 of the undamped period; returns
+    /// the rebound speed ratio.
+    fn simulated_restitution(pp: &PairParams, v0: f64) -> f64 {
+        let m = pp.effective_mass;
+        let h = 2.0 * std::f64::consts::PI / pp.angular_frequency() / 4000.0;
+        // Body `a` above an obstacle: distance d, velocity v along the normal +z.
+        let accel = |d: f64, v: f64| normal_force(&contact(d), pp, &(v * Vec3::z())) / m;
+        let (mut d, mut v) = (pp.margin, -v0);
+        for _ in 0..100_000 {
+            let k1 = (v, accel(d, v));
+            let k2 = (
+                v + 0.5 * h * k1.1,
+                accel(d + 0.5 * h * k1.0, v + 0.5 * h * k1.1),
+            );
+            let k3 = (
+                v + 0.5 * h * k2.1,
+                accel(d + 0.5 * h * k2.0, v + 0.5 * h * k2.1),
+            );
+            let k4 = (v + h * k3.1, accel(d + h * k3.0, v + h * k3.1));
+            d += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+            v += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+            if v > 0.0 && (d >= pp.margin || accel(d, v) == 0.0) {
+                break;
+            }
+        }
+        v / v0
+    }
+
+    #[test]
+    fn isolated_impact_rebounds_with_e_at_every_speed() {
+        for e in [0.2, 0.4, 0.7, 0.95] {
+            let pp = params(e, 0.0);
+            // Largest speed: peak overlap ≈ v/ω = 0.01 m, inside the 0.02 m halo.
+            let v_max = 0.01 * pp.angular_frequency();
+            for v0 in [v_max, 0.1 * v_max, 0.01 * v_max] {
+                let r = simulated_restitution(&pp, v0);
+                assert!((r - e).abs() < 1e-7, "e = {e}, v0 = {v0} m/s: {r}");
+            }
+        }
     }
 
     #[test]

@@ -75,11 +75,12 @@ impl PairParams {
         self.peak_force() / self.margin
     }
 
-    /// Damping ratio ζ of the contact dashpot: the ζ for which an isolated impact of the
-    /// clamped (never attractive) linear spring–dashpot rebounds with exactly the pair's
-    /// restitution `e` ([`no_tension_restitution`] inverted by bisection) [-]. 0 for
-    /// `e = 1`; restitutions below `no_tension_restitution(MAX_DAMPING_RATIO)` ≈ 0.024
-    /// are realised with ζ = [`MAX_DAMPING_RATIO`].
+    /// Damping ratio ζ of the contact dashpot: the ζ for which an isolated single-point
+    /// impact under the capped law of [`super::force::normal_force`] rebounds with exactly
+    /// the pair's restitution `e` ([`impact_restitution`] inverted by bisection) [-].
+    /// 0 for `e = 1`; restitutions below `impact_restitution(MAX_DAMPING_RATIO,
+    /// DAMPING_CAP)` ≈ 0.109 are realised with ζ = [`MAX_DAMPING_RATIO`], i.e. rebound
+    /// with ≈ 0.109.
     pub fn damping_ratio(&self) -> f64 {
         damping_ratio_for(self.restitution)
     }
@@ -104,102 +105,210 @@ impl PairParams {
     }
 }
 
-/// Largest damping ratio used (keeps the dashpot stable at the step of
-/// [`crate::integrate::stable_dt_estimate`], where `2ζ·ω·Δt < 2` needs ζ < 3.2).
+/// Cap β of the dashpot relative to the spring [-]: while the bodies approach, the damping
+/// force is at most `β·k·δ`, so the normal force stays below `(1 + β)·k·δ` and tends to 0
+/// at first touch whatever the approach speed (law: [`super::force::normal_force`]).
+/// β = 1: the dashpot at most doubles the spring force.
+pub const DAMPING_CAP: f64 = 1.0;
+
+/// Largest damping ratio used [-].
+///
+/// The capped law is linear on two pieces, and explicit Euler–Cromer with step `Δt` is
+/// stable on each when, with `h = ω·Δt`:
+/// * dashpot piece (stiffness `k`, damping `2ζ·sqrt(k·m_eff)`): `ζ·h < 1` and
+///   `h² + 4ζ·h < 4` (Jury conditions for the amplification matrix of one step, whose
+///   determinant is `1 − 2ζ·h` and trace `2 − h² − 2ζ·h`);
+/// * capped piece (stiffness `(1 + β)·k`, no velocity term): `sqrt(1 + β)·h < 2`.
+///
+/// At the step of [`crate::integrate::stable_dt_estimate`], `h = 2π/20 ≈ 0.314`, so ζ ≤ 3
+/// (limit ≈ 3.10) and β = [`DAMPING_CAP`] = 1 (limit ≈ 39) keep both pieces stable.
 pub const MAX_DAMPING_RATIO: f64 = 3.0;
 
-/// Restitution of one impact of the linear spring–dashpot `F = k·δ + c·δ̇` with damping
-/// ratio `zeta` when the force is clamped at zero instead of turning attractive: the
-/// contact ends when `k·δ + c·δ̇ = 0`, earlier than `δ = 0`, so the rebound is faster than
-/// the textbook `exp(−ζπ/sqrt(1 − ζ²))` (Schwager & Pöschel's no-tension result, derived
-/// here from the closed-form oscillator solution).
-pub fn no_tension_restitution(zeta: f64) -> f64 {
-    if zeta <= 0.0 {
+/// Restitution coefficient [-] of one isolated impact under the capped law
+/// `F = max(0, k·δ + min(c·δ̇, β·k·δ))`, `c = 2ζ·sqrt(k·m_eff)`, for damping ratio `zeta`
+/// and cap `beta ≥ 0`: exact closed form, the same for every impact speed.
+///
+/// With `τ = ω·t` and `x = ω·δ/v₀` (`v₀` the approach speed) the impact reads
+/// `x'' = −max(0, x + min(2ζ·x', β·x))`, `x(0) = 0`, `x'(0) = 1`, and `e = −x'` once the
+/// force has vanished. The right-hand side is homogeneous of degree 1 in `(x, x')`, so `e`
+/// does not depend on `v₀`. It is linear on two pieces, visited in this order:
+/// 1. capped (`2ζ·x' ≥ β·x`, from first touch): `x'' = −(1 + β)·x`, hence with
+///    `s = sqrt(1 + β)`: `x = sin(s·τ)/s`, `x' = cos(s·τ)`, until `tan(s·τ) = 2ζ·s/β`;
+/// 2. dashpot: `x'' + 2ζ·x' + x = 0`. While approaching, `2ζ·x' − β·x` only decreases,
+///    and once `x' ≤ 0` it is negative, so the cap never returns. The force
+///    `g = x + 2ζ·x'` obeys the same linear equation; the contact ends at its first zero
+///    (before `x = 0`: `g ≤ x` once `x' ≤ 0`), after which the force stays 0 (`x`
+///    decreases at constant `x'`), and there `e = −x' = x/(2ζ)`.
+///
+/// The first zero of `g` and the value of `x` there are closed forms in the under-,
+/// critically and over-damped cases. Returns 1 for `zeta ≤ 0` and 0 when `g` never
+/// vanishes (the bodies creep apart).
+pub fn impact_restitution(zeta: f64, beta: f64) -> f64 {
+    if zeta.is_nan() || zeta <= 0.0 {
         return 1.0;
     }
-    if (zeta - 1.0).abs() < 1e-9 {
-        // Critical damping: δ ∝ t·e^{−ωt}, force zero at ωt = 2.
-        return (-2.0f64).exp();
-    }
-    if zeta < 1.0 {
-        let s = (1.0 - zeta * zeta).sqrt();
-        let th = std::f64::consts::PI - (2.0 * zeta * s).atan2(1.0 - 2.0 * zeta * zeta);
-        -(-zeta * th / s).exp() * (th.cos() - zeta / s * th.sin())
+    // Piece 1 up to the switch.
+    let s = (1.0 + beta).sqrt();
+    let theta = (2.0 * zeta * s).atan2(beta);
+    let (x1, v1) = (theta.sin() / s, theta.cos());
+    // Force g and its derivative g' = x' + 2ζ·x'' = x' − 2ζ·g at the switch.
+    let g0 = x1 + 2.0 * zeta * v1;
+    let dg0 = v1 - 2.0 * zeta * g0;
+    // Piece 2: y(τ) = e^{−ζτ}·(y(0)·C(τ) + (y'(0) + ζ·y(0))·S(τ)) for y = x and y = g.
+    let big_g = dg0 + zeta * g0;
+    let (tau, c, sn) = if zeta < 1.0 {
+        let w = (1.0 - zeta * zeta).sqrt();
+        // First τ > 0 with g0·cos(wτ) + (G/w)·sin(wτ) = 0.
+        let tau = (g0 * w).atan2(-big_g) / w;
+        (tau, (w * tau).cos(), (w * tau).sin() / w)
+    } else if zeta == 1.0 {
+        if big_g >= 0.0 {
+            return 0.0;
+        }
+        let tau = -g0 / big_g;
+        (tau, 1.0, tau)
     } else {
         let q = (zeta * zeta - 1.0).sqrt();
-        let phi = (2.0 * zeta * q / (2.0 * zeta * zeta - 1.0)).atanh();
-        -(-zeta * phi / q).exp() * (phi.cosh() - zeta / q * phi.sinh())
-    }
+        // tanh(qτ) = −g0·q/G.
+        let r = -g0 * q / big_g;
+        if big_g >= 0.0 || r >= 1.0 {
+            return 0.0;
+        }
+        let tau = r.atanh() / q;
+        (tau, (q * tau).cosh(), (q * tau).sinh() / q)
+    };
+    let x = (-zeta * tau).exp() * (x1 * c + (v1 + zeta * x1) * sn);
+    x / (2.0 * zeta)
 }
 
 thread_local! {
-    /// Last (restitution, ζ) solved on this thread: most contacts share one material pair.
-    static LAST_ZETA: std::cell::Cell<(f64, f64)> = const { std::cell::Cell::new((1.0, 0.0)) };
+    /// Recently solved (restitution, ζ) pairs on this thread, newest first: a scene has
+    /// few material pairs. NaN marks an empty slot (never equal to a restitution).
+    static ZETA_CACHE: std::cell::Cell<[(f64, f64); 4]> =
+        const { std::cell::Cell::new([(f64::NAN, 0.0); 4]) };
 }
 
-/// Damping ratio for restitution `e` (see [`PairParams::damping_ratio`]).
+/// Damping ratio for restitution `e` under the cap [`DAMPING_CAP`] (see
+/// [`PairParams::damping_ratio`]): bisection of the decreasing [`impact_restitution`] on
+/// `[0, MAX_DAMPING_RATIO]`, cached per thread.
 pub fn damping_ratio_for(e: f64) -> f64 {
     if e >= 1.0 || e.is_nan() {
         return 0.0;
     }
-    let (last_e, last_zeta) = LAST_ZETA.with(|c| c.get());
-    if last_e == e {
-        return last_zeta;
+    let cache = ZETA_CACHE.with(|c| c.get());
+    if let Some(&(_, zeta)) = cache.iter().find(|(ce, _)| *ce == e) {
+        return zeta;
     }
-    let (mut lo, mut hi) = (0.0, MAX_DAMPING_RATIO);
-    if no_tension_restitution(hi) >= e {
-        return hi;
-    }
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if no_tension_restitution(mid) > e {
-            lo = mid;
-        } else {
-            hi = mid;
+    let restitution = |zeta| impact_restitution(zeta, DAMPING_CAP);
+    let zeta = if restitution(MAX_DAMPING_RATIO) >= e {
+        MAX_DAMPING_RATIO
+    } else {
+        let (mut lo, mut hi) = (0.0, MAX_DAMPING_RATIO);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if restitution(mid) > e {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
         }
-    }
-    let zeta = 0.5 * (lo + hi);
-    LAST_ZETA.with(|c| c.set((e, zeta)));
+        0.5 * (lo + hi)
+    };
+    let mut next = [(e, zeta); 4];
+    next[1..].copy_from_slice(&cache[..3]);
+    ZETA_CACHE.with(|c| c.set(next));
     zeta
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrate::stability::STEPS_PER_PERIOD;
 
-    /// Integrates one isolated clamped spring–dashpot impact finely and returns the
-    /// rebound ratio (independent check of the closed form).
-    fn simulate(zeta: f64) -> f64 {
-        let (k, m) = (1.0f64, 1.0f64);
-        let c = 2.0 * zeta * (k * m).sqrt();
-        let (mut x, mut v, dt) = (0.0f64, 1.0f64, 1e-6);
-        loop {
-            let f = (k * x + c * v).max(0.0);
-            v -= dt * f / m;
-            x += dt * v;
-            if x <= 0.0 || (f == 0.0 && v < 0.0) {
-                return -v;
+    /// Integrates the dimensionless impact `x'' = −max(0, x + min(2ζ·x', β·x))`,
+    /// `x(0) = 0`, `x'(0) = 1` with classical RK4 at step `h` until the force has vanished
+    /// on the way out, and returns `−x'` (independent check of the closed form).
+    fn rk4_restitution(zeta: f64, beta: f64, h: f64) -> f64 {
+        let force = |x: f64, v: f64| (x + (2.0 * zeta * v).min(beta * x)).max(0.0);
+        let rhs = |x: f64, v: f64| (v, -force(x, v));
+        let (mut x, mut v) = (0.0f64, 1.0f64);
+        for _ in 0..(100.0 / h) as usize {
+            let k1 = rhs(x, v);
+            let k2 = rhs(x + 0.5 * h * k1.0, v + 0.5 * h * k1.1);
+            let k3 = rhs(x + 0.5 * h * k2.0, v + 0.5 * h * k2.1);
+            let k4 = rhs(x + h * k3.0, v + h * k3.1);
+            x += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+            v += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+            // Once the force is 0 on the way out it stays 0: x' is final.
+            if v < 0.0 && (x <= 0.0 || force(x, v) == 0.0) {
+                break;
             }
         }
+        -v
     }
 
     #[test]
-    fn closed_form_matches_integration() {
-        for z in [0.0, 0.1, 0.358, 0.7, 1.0, 1.5, 3.0] {
-            let (a, b) = (no_tension_restitution(z), simulate(z));
-            assert!((a - b).abs() < 1e-4, "ζ = {z}: {a} vs {b}");
+    fn closed_form_matches_rk4_integration() {
+        for beta in [0.0, 0.5, DAMPING_CAP, 4.0] {
+            for zeta in [0.02, 0.3, 0.7, 0.999, 1.0, 1.001, 1.5, 3.0] {
+                let (a, b) = (
+                    impact_restitution(zeta, beta),
+                    rk4_restitution(zeta, beta, 2.5e-4),
+                );
+                assert!(
+                    (a - b).abs() < 1e-8 && a > 0.0 && a < 1.0,
+                    "β = {beta}, ζ = {zeta}: {a} vs {b}"
+                );
+            }
         }
+        assert_eq!(impact_restitution(0.0, DAMPING_CAP), 1.0);
     }
 
     #[test]
     fn damping_ratio_inverts_restitution() {
-        for e in [0.05, 0.3, 0.5, 0.9, 0.999] {
-            let z = damping_ratio_for(e);
-            assert!((no_tension_restitution(z) - e).abs() < 1e-9, "{e}");
-            assert_eq!(damping_ratio_for(e), z);
+        // Five values: more than the cache holds, asked twice so that entries are evicted.
+        for _ in 0..2 {
+            for e in [0.15, 0.3, 0.5, 0.9, 0.999] {
+                let z = damping_ratio_for(e);
+                let back = impact_restitution(z, DAMPING_CAP);
+                assert!((back - e).abs() < 1e-12, "{e}: ζ = {z} gives {back}");
+                assert_eq!(damping_ratio_for(e), z);
+            }
         }
         assert_eq!(damping_ratio_for(1.0), 0.0);
         assert_eq!(damping_ratio_for(1e-6), MAX_DAMPING_RATIO);
-        assert!(damping_ratio_for(0.3) > damping_ratio_for(0.6));
+        let floor = impact_restitution(MAX_DAMPING_RATIO, DAMPING_CAP);
+        assert!((floor - 0.109).abs() < 1e-3, "documented floor: {floor}");
+        // e decreases strictly with ζ (the bisection relies on it).
+        let mut prev = 1.0;
+        for i in 1..=300 {
+            let e = impact_restitution(MAX_DAMPING_RATIO * f64::from(i) / 300.0, DAMPING_CAP);
+            assert!(e < prev, "not decreasing at step {i}");
+            prev = e;
+        }
+    }
+
+    /// Largest eigenvalue modulus of one Euler–Cromer step of `x'' = −K·x − D·x'` at
+    /// dimensionless step `h`: the matrix `[[1 − h²K, h(1 − hD)], [−hK, 1 − hD]]`.
+    fn spectral_radius(k: f64, d: f64, h: f64) -> f64 {
+        let (a, b, c, dd) = (1.0 - h * h * k, h * (1.0 - h * d), -h * k, 1.0 - h * d);
+        let (tr, det) = (a + dd, a * dd - b * c);
+        let disc = tr * tr - 4.0 * det;
+        if disc < 0.0 {
+            det.sqrt()
+        } else {
+            0.5 * (tr.abs() + disc.sqrt())
+        }
+    }
+
+    #[test]
+    fn euler_cromer_is_stable_at_the_recommended_step() {
+        let h = 2.0 * std::f64::consts::PI / STEPS_PER_PERIOD;
+        // Dashpot piece at the largest ζ, capped piece (stiffer spring, no dashpot).
+        assert!(spectral_radius(1.0, 2.0 * MAX_DAMPING_RATIO, h) < 1.0);
+        assert!(spectral_radius(1.0 + DAMPING_CAP, 0.0, h) <= 1.0 + 1e-12);
+        // The documented limits are sharp: slightly beyond them the step diverges.
+        assert!(spectral_radius(1.0, 2.0 * 3.11, h) > 1.0);
+        assert!(spectral_radius(1.0 + 41.0, 0.0, h) > 1.0);
     }
 }
