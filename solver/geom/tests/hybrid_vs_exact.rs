@@ -220,3 +220,60 @@ fn scalar_contact_matches_batched_lanes() {
         assert_eq!(o.result, single);
     }
 }
+
+/// `PairOutcome::lower` is a lower bound of the exact distance for every kernel and every
+/// pair kind — converged or not, screened or not — up to the `f32` rounding of both
+/// computations (allowed: 2⁻¹⁶ of the largest coordinate plus the margin, the allowance
+/// the solver's separation certificates add), and, where the iterative kernel converged,
+/// within its certified gap `C·ε` of the distance.
+#[test]
+fn batch_lower_bounds_the_exact_distance() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+    let mut batch = PairBatch::<usize>::new();
+    let mut pairs = Vec::new();
+    for i in 0..40_000 {
+        let (t1, t2) = pair(&mut rng, i % CATEGORIES.len(), EPS);
+        batch.push(&t1, &t2, 2.0 * EPS, i, i % 3 == 0);
+        pairs.push((t1, t2));
+    }
+    let c = IterativeParams::default().c;
+    for kind in [KernelKind::Iterative, KernelKind::Hybrid, KernelKind::Exact] {
+        for prescreen in [false, true] {
+            let params = IterativeParams {
+                prescreen,
+                ..IterativeParams::default()
+            };
+            let mut out = Vec::new();
+            batch.run(kind, &params, &mut out);
+            let (mut positive, mut tight) = (0, 0);
+            for o in &out {
+                let (t1, t2) = &pairs[o.tag];
+                let d = f64::from(triangle_triangle_exact(t1, t2).dist());
+                let lower = f64::from(o.lower);
+                let big =
+                    t1.v.iter()
+                        .chain(&t2.v)
+                        .flatten()
+                        .fold(0f32, |m, x| m.max(x.abs()));
+                let rho = f64::from(big + 2.0 * EPS) / 65536.0;
+                assert!(
+                    lower <= d + rho,
+                    "{kind:?} prescreen {prescreen}, pair {}: lower {lower} > distance {d}",
+                    o.tag
+                );
+                positive += usize::from(lower > 0.0);
+                if kind == KernelKind::Iterative && o.result != KernelResult::NotConverged {
+                    // Converged (or proved separated beyond the margin).
+                    if d <= f64::from(2.0 * EPS) {
+                        assert!(d - lower <= f64::from(c * EPS) + rho, "{d} vs {lower}");
+                        tight += 1;
+                    }
+                }
+            }
+            assert!(positive > 10_000, "{kind:?}: {positive} positive bounds");
+            if kind == KernelKind::Iterative {
+                assert!(tight > 1000, "{tight} tight bounds checked");
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! triangle-pair checks in a [`PairBatch`] and runs them together; the iterative kernel
 //! processes [`LANES`] pairs per pass in struct-of-arrays lanes.
 
-use super::contact::exact;
+use super::contact::exact_dist;
 use super::iterative::{solve_batch, IterativeParams, Lanes, CONTACT, SEPARATED};
 use super::screen::screen_lanes;
 use super::{ClosestPair, KernelKind, KernelResult};
@@ -19,6 +19,12 @@ pub struct PairOutcome<T> {
     pub tag: T,
     /// Kernel result.
     pub result: KernelResult,
+    /// A lower bound of the pair's distance \[m\], up to the `f32` rounding of the
+    /// kernel that decided the pair: the exact distance where the exact kernel ran, the
+    /// iterative kernel's separating-axis bound `lower` otherwise (valid whether or not
+    /// the iteration converged, see [`super::iterative`]), the margin for a pair the
+    /// pre-screen proved separated.
+    pub lower: f32,
 }
 
 /// Counters of one [`PairBatch::run`].
@@ -137,6 +143,7 @@ impl<T: Copy> PairBatch<T> {
         results.extend(self.tags.iter().map(|&tag| PairOutcome {
             tag,
             result: KernelResult::Separated,
+            lower: 0.0,
         }));
         let mut stats = BatchStats {
             pairs: self.len() as u64,
@@ -158,11 +165,14 @@ impl<T: Copy> PairBatch<T> {
             for l in 0..n {
                 if screened[l] {
                     stats.screened += 1;
+                    results[base + l].lower = chunk.margin[l];
                     continue;
                 }
                 if kind == KernelKind::Exact {
                     let (t1, t2) = chunk.get(l);
-                    results[base + l].result = exact(&t1, &t2, chunk.margin[l]);
+                    let (r, d) = exact_dist(&t1, &t2, chunk.margin[l]);
+                    results[base + l].result = r;
+                    results[base + l].lower = d;
                     stats.exact += 1;
                     continue;
                 }
@@ -195,6 +205,7 @@ impl<T: Copy> PairBatch<T> {
         stats.iterative += p.n as u64;
         for l in 0..p.n {
             let i = p.index[l];
+            results[i].lower = o.lower[l];
             results[i].result = match o.class[l] {
                 CONTACT => KernelResult::Contact(ClosestPair {
                     p: [o.p[0][l], o.p[1][l], o.p[2][l]],
@@ -205,7 +216,9 @@ impl<T: Copy> PairBatch<T> {
                 _ if kind == KernelKind::Hybrid && self.fine[i] => {
                     stats.fallbacks += 1;
                     let (t1, t2) = p.lanes.get(l);
-                    exact(&t1, &t2, p.lanes.margin[l])
+                    let (r, d) = exact_dist(&t1, &t2, p.lanes.margin[l]);
+                    results[i].lower = d;
+                    r
                 }
                 _ => {
                     stats.not_converged += 1;

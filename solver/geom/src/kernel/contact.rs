@@ -39,11 +39,17 @@ pub fn contact_with(
 
 /// Exact kernel with the contact decision.
 pub(crate) fn exact(t1: &Tri, t2: &Tri, margin: f32) -> KernelResult {
+    exact_dist(t1, t2, margin).0
+}
+
+/// [`exact`] and the computed distance \[m\].
+pub(crate) fn exact_dist(t1: &Tri, t2: &Tri, margin: f32) -> (KernelResult, f32) {
     let c = triangle_triangle_exact(t1, t2);
+    let d = c.dist();
     if c.dist_sq <= margin * margin {
-        KernelResult::Contact(c)
+        (KernelResult::Contact(c), d)
     } else {
-        KernelResult::Separated
+        (KernelResult::Separated, d)
     }
 }
 

@@ -152,6 +152,8 @@ pub(crate) struct LaneOut<const L: usize> {
     pub q: [[f32; L]; 3],
     pub dist_sq: [f32; L],
     pub class: [u32; L],
+    /// Certified lower bound of the distance (≥ 0) \[m\].
+    pub lower: [f32; L],
 }
 
 /// One triangle's side of the lane state.
@@ -368,6 +370,7 @@ pub(crate) fn solve_lanes<const L: usize>(x: &Lanes<L>, prm: &IterativeParams) -
         q: [s2.pt[0].0, s2.pt[1].0, s2.pt[2].0],
         dist_sq: dsq.0,
         class,
+        lower: lower.0,
     }
 }
 
