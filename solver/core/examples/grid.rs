@@ -232,7 +232,7 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
                         eprintln!(
                             "    iteration {i}: checks/level {:?}, {} skipped, {} certificate \
                              distances, {} pairs refreshed, {} contacts, {} coarse, \
-                             {} unfolds, {} narrows, residual {:.2e}, ω {:.2}",
+                             {} unfolds, {} narrows, {} moved, {} pairs kept, residual {:.2e}, ω {:.2}",
                             it.checks_per_level,
                             it.skipped,
                             it.bounds,
@@ -241,6 +241,8 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
                             it.coarse_contacts,
                             it.unfolds,
                             it.narrows,
+                            it.moved,
+                            it.kept,
                             it.residual,
                             it.relaxation
                         );

@@ -30,6 +30,18 @@
 //! At termination no surrogate pair is in contact, so only fine–fine contacts produce the
 //! final forces and they equal the flat contacts of the accepted state (Lemma 5.7).
 //!
+//! **Local updates** ([`PicardParams::local_updates`], default on). A particle whose force
+//! and torque updates are both below half the tolerance keeps its wrench, so its next
+//! guess is bitwise its current one; the convergence test still covers every particle in
+//! every iteration (a kept particle whose forces change because its neighbours moved is
+//! relaxed again). Multiscale Picard then detects contacts only for particle pairs with a
+//! particle whose pose changed: a pair of two unmoved particles whose active set did not
+//! change in the last iteration (no widening, narrowing or refresh) would get exactly the
+//! same checks, contacts and coarse estimates again, so it keeps them
+//! ([`IterationStats::kept`]; tested bit for bit against detecting every pair). When a
+//! dense packing is nearly converged and only a few particles still adjust (contacts
+//! releasing in the §6.7 grid), an iteration then costs in proportion to them.
+//!
 //! **Reuse of the accepted state's evaluation.** The first iteration of a step evaluates
 //! the start-of-step state, which is the previous step's accepted state — the last state
 //! whose contacts and forces were computed. When the workspace still holds that
@@ -58,9 +70,8 @@ use crate::integrate::energy::observables;
 use crate::integrate::{advance_body, first_non_finite};
 use crate::step::{detect_contacts, stats_levels, StepError, StepWorkspace};
 use crate::world::{Body, DetectionMode, World};
-use active::UpdateCounts;
 use msdem_tree::{LevelStats, MAX_LEVELS};
-use multiscale::MultiscaleStage;
+use multiscale::{MultiscaleDetect, MultiscaleStage};
 use relax::{Relaxation, Residual};
 use reuse::{compute_forces, LastEvaluation};
 use std::time::Instant;
@@ -91,6 +102,12 @@ pub struct IterationStats {
     pub bounds: u64,
     /// Particle pairs whose certificates were renewed at this guess (multiscale only).
     pub refreshed: u32,
+    /// Particle pairs whose contacts were kept from the previous iteration because
+    /// neither particle moved (multiscale only, [`PicardParams::local_updates`]).
+    pub kept: u32,
+    /// Particles whose guess moved since the previous detection (all in the first
+    /// iteration).
+    pub moved: u32,
     /// Largest relative force/torque update over all particles [-]; infinite in the first
     /// iteration (no previous wrench).
     pub residual: f64,
@@ -141,6 +158,9 @@ pub struct ImplicitWorkspace {
     last: Option<LastEvaluation>,
     /// Spare buffer of [`LastEvaluation::bodies`].
     last_bodies: Option<Vec<Body>>,
+    /// Per particle: the guess moved since the last detection (multiscale pairs of two
+    /// unmoved particles keep their contacts, see [`PicardParams::local_updates`]).
+    moved: Vec<bool>,
 }
 
 impl ImplicitWorkspace {
@@ -235,6 +255,11 @@ pub fn implicit_step(
     out
 }
 
+/// Bitwise equality of the pose (what contact detection depends on).
+fn same_pose(a: &Body, b: &Body) -> bool {
+    a.position == b.position && a.orientation == b.orientation
+}
+
 fn picard(
     world: &mut World,
     ws: &mut ImplicitWorkspace,
@@ -250,6 +275,8 @@ fn picard(
     ws.relax.begin(world, params);
     ws.applied.clear();
     ws.applied.resize(n, Wrench::default());
+    ws.moved.clear();
+    ws.moved.resize(n, true);
     if variant == PicardVariant::Multiscale {
         ws.multiscale.begin_step(!params.keep_active_sets);
     }
@@ -266,10 +293,11 @@ fn picard(
     for k in 0..params.max_iterations {
         let reused = k == 0 && reuse.is_some();
         // 1. Detection at the guess held by `world.bodies`.
-        let (checks, counts, skipped, bounds, refreshed) = match variant {
+        let moved = ws.moved.iter().filter(|&&m| m).count() as u32;
+        let d = match variant {
             _ if reused => {
                 pairs = reuse.unwrap_or(0);
-                (LevelStats::default(), UpdateCounts::default(), 0, 0, 0)
+                MultiscaleDetect::default()
             }
             PicardVariant::Flat | PicardVariant::Surrogate => {
                 let t = Instant::now();
@@ -279,16 +307,24 @@ fn picard(
                 ws.coarse.clear();
                 pairs = p;
                 wall.narrow += t.elapsed().as_secs_f64();
-                (checks, UpdateCounts::default(), 0, 0, 0)
+                MultiscaleDetect {
+                    stats: checks,
+                    ..MultiscaleDetect::default()
+                }
             }
             PicardVariant::Multiscale => {
-                let d = ws
-                    .multiscale
-                    .detect(world, &mut ws.contacts, &mut ws.coarse, &mut wall)?;
+                let d = ws.multiscale.detect(
+                    world,
+                    &ws.moved,
+                    &mut ws.contacts,
+                    &mut ws.coarse,
+                    &mut wall,
+                )?;
                 pairs = d.pairs;
-                (d.stats, d.counts, d.skipped, d.bounds, d.refreshed)
+                d
             }
         };
+        let (checks, counts) = (d.stats, d.counts);
         // 2. Forces at the guess; damped coarse estimates (remark 5).
         let t_forces = Instant::now();
         if !reused {
@@ -309,7 +345,7 @@ fn picard(
         total += &checks;
         out.unfolds += counts.unfolds;
         out.narrows += counts.narrows;
-        out.skipped += skipped;
+        out.skipped += d.skipped;
         out.per_iteration.push(IterationStats {
             checks_per_level: checks_per_level(levels, &checks),
             fallbacks: checks.fallbacks,
@@ -318,9 +354,11 @@ fn picard(
             coarse_contacts: ws.coarse.len() as u32,
             unfolds: counts.unfolds,
             narrows: counts.narrows,
-            skipped,
-            bounds,
-            refreshed,
+            skipped: d.skipped,
+            bounds: d.bounds,
+            refreshed: d.refreshed,
+            kept: d.kept,
+            moved,
             residual: residual.max_relative,
             relaxation: residual.min_omega,
             reused,
@@ -338,9 +376,12 @@ fn picard(
         }
         // 5. Next guess from the start-of-step state.
         let t_int = Instant::now();
-        for ((b, s), w) in world.bodies.iter_mut().zip(&ws.start).zip(&ws.applied) {
-            b.clone_from(s);
-            advance_body(b, w, &gravity, dt);
+        let bodies = world.bodies.iter_mut().zip(&mut ws.moved);
+        for ((b, moved), (s, w)) in bodies.zip(ws.start.iter().zip(&ws.applied)) {
+            let mut next = s.clone();
+            advance_body(&mut next, w, &gravity, dt);
+            *moved = !same_pose(b, &next);
+            *b = next;
         }
         wall.integrate += t_int.elapsed().as_secs_f64();
         if let Some(e) = non_finite(world) {

@@ -22,6 +22,8 @@
 //!   force_floor: 0.001             # absolute floor of the test, × K_s·√M + M·|g| [-], ≥ 0
 //!   coarse_force_damping: 0.5      # multiscale: factor on surrogate-level forces, in [0, 1]
 //!   keep_active_sets: true         # multiscale: keep active sets from step to step
+//!   local_updates: true            # particles within tolerance/2 keep their wrench;
+//!                                  # multiscale re-detects only pairs that moved
 //! detection:                       # optional
 //!   mode: hierarchy                # hierarchy | flat (default hierarchy); explicit only
 //!   kernel: exact                  # exact | hybrid (default exact)

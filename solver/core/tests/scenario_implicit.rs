@@ -57,7 +57,8 @@ picard:
   max_relaxation: 1.2
   force_floor: 0
   coarse_force_damping: 1
-  keep_active_sets: false",
+  keep_active_sets: false
+  local_updates: false",
     );
     let expected = PicardParams {
         tolerance: 0.002,
@@ -68,6 +69,7 @@ picard:
         force_floor: 0.0,
         coarse_force_damping: 1.0,
         keep_active_sets: false,
+        local_updates: false,
     };
     assert_eq!(w.params.picard, expected);
     let w = world(

@@ -106,6 +106,10 @@ pub struct PicardSpec {
     /// Multiscale: keep active sets from step to step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_active_sets: Option<bool>,
+    /// Particles already within half the tolerance keep their wrench; multiscale detects
+    /// only pairs with a moved particle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_updates: Option<bool>,
 }
 
 /// Narrow-phase options.

@@ -52,13 +52,22 @@
 //!   widening, a refresh, or a pair becoming idle), not in every iteration: it never
 //!   changes a contact (the parent is verified separated), it only keeps the cut small.
 //!
+//! **Clearances** come from the kernel calls themselves: the children of a pair being
+//! unfolded (or every active pair at a refresh) are run through the batched kernel of the
+//! check pass, whose lower bound of each distance
+//! ([`msdem_geom::kernel::PairOutcome::lower`]) tightens the cheap bounds of
+//! `certify.rs`, which alone decide the pairs beyond the skin; the check pass tightens the
+//! clearance of every checked idle pair the same way. No extra distance evaluation is
+//! needed for a certificate.
+//!
 //! **Start (deviation from Alg. 6 line 1).** With `seed`, a new set starts from the cut of
-//! one full multiresolution descent at the current pose (every surrogate pair not
-//! certified separated unfolded, Alg. 5 with the bounds of `certify.rs` as the culling
-//! test) instead of from the roots, so the first step does not spend one Picard iteration
-//! per tree level unfolding it. The converged result is unchanged (Lemma 5.7): any cut
-//! covers every real pair, and termination still requires that no active surrogate pair
-//! is in contact.
+//! one full multiresolution descent at the current pose (Alg. 5: every surrogate pair the
+//! batched kernel finds in contact or not converged, and its certificate does not prove
+//! separated, is unfolded) instead of from the roots, so the first step does not spend one
+//! Picard iteration per tree level unfolding it. Its outcomes are those the first check
+//! pass reproduces at the same pose, so no narrowing is attempted after a seed. The
+//! converged result is unchanged (Lemma 5.7): any cut covers every real pair, and
+//! termination still requires that no active surrogate pair is in contact.
 //!
 //! Because the cut always covers every real triangle pair, a terminated iteration (no
 //! active surrogate pair in contact) has found exactly the flat contacts (Lemma 5.7).
@@ -243,9 +252,8 @@ struct Leaf {
     la: u8,
     lb: u8,
     state: Outcome,
-    /// Bit 0: became idle in this iteration's check (a narrowing trigger); bit 1: the
-    /// check pass already computed an exact clearance of this pair in this time step
-    /// (see `check.rs`). One byte keeps a leaf at 16 bytes.
+    /// Bit 0: became idle in this iteration's check (a narrowing trigger). One byte keeps
+    /// a leaf at 16 bytes.
     flags: u8,
 }
 
@@ -267,7 +275,6 @@ impl Leaf {
     }
 
     const NOW_IDLE: u8 = 1;
-    const TRIED: u8 = 2;
 
     fn set_flag(&mut self, bit: u8, on: bool) {
         self.flags = if on {
@@ -284,15 +291,6 @@ impl Leaf {
 
     fn set_now_idle(&mut self, on: bool) {
         self.set_flag(Self::NOW_IDLE, on);
-    }
-
-    /// An exact clearance was computed in this step's check passes.
-    fn tried(&self) -> bool {
-        self.flags & Self::TRIED != 0
-    }
-
-    fn set_tried(&mut self, on: bool) {
-        self.set_flag(Self::TRIED, on);
     }
 
     fn elements(&self) -> (Element, Element) {
@@ -442,10 +440,9 @@ impl ActiveSet {
     /// Moves the pose the stored clearances refer to to the current one (`g.b_to_a`):
     /// every clearance shrinks by the motion `δ` between the two poses (triangle
     /// inequality, rounded down), and `shift` grows by it. Later in the step, a pair is
-    /// certified against the motion from this pose alone, and the exact clearances the
-    /// check pass computes (once per pair and step) refer to it: without the rebase they
-    /// would be charged twice the drift accumulated since the last refresh. Clears the
-    /// leaves' once-per-step flags.
+    /// certified against the motion from this pose alone, and the clearances the check
+    /// pass computes refer to it: without the rebase they would be charged twice the
+    /// drift accumulated since the last refresh.
     fn rebase(&mut self, g: &PairGeometry) {
         let delta = motion(&self.base, &g.b_to_a, &g.b_sphere) * (1.0 + 2.0 * MOTION_SLACK);
         let d = (delta as f32) * (1.0 + REBASE_ROUNDING);
@@ -453,7 +450,6 @@ impl ActiveSet {
             if l.clear.is_finite() {
                 l.clear = l.clear - d - REBASE_ROUNDING * l.clear.abs();
             }
-            l.set_tried(false);
         }
         self.base = g.b_to_a;
         self.shift = (self.shift + d) * (1.0 + REBASE_ROUNDING);
@@ -494,6 +490,7 @@ impl ActiveSet {
         let mut rep = IterationReport::default();
         s.begin(g.b.soup.len());
         let mut m = 0.0;
+        let mut seeded = false;
         if !self.initialised {
             self.initialised = true;
             self.cut = Vec::new();
@@ -504,6 +501,7 @@ impl ActiveSet {
             let mode = if seed { Mode::Seed } else { Mode::Refresh };
             self.walk(g, s, mode, 0.0, &mut rep);
             rep.refreshed = true;
+            seeded = seed;
         } else {
             m = motion(&self.reference, &g.b_to_a, &g.b_sphere);
             if m > f64::from(g.skin()) {
@@ -525,8 +523,12 @@ impl ActiveSet {
             self.walk(g, s, Mode::Expand, m, &mut rep);
         }
         self.check(g, m, recheck_all, s, hits, coarse, &mut rep);
-        if self.walk_due || rep.refreshed {
-            let mode = Mode::Update { all: rep.refreshed };
+        // After a seed every unfolded pair was just found in contact at this pose: no
+        // narrowing to attempt (the check pass reproduces the seed's outcomes).
+        if self.walk_due || (rep.refreshed && !seeded) {
+            let mode = Mode::Update {
+                all: rep.refreshed && !seeded,
+            };
             self.walk(g, s, mode, m, &mut rep);
         }
         rep

@@ -39,6 +39,9 @@ struct PairState {
     set: ActiveSet,
     fine: Vec<Contact>,
     coarse: Vec<Contact>,
+    /// The last iteration neither widened, narrowed nor refreshed this pair's set: at the
+    /// same poses another iteration would find the same contacts (see [`process`]).
+    quiet: bool,
 }
 
 /// Per-thread buffers of the per-pair work.
@@ -66,6 +69,9 @@ pub struct MultiscaleDetect {
     pub bounds: u64,
     /// Particle pairs whose certificates were renewed (incl. new pairs).
     pub refreshed: u32,
+    /// Particle pairs whose contacts were kept from the previous iteration (neither
+    /// particle moved, see [`super::PicardParams::local_updates`]).
+    pub kept: u32,
 }
 
 impl MultiscaleDetect {
@@ -77,6 +83,7 @@ impl MultiscaleDetect {
         self.skipped += o.skipped;
         self.bounds += o.bounds;
         self.refreshed += o.refreshed;
+        self.kept += o.kept;
         self
     }
 }
@@ -190,6 +197,7 @@ impl MultiscaleStage {
     pub fn detect(
         &mut self,
         world: &World,
+        moved: &[bool],
         fine: &mut Vec<Contact>,
         coarse: &mut Vec<Contact>,
         wall: &mut PhaseTimes,
@@ -211,6 +219,17 @@ impl MultiscaleStage {
             .zip(self.pairs.par_iter())
             .with_min_len(8)
             .map_init(ThreadScratch::default, |ts, (st, pair)| {
+                let moved_b = match pair.b {
+                    Other::Particle(j) => moved.get(j as usize).copied().unwrap_or(true),
+                    Other::Obstacle(_) => false,
+                };
+                let still = !moved.get(pair.a as usize).copied().unwrap_or(true) && !moved_b;
+                if still && st.quiet && !all {
+                    return MultiscaleDetect {
+                        kept: 1,
+                        ..MultiscaleDetect::default()
+                    };
+                }
                 process(
                     world,
                     pair,
@@ -347,8 +366,10 @@ fn process(
         merge_pair(pair.a, pair.b, &ts.raw, radius, &mut st.fine);
         merge_pair(pair.a, pair.b, &ts.coarse_raw, radius, &mut st.coarse);
     }
+    st.quiet = rep.counts.unfolds == 0 && rep.counts.narrows == 0 && !rep.refreshed;
     MultiscaleDetect {
         pairs: 0,
+        kept: 0,
         stats: rep.stats,
         counts: rep.counts,
         skipped: rep.skipped,

@@ -57,6 +57,13 @@ pub struct PicardParams {
     /// which costs one Picard iteration per tree level in every step, even without
     /// contact). Memory sets and vetoes are reset at every step either way.
     pub keep_active_sets: bool,
+    /// Local updates: a particle whose force and torque updates are already within the
+    /// tolerance keeps its wrench for the next guess (its guess does not move), and
+    /// multiscale Picard detects contacts again only for particle pairs with a moved
+    /// particle (the others' contacts are those of the previous iteration, bit for bit).
+    /// The convergence test still covers every particle in every iteration. Off: every
+    /// particle is relaxed in every iteration (Alg. 3 read literally).
+    pub local_updates: bool,
 }
 
 impl Default for PicardParams {
@@ -70,6 +77,7 @@ impl Default for PicardParams {
             force_floor: 1e-3,
             coarse_force_damping: 0.5,
             keep_active_sets: true,
+            local_updates: true,
         }
     }
 }
@@ -152,6 +160,7 @@ impl PicardParams {
             force_floor: fin(self.force_floor, 1e-3).max(0.0),
             coarse_force_damping: fin(self.coarse_force_damping, 0.5).clamp(0.0, 1.0),
             keep_active_sets: self.keep_active_sets,
+            local_updates: self.local_updates,
         }
     }
 }

@@ -61,6 +61,9 @@ fn default_coarse_force_damping() -> f64 {
 fn default_keep_active_sets() -> bool {
     PicardParams::default().keep_active_sets
 }
+fn default_local_updates() -> bool {
+    PicardParams::default().local_updates
+}
 
 /// The `picard:` keys as written; every key is optional (default: [`PicardParams::default`]).
 #[derive(Deserialize)]
@@ -94,6 +97,8 @@ struct PicardFields {
     coarse_force_damping: f64,
     #[serde(default = "default_keep_active_sets")]
     keep_active_sets: bool,
+    #[serde(default = "default_local_updates")]
+    local_updates: bool,
 }
 
 /// The `picard:` mapping, validated with [`PicardParams::validate`].
@@ -118,6 +123,7 @@ pub(crate) fn picard<'de, D: Deserializer<'de>>(d: D) -> Result<PicardParams, D:
                 force_floor: f.force_floor,
                 coarse_force_damping: f.coarse_force_damping,
                 keep_active_sets: f.keep_active_sets,
+                local_updates: f.local_updates,
             };
             p.validate().map_err(|e| {
                 de::Error::custom(format_args!("{} = {}: {}", e.field, e.value, e.reason))

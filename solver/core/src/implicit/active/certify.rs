@@ -133,6 +133,19 @@ pub(super) fn tight_clearance(t1: &Tri, t2: &Tri, margin: f32, m1: f64, skin: f3
     (if e.is_nan() { c } else { c.max(e) }, true)
 }
 
+/// Clearance of the pair (`t1`, `t2`) from a kernel's lower bound `lower` \[m\] of its
+/// distance ([`msdem_geom::kernel::PairOutcome::lower`]), as [`clearance`] does from the
+/// cheap bound: `lower − M − ρ − m1·(1 + s)`; NaN gives `-inf`.
+pub(super) fn clearance_from(lower: f32, t1: &Tri, t2: &Tri, margin: f32, m1: f64) -> f32 {
+    let rho = RHO * (max_abs(t1, t2) + margin);
+    let c = lower - margin - rho - (m1 * (1.0 + MOTION_SLACK)) as f32;
+    if c.is_nan() {
+        f32::NEG_INFINITY
+    } else {
+        c
+    }
+}
+
 /// Whether clearance `c` \[m\] certifies a pair after a motion of at most `m` \[m\] from
 /// the reference pose.
 pub(super) fn certified(c: f32, m: f64) -> bool {

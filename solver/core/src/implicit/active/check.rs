@@ -1,19 +1,15 @@
 //! The check pass of an [`ActiveSet`] in one Picard iteration: certified pairs are
 //! skipped, the others run through the batched kernel (see the parent module's docs).
 //!
-//! A checked pair found idle gets a new clearance at the current pose; the exact
-//! distance tightens it at most once per pair and time step (a flag of the leaf, reset by
-//! [`ActiveSet::forget`]): a pair that one exact clearance did not keep certified lies
-//! near its margin (typically a real contact just released), where a new exact distance
-//! in every iteration rarely certifies it again (grid, contacts releasing: 10⁵ exact
-//! distances per iteration, none adding a skip). Later in the step such a pair keeps
-//! its clearance (still valid: it refers to the reference pose), without the cheap bound
-//! either, which near the margin is below the exact distance and cannot certify it.
-//! Only the check and skip counts depend on this; outcomes never do (a pair not
-//! certified is checked).
+//! A checked pair found idle gets a new clearance at the current pose from the lower bound
+//! of the distance that its kernel call produced anyway
+//! ([`msdem_geom::kernel::PairOutcome::lower`]: the iterative kernel's separating-axis
+//! bound, or the exact distance where the exact kernel decided), so tightening a
+//! certificate costs no extra distance evaluation. Only the check and skip counts depend
+//! on the clearances; outcomes never do (a pair not certified is checked).
 
-use super::certify::{certified, tight_clearance};
-use super::kernel::{batch_kind, batch_params, classify, count, pair_tris, resolve, CHUNK};
+use super::certify::{certified, clearance_from};
+use super::kernel::{batch_kind, batch_params, classify, count, pair_tris, resolve_dist, CHUNK};
 use super::{ActiveSet, CoarseHit, IterationReport, Outcome, PairGeometry, Scratch};
 use msdem_geom::kernel::KernelResult;
 use msdem_tree::TriContact;
@@ -66,23 +62,16 @@ impl ActiveSet {
             for (j, o) in s.results.iter().enumerate() {
                 let leaf = &mut self.near[o.tag as usize];
                 let (a, b) = leaf.elements();
-                let r = match o.result {
-                    KernelResult::NotConverged => {
-                        resolve(o.result, s.batch.pair(j), &mut rep.stats)
-                    }
-                    r => r,
+                let pair = s.batch.pair(j);
+                let (r, lower) = match o.result {
+                    KernelResult::NotConverged => resolve_dist(o.result, pair, &mut rep.stats),
+                    r => (r, o.lower),
                 };
                 let before = leaf.state;
                 leaf.state = classify(g, a, b, r, hits, coarse);
                 if leaf.state.idle() {
-                    if let (false, Some((t1, t2, margin))) = (leaf.tried(), s.batch.pair(j)) {
-                        let (c, exact) = tight_clearance(&t1, &t2, margin, m, g.skin());
-                        if exact {
-                            count(a, b, &mut rep.stats);
-                            rep.bounds += 1;
-                            leaf.set_tried(true);
-                        }
-                        leaf.clear = leaf.clear.max(c);
+                    if let Some((t1, t2, margin)) = pair {
+                        leaf.clear = leaf.clear.max(clearance_from(lower, &t1, &t2, margin, m));
                     }
                     leaf.set_now_idle(!before.idle());
                 } else {

@@ -11,7 +11,9 @@
 use super::certify::max_abs;
 use super::CoarseHit;
 use super::{Element, Outcome, PairGeometry, Scratch};
-use msdem_geom::kernel::{contact, IterativeParams, KernelKind, KernelResult};
+use msdem_geom::kernel::{
+    contact, triangle_triangle_exact, IterativeParams, KernelKind, KernelResult,
+};
 use msdem_geom::math::Tri;
 use msdem_tree::{LevelStats, TriContact, MAX_LEVELS};
 
@@ -101,12 +103,28 @@ pub(super) fn resolve(
     pair: Option<(Tri, Tri, f32)>,
     stats: &mut LevelStats,
 ) -> KernelResult {
+    resolve_dist(r, pair, stats).0
+}
+
+/// [`resolve`] with a lower bound of the distance: the exact distance where the exact
+/// kernel decided, `0` otherwise (no bound).
+pub(super) fn resolve_dist(
+    r: KernelResult,
+    pair: Option<(Tri, Tri, f32)>,
+    stats: &mut LevelStats,
+) -> (KernelResult, f32) {
     match (r, pair) {
         (KernelResult::NotConverged, Some((t1, t2, margin))) => {
             stats.fallbacks += 1;
-            contact(KernelKind::Exact, &t1, &t2, margin)
+            let c = triangle_triangle_exact(&t1, &t2);
+            let r = if c.dist_sq <= margin * margin {
+                KernelResult::Contact(c)
+            } else {
+                KernelResult::Separated
+            };
+            (r, c.dist())
         }
-        (r, _) => r,
+        (r, _) => (r, 0.0),
     }
 }
 

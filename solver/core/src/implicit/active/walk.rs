@@ -3,9 +3,10 @@
 //! stored active pairs, and written anew (start, certificate refresh, widening and
 //! narrowing; see the parent module's docs).
 
-use super::certify::{certified, tight_clearance};
-use super::kernel::count;
-use super::kernel::{check_single, pair_tris};
+use super::certify::{certified, clearance, clearance_from, tight_clearance};
+use super::kernel::{batch_kind, batch_params, check_single, count, pair_tris};
+use msdem_geom::kernel::{KernelResult, PairBatch, PairOutcome};
+
 use super::{
     expand, key, roots, store, ActiveSet, Element, IterationReport, Leaf, Outcome, PairGeometry,
     Scratch,
@@ -14,8 +15,9 @@ use super::{
 /// What a walk does at the leaves of the cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Mode {
-    /// Start: unfold every surrogate pair its certificate does not prove separated (one
-    /// full descent); clearances at the current (reference) pose.
+    /// Start: unfold every surrogate pair the kernel finds in contact (or not converged)
+    /// and its certificate does not prove separated (one full descent); clearances at
+    /// the current (reference) pose.
     Seed,
     /// New clearances for every active pair at the current (reference) pose.
     Refresh,
@@ -35,6 +37,11 @@ pub(super) enum Mode {
 #[derive(Debug, Default)]
 pub(super) struct Buffers {
     kids: Vec<Vec<(Element, Element)>>,
+    /// Clearances of the kids per depth and whether the kernel found them separated
+    /// (where the mode needs them).
+    clears: Vec<Vec<(f32, bool)>>,
+    batch: PairBatch<u32>,
+    results: Vec<PairOutcome<u32>>,
     ka: Vec<Element>,
     kb: Vec<Element>,
     cut: Vec<u64>,
@@ -74,22 +81,51 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// Tight clearance of (`x`, `y`) at the current pose after a motion `m` \[m\] from
-    /// the reference; an exact distance evaluation is counted as a check.
-    fn clearance(&mut self, s: &mut Scratch, x: Element, y: Element, m: f64) -> f32 {
-        let (t1, t2, margin) = pair_tris(self.g, s, x, y);
-        let (c, exact) = tight_clearance(&t1, &t2, margin, m, self.skin);
-        if exact {
+    /// Clearances of the pairs `kids` at the current pose after the motion `self.m` from
+    /// the reference, into `out`, with whether the kernel found the pair separated: one
+    /// batched kernel call per pair (the check pass's kernel and margins, hence its
+    /// outcome), whose lower bound of the distance gives the clearance
+    /// ([`clearance_from`]); counted as checks and as `bounds`.
+    fn clearances(
+        &mut self,
+        s: &mut Scratch,
+        batch: &mut PairBatch<u32>,
+        results: &mut Vec<PairOutcome<u32>>,
+        kids: &[(Element, Element)],
+        out: &mut Vec<(f32, bool)>,
+    ) {
+        out.clear();
+        batch.clear();
+        for (i, &(x, y)) in kids.iter().enumerate() {
+            let (t1, t2, margin) = pair_tris(self.g, s, x, y);
+            let c = clearance(&t1, &t2, margin, self.m);
+            if c > self.skin {
+                // Certified beyond the skin by the cheap bounds alone.
+                out.push((c, true));
+                continue;
+            }
+            // No exact fallback: a not-converged pair keeps the iterative bound.
+            batch.push(&t1, &t2, margin, i as u32, false);
             count(x, y, &mut self.rep.stats);
             self.rep.bounds += 1;
+            out.push((c, false));
         }
-        c
+        if batch.is_empty() {
+            return;
+        }
+        batch.run(batch_kind(self.g.kernel), &batch_params(), results);
+        for (j, o) in results.iter().enumerate() {
+            if let Some((t1, t2, margin)) = batch.pair(j) {
+                let e = &mut out[o.tag as usize];
+                let c = e.0.max(clearance_from(o.lower, &t1, &t2, margin, self.m));
+                *e = (c, matches!(o.result, KernelResult::Separated));
+            }
+        }
     }
 
-    /// A pair that is not stored as unfolded becomes a leaf at the current pose, checked
-    /// (or certified) in the next check pass.
-    fn fresh_leaf(&mut self, s: &mut Scratch, buf: &mut Buffers, x: Element, y: Element) {
-        let c = self.clearance(s, x, y, self.m);
+    /// A pair that is not stored as unfolded becomes a leaf at the current pose with
+    /// clearance `c`, checked (or certified) in the next check pass.
+    fn fresh_leaf(&mut self, buf: &mut Buffers, x: Element, y: Element, c: f32) {
         let state = if certified(c, self.m) {
             Outcome::certain(x, y)
         } else {
@@ -132,10 +168,19 @@ fn visit(
             .iter()
             .flat_map(|&x| buf.kb.iter().map(move |&y| (x, y))),
     );
+    if buf.clears.len() <= depth {
+        buf.clears.resize_with(depth + 1, Vec::new);
+    }
+    let mut clears = std::mem::take(&mut buf.clears[depth]);
+    clears.clear();
+    if matches!(cx.mode, Mode::Seed | Mode::Refresh) || fresh {
+        cx.clearances(s, &mut buf.batch, &mut buf.results, &kids, &mut clears);
+    }
     let mut all_idle = true;
     let mut any_new = false;
-    for &(x, y) in &kids {
+    for (i, &(x, y)) in kids.iter().enumerate() {
         let k = key(x, y);
+        let (c, apart) = clears.get(i).copied().unwrap_or((f32::NEG_INFINITY, false));
         if !fresh && cx.old_cut.get(cx.pos) == Some(&k) {
             cx.pos += 1;
             all_idle &= unfolded(cx, s, buf, x, y, k, depth);
@@ -149,24 +194,24 @@ fn visit(
         };
         all_idle &= match cx.mode {
             Mode::Seed => {
-                let c = cx.clearance(s, x, y, 0.0);
                 let surrogate = !(x.real && y.real);
-                if surrogate && !certified(c, 0.0) {
+                if surrogate && !apart && !certified(c, 0.0) {
+                    // In contact (or not converged) at this pose: what the check pass
+                    // would widen.
                     buf.cut.push(k);
                     visit(cx, s, buf, x, y, depth + 1, false, true);
-                    false
                 } else {
-                    let state = if certified(c, 0.0) {
+                    let state = if certified(c, 0.0) || (surrogate && apart) {
                         Outcome::certain(x, y)
                     } else {
                         Outcome::Unchecked
                     };
                     cx.leaf(buf, x, y, c, state);
-                    false
                 }
+                false
             }
             Mode::Refresh => {
-                cx.fresh_leaf(s, buf, x, y);
+                cx.fresh_leaf(buf, x, y, c);
                 false
             }
             Mode::Expand => {
@@ -194,7 +239,7 @@ fn visit(
                     e.state.idle()
                 }
                 None if fresh => {
-                    cx.fresh_leaf(s, buf, x, y);
+                    cx.fresh_leaf(buf, x, y, c);
                     false
                 }
                 // Not stored: certified beyond the skin.
@@ -206,6 +251,7 @@ fn visit(
         };
     }
     buf.kids[depth] = kids;
+    buf.clears[depth] = clears;
     (all_idle, any_new)
 }
 
