@@ -100,8 +100,11 @@ fn surrogate_within_picard_equals_flat_for_a_sphere_on_a_slope() {
 fn multiscale_matches_flat(mut base: World, steps: usize, dt: f64, keep: bool) {
     base.params.dt = dt;
     let params = PicardParams {
-        // Well above the f32 kernel's round-off, which limits the attainable accuracy.
-        tolerance: 1e-4,
+        // Above the force granularity of the f32 contact geometry, which limits the
+        // attainable accuracy: contact distances move in steps of ~6e-8 m here, one step
+        // changes a contact force by up to ~4e-4 of itself (stiffness (1 + β)·k in the
+        // capped dashpot piece), so a tighter test can cycle between two f32 states.
+        tolerance: 1e-3,
         max_iterations: 100,
         keep_active_sets: keep,
         ..PicardParams::default()
@@ -132,7 +135,7 @@ fn multiscale_matches_flat(mut base: World, steps: usize, dt: f64, keep: bool) {
         ws_m.validate_active_sets(&wm)
             .unwrap_or_else(|e| panic!("step {s}: {e}"));
         let (dx, dv) = state_difference(&wf, &wm);
-        // Both states satisfy the implicit equations within the tolerance (1e-4 of the
+        // Both states satisfy the implicit equations within the tolerance (1e-3 of the
         // forces, floor 1e-3·K_s·sqrt(M)), so they differ by at most residual/(1 − L),
         // L the Lipschitz constant of the Picard map (close to 1 for the regularised
         // friction and the f32 kernel noise): allow 25 residuals.
@@ -142,7 +145,7 @@ fn multiscale_matches_flat(mut base: World, steps: usize, dt: f64, keep: bool) {
             .iter()
             .map(|c| Vec3::from(c.force).norm())
             .fold(1e-3 * 1000.0 * mass.sqrt(), f64::max);
-        let dv_bound = 1e-4 * force * dt / mass;
+        let dv_bound = params.tolerance * force * dt / mass;
         assert!(
             dv <= 25.0 * dv_bound && dx <= 25.0 * dv_bound * dt,
             "step {s}: {dx} m, {dv} m/s (bound {dv_bound})"
