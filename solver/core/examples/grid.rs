@@ -139,6 +139,10 @@ struct Args {
     /// default: the solver's.
     #[arg(long)]
     min_relaxation: Option<f64>,
+    /// Relax every particle in every Picard iteration and detect every pair again
+    /// (`picard.local_updates: false`).
+    #[arg(long)]
+    no_local_updates: bool,
 }
 
 /// Wall and CPU seconds of one step plus its statistics.
@@ -185,6 +189,7 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
     if let Some(w) = args.min_relaxation {
         params.min_relaxation = w;
     }
+    params.local_updates = !args.no_local_updates;
     let mut out = Vec::new();
     let label = format!("{variant:?}").to_lowercase();
     match variant {

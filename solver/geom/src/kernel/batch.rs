@@ -4,7 +4,7 @@
 
 use super::contact::exact_dist;
 use super::iterative::{solve_batch, IterativeParams, Lanes, CONTACT, SEPARATED};
-use super::screen::screen_lanes;
+use super::screen::screen_lanes_bound;
 use super::{ClosestPair, KernelKind, KernelResult};
 use crate::math::Tri;
 
@@ -20,10 +20,12 @@ pub struct PairOutcome<T> {
     /// Kernel result.
     pub result: KernelResult,
     /// A lower bound of the pair's distance \[m\], up to the `f32` rounding of the
-    /// kernel that decided the pair: the exact distance where the exact kernel ran, the
-    /// iterative kernel's separating-axis bound `lower` otherwise (valid whether or not
-    /// the iteration converged, see [`super::iterative`]), the margin for a pair the
-    /// pre-screen proved separated.
+    /// computations that gave it (a few units in the last place of the coordinates): the
+    /// largest of the pre-screen's six separating-axis bounds (with
+    /// [`IterativeParams::prescreen`]) and the kernel's own — the exact distance where the
+    /// exact kernel ran, the iterative kernel's separating-axis bound otherwise (valid
+    /// whether or not the iteration converged, see [`super::iterative`]). 0 where neither
+    /// gives one.
     pub lower: f32,
 }
 
@@ -157,22 +159,26 @@ impl<T: Copy> PairBatch<T> {
         for (c, chunk) in self.chunks.iter().enumerate() {
             let base = c * LANES;
             let n = (self.len() - base).min(LANES);
-            let screened = if params.prescreen {
-                screen_lanes(chunk).0
+            let (screened, bound) = if params.prescreen {
+                let (m, b) = screen_lanes_bound(chunk);
+                (m.0, b.0)
             } else {
-                [false; LANES]
+                ([false; LANES], [0.0; LANES])
             };
             for l in 0..n {
+                results[base + l].lower = bound[l];
                 if screened[l] {
                     stats.screened += 1;
-                    results[base + l].lower = chunk.margin[l];
+                    // The screen proved the distance above the margin; its own bound is
+                    // at least that (up to rounding).
+                    results[base + l].lower = bound[l].max(chunk.margin[l]);
                     continue;
                 }
                 if kind == KernelKind::Exact {
                     let (t1, t2) = chunk.get(l);
                     let (r, d) = exact_dist(&t1, &t2, chunk.margin[l]);
                     results[base + l].result = r;
-                    results[base + l].lower = d;
+                    results[base + l].lower = d.max(bound[l]);
                     stats.exact += 1;
                     continue;
                 }
@@ -205,7 +211,7 @@ impl<T: Copy> PairBatch<T> {
         stats.iterative += p.n as u64;
         for l in 0..p.n {
             let i = p.index[l];
-            results[i].lower = o.lower[l];
+            results[i].lower = results[i].lower.max(o.lower[l]);
             results[i].result = match o.class[l] {
                 CONTACT => KernelResult::Contact(ClosestPair {
                     p: [o.p[0][l], o.p[1][l], o.p[2][l]],
@@ -217,7 +223,7 @@ impl<T: Copy> PairBatch<T> {
                     stats.fallbacks += 1;
                     let (t1, t2) = p.lanes.get(l);
                     let (r, d) = exact_dist(&t1, &t2, p.lanes.margin[l]);
-                    results[i].lower = d;
+                    results[i].lower = results[i].lower.max(d);
                     r
                 }
                 _ => {

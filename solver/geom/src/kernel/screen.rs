@@ -56,6 +56,15 @@ fn separation<const L: usize>(da: &[V3<L>; 2], db: &[V3<L>; 3], w: &V3<L>) -> La
 /// The screen on `L` lanes: `true` where the pair is proven separated.
 #[inline(always)]
 pub(crate) fn screen_lanes<const L: usize>(x: &Lanes<L>) -> Mask<L> {
+    screen_lanes_bound(x).0
+}
+
+/// [`screen_lanes`] and, per lane, the largest of the six separating-axis bounds
+/// `S(w)/|w|` \[m\]: a lower bound of the distance up to the rounding analysed in the
+/// module docs (at most `10⁻⁶·(margin + E)` above it; `-inf` where no axis is defined).
+/// The screen's decisions do not depend on it.
+#[inline(always)]
+pub(crate) fn screen_lanes_bound<const L: usize>(x: &Lanes<L>) -> (Mask<L>, Lane<L>) {
     let vk = |v: &[[[f32; L]; 3]; 3], k: usize| [Lane(v[k][0]), Lane(v[k][1]), Lane(v[k][2])];
     let a: [V3<L>; 3] = [vk(&x.v1, 0), vk(&x.v1, 1), vk(&x.v1, 2)];
     let b: [V3<L>; 3] = [vk(&x.v2, 0), vk(&x.v2, 1), vk(&x.v2, 2)];
@@ -78,6 +87,7 @@ pub(crate) fn screen_lanes<const L: usize>(x: &Lanes<L>) -> Mask<L> {
     }
     let bound = margin + Lane::splat(SLACK) * (margin + extent);
     let mut out = aabb.gt(bound);
+    let mut best = aabb;
 
     // Centroid difference (×3) and the two face normals.
     let mut wc = [Lane::splat(0.0); 3];
@@ -89,10 +99,12 @@ pub(crate) fn screen_lanes<const L: usize>(x: &Lanes<L>) -> Mask<L> {
     let db = [sub(&b[0], &r), sub(&b[1], &r), sub(&b[2], &r)];
     let n1 = cross(&da[0], &da[1]);
     let n2 = cross(&sub(&db[1], &db[0]), &sub(&db[2], &db[0]));
+    let zero = Lane::splat(0.0);
     for w in [&wc, &n1, &n2] {
         let s = separation(&da, &db, w);
         let len = dot(w, w).sqrt();
         out = out.or(s.gt(len * bound));
+        best = best.max(len.gt(zero).select(s * len.recip(), best));
     }
-    out
+    (out, best)
 }

@@ -70,8 +70,14 @@ impl ActiveSet {
                 let before = leaf.state;
                 leaf.state = classify(g, a, b, r, hits, coarse);
                 if leaf.state.idle() {
-                    if let Some((t1, t2, margin)) = pair {
-                        leaf.clear = leaf.clear.max(clearance_from(lower, &t1, &t2, margin, m));
+                    match pair {
+                        // Only a bound beyond the margin by more than the current
+                        // clearance can raise it (the allowances only lower it further).
+                        Some((t1, t2, margin)) if lower - margin > leaf.clear.max(0.0) => {
+                            let c = clearance_from(lower, &t1, &t2, margin, m);
+                            leaf.clear = leaf.clear.max(c);
+                        }
+                        _ => {}
                     }
                     leaf.set_now_idle(!before.idle());
                 } else {

@@ -3,9 +3,9 @@
 //! stored active pairs, and written anew (start, certificate refresh, widening and
 //! narrowing; see the parent module's docs).
 
-use super::certify::{certified, clearance, clearance_from, tight_clearance};
+use super::certify::{certified, clearance_from, tight_clearance};
 use super::kernel::{batch_kind, batch_params, check_single, count, pair_tris};
-use msdem_geom::kernel::{KernelResult, PairBatch, PairOutcome};
+use msdem_geom::kernel::{IterativeParams, KernelResult, PairBatch, PairOutcome};
 
 use super::{
     expand, key, roots, store, ActiveSet, Element, IterationReport, Leaf, Outcome, PairGeometry,
@@ -83,9 +83,10 @@ impl Ctx<'_, '_> {
 
     /// Clearances of the pairs `kids` at the current pose after the motion `self.m` from
     /// the reference, into `out`, with whether the kernel found the pair separated: one
-    /// batched kernel call per pair (the check pass's kernel and margins, hence its
-    /// outcome), whose lower bound of the distance gives the clearance
-    /// ([`clearance_from`]); counted as checks and as `bounds`.
+    /// batched pass over the pairs (the check pass's kernel and margins, hence its
+    /// outcomes, behind the SIMD separating-axis pre-screen), whose lower bound of each
+    /// distance gives the clearance ([`clearance_from`]); counted as checks and as
+    /// `bounds`.
     fn clearances(
         &mut self,
         s: &mut Scratch,
@@ -98,27 +99,24 @@ impl Ctx<'_, '_> {
         batch.clear();
         for (i, &(x, y)) in kids.iter().enumerate() {
             let (t1, t2, margin) = pair_tris(self.g, s, x, y);
-            let c = clearance(&t1, &t2, margin, self.m);
-            if c > self.skin {
-                // Certified beyond the skin by the cheap bounds alone.
-                out.push((c, true));
-                continue;
-            }
             // No exact fallback: a not-converged pair keeps the iterative bound.
             batch.push(&t1, &t2, margin, i as u32, false);
             count(x, y, &mut self.rep.stats);
             self.rep.bounds += 1;
-            out.push((c, false));
+            out.push((f32::NEG_INFINITY, false));
         }
         if batch.is_empty() {
             return;
         }
-        batch.run(batch_kind(self.g.kernel), &batch_params(), results);
+        let params = IterativeParams {
+            prescreen: true,
+            ..batch_params()
+        };
+        batch.run(batch_kind(self.g.kernel), &params, results);
         for (j, o) in results.iter().enumerate() {
             if let Some((t1, t2, margin)) = batch.pair(j) {
-                let e = &mut out[o.tag as usize];
-                let c = e.0.max(clearance_from(o.lower, &t1, &t2, margin, self.m));
-                *e = (c, matches!(o.result, KernelResult::Separated));
+                let c = clearance_from(o.lower, &t1, &t2, margin, self.m);
+                out[o.tag as usize] = (c, matches!(o.result, KernelResult::Separated));
             }
         }
     }
