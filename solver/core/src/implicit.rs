@@ -97,8 +97,9 @@ pub struct IterationStats {
     /// Active pairs whose separation certificate decided their outcome without a check
     /// (multiscale only; not included in `checks_per_level`).
     pub skipped: u64,
-    /// Exact distance evaluations that tightened certificates (multiscale only; included
-    /// in `checks_per_level`).
+    /// Element pairs given a certificate by the SIMD separating-axis screen when the
+    /// active sets were walked (new pairs after a widening, a seed or a refresh;
+    /// multiscale only; not kernel checks, not included in `checks_per_level`).
     pub bounds: u64,
     /// Particle pairs whose certificates were renewed at this guess (multiscale only).
     pub refreshed: u32,

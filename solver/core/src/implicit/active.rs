@@ -52,20 +52,20 @@
 //!   widening, a refresh, or a pair becoming idle), not in every iteration: it never
 //!   changes a contact (the parent is verified separated), it only keeps the cut small.
 //!
-//! **Clearances** come from the kernel calls themselves: the children of a pair being
-//! unfolded (or every active pair at a refresh) are run through the batched kernel of the
-//! check pass, whose lower bound of each distance
-//! ([`msdem_geom::kernel::PairOutcome::lower`]) tightens the cheap bounds of
-//! `certify.rs`, which alone decide the pairs beyond the skin; the check pass tightens the
-//! clearance of every checked idle pair the same way. No extra distance evaluation is
-//! needed for a certificate.
+//! **Clearances** cost no distance evaluation of their own: the pairs a walk creates (the
+//! children of a pair being unfolded, or every active pair at a refresh) get the lower
+//! bound of the SIMD separating-axis screen of the kernel batch
+//! ([`msdem_geom::kernel::PairBatch::screen`]), and the check pass tightens the clearance
+//! of every pair it checks with the lower bound its kernel call produced anyway
+//! ([`msdem_geom::kernel::PairOutcome::lower`]).
 //!
 //! **Start (deviation from Alg. 6 line 1).** With `seed`, a new set starts from the cut of
-//! one full multiresolution descent at the current pose (Alg. 5: every surrogate pair the
-//! batched kernel finds in contact or not converged, and its certificate does not prove
-//! separated, is unfolded) instead of from the roots, so the first step does not spend one
-//! Picard iteration per tree level unfolding it. Its outcomes are those the first check
-//! pass reproduces at the same pose, so no narrowing is attempted after a seed. The
+//! one full multiresolution descent at the current pose (Alg. 5 as the explicit traversal
+//! runs it: every surrogate pair the separating-axis screen does not prove separated is
+//! unfolded without a kernel call) instead of from the roots, so the first step does not
+//! spend one Picard iteration per tree level unfolding it. Every parent in the new cut was
+//! just found possibly in contact at this pose, so no narrowing is attempted after a
+//! seed. The
 //! converged result is unchanged (Lemma 5.7): any cut covers every real pair, and
 //! termination still requires that no active surrogate pair is in contact.
 //!
@@ -185,6 +185,11 @@ pub struct PairGeometry<'a> {
     pub kernel: KernelKind,
     /// Bounding sphere of B's soup in B's mesh frame (centre, radius) \[m\].
     pub b_sphere: [f64; 4],
+    /// An upper bound of every vertex coordinate's magnitude of both soups in A's frame
+    /// at this pose (from the two bounding spheres) \[m\]: the scale of the rounding
+    /// allowance of the certificates (`certify.rs`); infinite if unknown (each pair's own
+    /// largest coordinate is used then).
+    pub coord_bound: f32,
 }
 
 impl PairGeometry<'_> {
@@ -317,7 +322,7 @@ pub struct IterationReport {
     pub stats: LevelStats,
     /// Active pairs resolved by their certificate without a check.
     pub skipped: u64,
-    /// Exact distance evaluations for certificates (included in `stats`).
+    /// Element pairs screened for a certificate in a walk (not kernel checks).
     pub bounds: u64,
     /// Widenings and narrowings.
     pub counts: UpdateCounts,

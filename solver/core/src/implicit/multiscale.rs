@@ -65,7 +65,7 @@ pub struct MultiscaleDetect {
     pub counts: UpdateCounts,
     /// Active pairs whose certificate decided their outcome without a check.
     pub skipped: u64,
-    /// Exact distance evaluations for certificates (included in `stats`).
+    /// Element pairs screened for a certificate in a walk (not kernel checks).
     pub bounds: u64,
     /// Particle pairs whose certificates were renewed (incl. new pairs).
     pub refreshed: u32,
@@ -172,7 +172,7 @@ impl MultiscaleStage {
         self.update_spheres(world);
         for (pair, st) in self.pairs.iter().zip(self.states.iter_mut()) {
             let s = PairSides::of(world, pair);
-            let g = geometry(world, &s, sphere_of(&self.spheres, pair, world));
+            let g = geometry(world, &s, spheres_of(data_of(&self.spheres, pair, world)));
             st.set
                 .validate(&g)
                 .map_err(|e| format!("pair {pair:?}: {e}"))?;
@@ -316,20 +316,28 @@ fn data_of<'s>(
     [shape(pair.a), b]
 }
 
-fn sphere_of(spheres: &Spheres, pair: &CandidatePair, world: &World) -> [f64; 4] {
-    // Unknown: an infinite sphere certifies nothing.
-    data_of(spheres, pair, world)[1].map_or([0.0, 0.0, 0.0, f64::INFINITY], |s| s.sphere)
+/// Bounding spheres of A's and B's soups (mesh frames); unknown: an infinite sphere,
+/// which certifies nothing.
+fn spheres_of(data: [Option<&TreeData>; 2]) -> [[f64; 4]; 2] {
+    data.map(|d| d.map_or([0.0, 0.0, 0.0, f64::INFINITY], |s| s.sphere))
 }
 
-fn geometry<'a>(world: &World, s: &PairSides<'a>, b_sphere: [f64; 4]) -> PairGeometry<'a> {
+fn geometry<'a>(world: &World, s: &PairSides<'a>, spheres: [[f64; 4]; 2]) -> PairGeometry<'a> {
+    let b_to_a = s.b_to_a();
+    let [a, b] = spheres;
+    let reach = |c: Vec3, r: f64| c.norm() + r;
+    let cb = b_to_a * msdem_geom::math::Point3::new(b[0], b[1], b[2]);
+    let bound = reach(Vec3::new(a[0], a[1], a[2]), a[3]).max(reach(cb.coords, b[3]));
     PairGeometry {
         a: s.tree_a,
         eps_a: s.eps_a as f32,
         b: s.tree_b,
         eps_b: s.eps_b as f32,
-        b_to_a: s.b_to_a(),
+        b_to_a,
         kernel: kernel_kind(world.params.kernel),
-        b_sphere,
+        b_sphere: b,
+        // Rounded up well past the f64 → f32 conversion.
+        coord_bound: (bound * (1.0 + 1e-6)) as f32,
     }
 }
 
@@ -342,8 +350,7 @@ fn process(
     (seed, recheck_all): (bool, bool),
 ) -> MultiscaleDetect {
     let sides = PairSides::of(world, pair);
-    let b_sphere = data[1].map_or([0.0, 0.0, 0.0, f64::INFINITY], |s| s.sphere);
-    let g = geometry(world, &sides, b_sphere);
+    let g = geometry(world, &sides, spheres_of(data));
     ts.hits.clear();
     ts.coarse_hits.clear();
     ts.raw.clear();

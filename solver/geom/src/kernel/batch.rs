@@ -129,6 +129,20 @@ impl<T: Copy> PairBatch<T> {
         Some((t1, t2, c.margin[i % LANES]))
     }
 
+    /// Runs only the separating-axis pre-screen on every pending pair: `out` is cleared
+    /// and receives, per pair in push order, whether the screen proves it farther apart
+    /// than its margin (then every kernel classifies it as separated) and the screen's
+    /// best separating-axis lower bound of its distance \[m\] (up to `f32` rounding, see
+    /// [`PairOutcome::lower`]; `-inf` where no axis gives one).
+    pub fn screen(&self, out: &mut Vec<(bool, f32)>) {
+        out.clear();
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            let n = (self.len() - c * LANES).min(LANES);
+            let (m, b) = screen_lanes_bound(chunk);
+            out.extend((0..n).map(|l| (m.0[l], b.0[l])));
+        }
+    }
+
     /// Runs kernel `kind` on every pending pair; `results` is cleared and receives one
     /// outcome per pair in push order. The batch itself is left unchanged.
     ///

@@ -22,7 +22,9 @@
 //! moves in A's frame). [`clearance`] returns `c = L₁ − M − ρ − m₁·(1 + s)` for the
 //! check margin `M`; the pair is certified at `P` when `c > m·(1 + s)`
 //! ([`certified`]). `ρ = 2⁻¹⁶·(|x|_max + M)` (`|x|_max` the largest absolute vertex
-//! coordinate of the two triangles, ≈ 256 unit roundoffs of it) absorbs every rounding:
+//! coordinate of the two triangles — or any upper bound of it, such as the one of the pair
+//! geometry from the two bounding spheres, which only enlarges ρ; ≈ 256 unit roundoffs of
+//! it) absorbs every rounding:
 //! the `f32` transform of B's triangles at both poses (≤ √3·u·|x|_max per vertex each),
 //! the `f32` evaluation of the bound, the distance kernels' own rounding (their computed
 //! distances are those of points within a few ulps of the triangles) and the dependence
@@ -133,11 +135,25 @@ pub(super) fn tight_clearance(t1: &Tri, t2: &Tri, margin: f32, m1: f64, skin: f3
     (if e.is_nan() { c } else { c.max(e) }, true)
 }
 
-/// Clearance of the pair (`t1`, `t2`) from a kernel's lower bound `lower` \[m\] of its
-/// distance ([`msdem_geom::kernel::PairOutcome::lower`]), as [`clearance`] does from the
-/// cheap bound: `lower − M − ρ − m1·(1 + s)`; NaN gives `-inf`.
-pub(super) fn clearance_from(lower: f32, t1: &Tri, t2: &Tri, margin: f32, m1: f64) -> f32 {
-    let rho = RHO * (max_abs(t1, t2) + margin);
+/// Clearance of the pair (`t1`, `t2`) from a lower bound `lower` \[m\] of its distance
+/// (the kernel's or the screen's, [`msdem_geom::kernel::PairOutcome::lower`]), as
+/// [`clearance`] does from the cheap bound: `lower − M − ρ − m1·(1 + s)`, with ρ scaled
+/// by `coord_bound` — an upper bound of the pair's coordinate magnitudes (a larger scale
+/// only lowers the clearance) — or, where that is not finite, by the pair's own largest
+/// coordinate; NaN gives `-inf`.
+pub(super) fn clearance_from(
+    lower: f32,
+    coord_bound: f32,
+    (t1, t2): (&Tri, &Tri),
+    margin: f32,
+    m1: f64,
+) -> f32 {
+    let scale = if coord_bound.is_finite() {
+        coord_bound
+    } else {
+        max_abs(t1, t2)
+    };
+    let rho = RHO * (scale + margin);
     let c = lower - margin - rho - (m1 * (1.0 + MOTION_SLACK)) as f32;
     if c.is_nan() {
         f32::NEG_INFINITY

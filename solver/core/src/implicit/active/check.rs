@@ -74,7 +74,7 @@ impl ActiveSet {
                         // Only a bound beyond the margin by more than the current
                         // clearance can raise it (the allowances only lower it further).
                         Some((t1, t2, margin)) if lower - margin > leaf.clear.max(0.0) => {
-                            let c = clearance_from(lower, &t1, &t2, margin, m);
+                            let c = clearance_from(lower, g.coord_bound, (&t1, &t2), margin, m);
                             leaf.clear = leaf.clear.max(c);
                         }
                         _ => {}

@@ -76,7 +76,14 @@ pub(super) fn pair_tris(
         ha + hb
     } else {
         let m = ha + hb;
-        let m = m + 8.0 * f32::EPSILON * max_abs(&t1, &t2) + 1e-6 * m;
+        // The pair geometry's coordinate bound where known (larger padding only
+        // unfolds more; it moves with B's pose by at most the motion, as `max_abs` does).
+        let big = if g.coord_bound.is_finite() {
+            g.coord_bound
+        } else {
+            max_abs(&t1, &t2)
+        };
+        let m = m + 8.0 * f32::EPSILON * big + 1e-6 * m;
         if g.kernel == KernelKind::Exact {
             m
         } else {

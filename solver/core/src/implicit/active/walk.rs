@@ -4,8 +4,8 @@
 //! narrowing; see the parent module's docs).
 
 use super::certify::{certified, clearance_from, tight_clearance};
-use super::kernel::{batch_kind, batch_params, check_single, count, pair_tris};
-use msdem_geom::kernel::{IterativeParams, KernelResult, PairBatch, PairOutcome};
+use super::kernel::{check_single, count, pair_tris};
+use msdem_geom::kernel::PairBatch;
 
 use super::{
     expand, key, roots, store, ActiveSet, Element, IterationReport, Leaf, Outcome, PairGeometry,
@@ -15,9 +15,8 @@ use super::{
 /// What a walk does at the leaves of the cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Mode {
-    /// Start: unfold every surrogate pair the kernel finds in contact (or not converged)
-    /// and its certificate does not prove separated (one full descent); clearances at
-    /// the current (reference) pose.
+    /// Start: unfold every surrogate pair the separating-axis screen does not prove
+    /// separated (one full descent); clearances at the current (reference) pose.
     Seed,
     /// New clearances for every active pair at the current (reference) pose.
     Refresh,
@@ -41,7 +40,7 @@ pub(super) struct Buffers {
     /// (where the mode needs them).
     clears: Vec<Vec<(f32, bool)>>,
     batch: PairBatch<u32>,
-    results: Vec<PairOutcome<u32>>,
+    screened: Vec<(bool, f32)>,
     ka: Vec<Element>,
     kb: Vec<Element>,
     cut: Vec<u64>,
@@ -82,16 +81,17 @@ impl Ctx<'_, '_> {
     }
 
     /// Clearances of the pairs `kids` at the current pose after the motion `self.m` from
-    /// the reference, into `out`, with whether the kernel found the pair separated: one
-    /// batched pass over the pairs (the check pass's kernel and margins, hence its
-    /// outcomes, behind the SIMD separating-axis pre-screen), whose lower bound of each
-    /// distance gives the clearance ([`clearance_from`]); counted as checks and as
-    /// `bounds`.
+    /// the reference, into `out`, with whether the pair is certainly separated: the SIMD
+    /// separating-axis screen of the kernel batch ([`PairBatch::screen`]) on every pair;
+    /// its lower bound of each distance gives the clearance ([`clearance_from`]). No
+    /// kernel runs here: a pair the screen does not separate is unfolded (surrogate, as
+    /// Alg. 5's traversal does) or checked by the next check pass, whose kernel call
+    /// tightens its clearance. Counted as `bounds`.
     fn clearances(
         &mut self,
         s: &mut Scratch,
         batch: &mut PairBatch<u32>,
-        results: &mut Vec<PairOutcome<u32>>,
+        screened: &mut Vec<(bool, f32)>,
         kids: &[(Element, Element)],
         out: &mut Vec<(f32, bool)>,
     ) {
@@ -99,25 +99,18 @@ impl Ctx<'_, '_> {
         batch.clear();
         for (i, &(x, y)) in kids.iter().enumerate() {
             let (t1, t2, margin) = pair_tris(self.g, s, x, y);
-            // No exact fallback: a not-converged pair keeps the iterative bound.
             batch.push(&t1, &t2, margin, i as u32, false);
-            count(x, y, &mut self.rep.stats);
-            self.rep.bounds += 1;
-            out.push((f32::NEG_INFINITY, false));
         }
-        if batch.is_empty() {
-            return;
-        }
-        let params = IterativeParams {
-            prescreen: true,
-            ..batch_params()
-        };
-        batch.run(batch_kind(self.g.kernel), &params, results);
-        for (j, o) in results.iter().enumerate() {
-            if let Some((t1, t2, margin)) = batch.pair(j) {
-                let c = clearance_from(o.lower, &t1, &t2, margin, self.m);
-                out[o.tag as usize] = (c, matches!(o.result, KernelResult::Separated));
-            }
+        self.rep.bounds += kids.len() as u64;
+        batch.screen(screened);
+        for (j, &(apart, lower)) in screened.iter().enumerate() {
+            let c = match batch.pair(j) {
+                Some((t1, t2, margin)) => {
+                    clearance_from(lower, self.g.coord_bound, (&t1, &t2), margin, self.m)
+                }
+                None => f32::NEG_INFINITY,
+            };
+            out.push((c, apart));
         }
     }
 
@@ -172,7 +165,7 @@ fn visit(
     let mut clears = std::mem::take(&mut buf.clears[depth]);
     clears.clear();
     if matches!(cx.mode, Mode::Seed | Mode::Refresh) || fresh {
-        cx.clearances(s, &mut buf.batch, &mut buf.results, &kids, &mut clears);
+        cx.clearances(s, &mut buf.batch, &mut buf.screened, &kids, &mut clears);
     }
     let mut all_idle = true;
     let mut any_new = false;
@@ -194,8 +187,8 @@ fn visit(
             Mode::Seed => {
                 let surrogate = !(x.real && y.real);
                 if surrogate && !apart && !certified(c, 0.0) {
-                    // In contact (or not converged) at this pose: what the check pass
-                    // would widen.
+                    // Not proven separated: unfolded without a kernel call, as the
+                    // explicit traversal does (its survivors mostly come back in contact).
                     buf.cut.push(k);
                     visit(cx, s, buf, x, y, depth + 1, false, true);
                 } else {
