@@ -24,7 +24,8 @@ pub struct PairOutcome<T> {
     /// largest of the pre-screen's six separating-axis bounds (with
     /// [`IterativeParams::prescreen`]) and the kernel's own — the exact distance where the
     /// exact kernel ran, the iterative kernel's separating-axis bound otherwise (valid
-    /// whether or not the iteration converged, see [`super::iterative`]). 0 where neither
+    /// whether or not the iteration converged: the separation of the vertex sets along
+    /// the closest-point direction and both face normals). 0 where neither
     /// gives one.
     pub lower: f32,
 }
