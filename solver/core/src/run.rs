@@ -81,6 +81,33 @@ pub fn time_step_warning(world: &World) -> Option<String> {
     })
 }
 
+/// Warnings for materials and obstacles whose restitution lies below the lowest one the
+/// capped contact dashpot reaches (`impact_restitution(MAX_DAMPING_RATIO, DAMPING_CAP)`
+/// ≈ 0.11, [`crate::contact::pair`]): their impacts rebound with that restitution instead.
+pub fn restitution_warnings(world: &World) -> Vec<String> {
+    use crate::contact::pair::{impact_restitution, DAMPING_CAP, MAX_DAMPING_RATIO};
+    let lowest = impact_restitution(MAX_DAMPING_RATIO, DAMPING_CAP);
+    let named = world
+        .materials
+        .iter()
+        .map(|m| ("material", &m.name, m.restitution))
+        .chain(
+            world
+                .obstacles
+                .iter()
+                .map(|o| ("obstacle", &o.name, o.restitution)),
+        );
+    named
+        .filter(|&(_, _, e)| e < lowest)
+        .map(|(kind, name, e)| {
+            format!(
+                "{kind} `{name}`: restitution {e} is below the lowest the contact dashpot \
+                 reaches ({lowest:.3}); its impacts rebound with about {lowest:.3}"
+            )
+        })
+        .collect()
+}
+
 /// Kinematic state of every particle for a frame.
 pub fn body_states(world: &World) -> Vec<BodyState> {
     world
@@ -165,6 +192,9 @@ pub fn solve(
     let scenario = crate::scenario::load_scenario(scenario)?;
     let world = crate::setup::build_world(&scenario)?;
     if let Some(w) = time_step_warning(&world) {
+        eprintln!("warning: {}: {w}", scenario.file.display());
+    }
+    for w in restitution_warnings(&world) {
         eprintln!("warning: {}: {w}", scenario.file.display());
     }
     run(world, out_dir, options)

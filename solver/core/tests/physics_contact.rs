@@ -172,3 +172,22 @@ fn particle_sunk_past_its_halo_is_pushed_out_not_in() {
     }
     assert!(world.bodies[0].velocity.z > 0.0);
 }
+
+/// A material or obstacle restitution below the capped dashpot's reach gets a warning
+/// naming it; reachable values get none.
+#[test]
+fn unreachable_restitution_is_warned_about() {
+    let mut w = empty_world(1e-4, [0.0; 3]);
+    add_material(&mut w, 1000.0, 0.01, 1000.0, 0.3, 0.5);
+    assert!(msdem_solver::run::restitution_warnings(&w).is_empty());
+    add_material(&mut w, 1000.0, 0.01, 1000.0, 0.3, 0.05);
+    let warnings = msdem_solver::run::restitution_warnings(&w);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let name = &w.materials[1].name;
+    assert!(
+        warnings[0].contains(&format!("material `{name}`")),
+        "{}",
+        warnings[0]
+    );
+    assert!(warnings[0].contains("0.05"), "{}", warnings[0]);
+}
