@@ -18,32 +18,17 @@
 //!
 //! Measured at the default full size (24,576 particles, 71,168 touching pairs) on the
 //! shared 2-core development machine, multiscale alone (`--variants multiscale --steps
-//! 3`): before the temporal-coherence work, first step 135 s / 21 iterations (unfolding
-//! from the roots), later steps 30 CPU-s / 4 iterations, peak RSS 8.9 GiB (4.5 GiB of
-//! active sets kept). Now: first step 18.7 s wall / 37 CPU-s / 4 iterations (seeded from
-//! one full descent, certificates computed), later steps 1.30 s wall / 2.47 CPU-s / 4
-//! iterations (the first reuses the previous step's evaluation; ≈ 7.7·10⁶ fine checks,
-//! ≈ 36 real contact pairs per particle pair re-evaluated per iteration, everything else
-//! skipped by certificates), peak RSS 380 MiB with 70·10⁶ active element pairs. Then
-//! (same machine, same checks, skips and contacts): cached outward normals and a lazy
-//! fallback normal in the contact mapping, no pre-screen and the AVX2 lanes in the check
-//! pass — later steps 0.81 s wall / 1.50 CPU-s (from 1.18 s / 2.23 CPU-s measured just
-//! before), first step 18.0 s wall / 35.5 CPU-s.
-//!
-//! Over 25 steps (`--variants multiscale --steps 25`) the lattice relaxes after step 16
-//! and contacts release (71,168 → 59,852): steps 2–16 take 4–5 iterations, steps 17–25
-//! 5–13. Before the change below: average over steps 2–25 1.34 s wall / 2.48 CPU-s
-//! (5.1 iterations), worst 3.98 s (step 17, 13 iterations). The check pass then computed
-//! the exact clearance of every checked idle pair in every iteration — at n = 16 up to
-//! 1.1·10⁵ exact distances per iteration for pairs just outside their margin (released
-//! contacts), which added no skip; now at most once per pair and step, and certified leaves are no
-//! longer rewritten: average over steps 2–25 1.17 s wall / 2.15 CPU-s (5.1 iterations,
-//! same outcomes), steps 2–8 0.81–0.85 s, worst 3.29 s (step 17, 13 iterations), first
-//! step 18.3 s wall / 35.9 CPU-s, peak RSS 381 MiB. Then the stored clearances are
-//! rebased to each step's first guess (certificates count the motion within the step,
-//! not twice the drift since the last refresh): average over steps 2–25 1.04 s wall /
-//! 1.91 CPU-s (5.1 iterations, same outcomes), steps 2–16 0.75–1.06 s, worst 2.93 s
-//! (step 17, 13 iterations), first step 18.0 s wall, peak RSS 386 MiB.
+//! 25`). History: first step 135 s and 30 CPU-s per later step, 8.9 GiB (active sets
+//! unfolded from the roots, kept in full); then seeded from one full descent, separation
+//! certificates, compact sets: first step 18.0 s, later steps 1.03 s (0.77–0.81 s at rest,
+//! 4 iterations; 2.9 s at step 17, where contacts release and 13 iterations were needed),
+//! 385 MiB. Now, with local updates (particles within half the tolerance keep their
+//! wrench, pairs of unmoved particles keep their contacts) and a seed that only runs the
+//! SIMD separating-axis screen (certificates from its bound, surrogate pairs it does not
+//! separate unfolded without a kernel call), measured the same day as the previous
+//! binary (which then needed 17.9 s and 1.10 s): first step 5.3 s wall / 10.4 CPU-s,
+//! steps 2–25 0.82 s wall / 1.46 CPU-s on average (0.72–0.90 s at rest; step 17: 10
+//! iterations in 1.05 s), 376 MiB peak with 103·10⁶ active element pairs.
 
 #[path = "support/grid_world.rs"]
 mod grid_world;
