@@ -72,15 +72,20 @@
 //! Because the cut always covers every real triangle pair, a terminated iteration (no
 //! active surrogate pair in contact) has found exactly the flat contacts (Lemma 5.7).
 
-use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
-use msdem_geom::math::{Iso3, Tri, P32};
-use msdem_tree::{LevelStats, SurrogateTree, TriContact};
+use msdem_geom::math::Iso3;
+use msdem_tree::{LevelStats, TriContact};
 
 mod certify;
 mod check;
+mod geometry;
 mod kernel;
+mod pairs;
 mod validate;
 mod walk;
+
+pub use geometry::{CoarseHit, PairGeometry, Scratch};
+use pairs::{expand, key, roots, Leaf};
+pub use pairs::{Element, Outcome};
 
 use certify::{motion, MOTION_SLACK};
 
@@ -92,219 +97,6 @@ use walk::Mode;
 /// Skin κ of the certificates, relative to the pair's margin `ε_a + ε_b` (see the module
 /// docs): larger keeps more pairs stored, smaller refreshes more often.
 pub const SKIN: f32 = 0.25;
-
-/// One side of an active pair: an internal tree node (its surrogate triangle) or a real
-/// triangle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Element {
-    /// Node index (surrogate) or soup index (real triangle).
-    pub index: u32,
-    /// Tree level (a real triangle has the level of its leaf).
-    pub level: u32,
-    /// True for a real mesh triangle.
-    pub real: bool,
-}
-
-impl Element {
-    fn packed(&self) -> u32 {
-        self.index << 1 | u32::from(self.real)
-    }
-
-    fn unpack(p: u32, level: u8) -> Element {
-        Element {
-            index: p >> 1,
-            level: u32::from(level),
-            real: p & 1 == 1,
-        }
-    }
-}
-
-/// Packed key of an element pair (A's element in the high half).
-fn key(a: Element, b: Element) -> u64 {
-    u64::from(a.packed()) << 32 | u64::from(b.packed())
-}
-
-/// Result of the last check of an active pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Outcome {
-    /// Not checked yet (fresh after a widening or a refresh).
-    Unchecked,
-    /// Surrogate pair separated: the subtrees cannot touch.
-    Separated,
-    /// Surrogate pair in contact or not converged: widen.
-    Widen,
-    /// Real–real pair in contact.
-    FineContact,
-    /// Real–real pair without contact.
-    FineNone,
-}
-
-impl Outcome {
-    /// Contributes nothing (a narrowing candidate).
-    fn idle(self) -> bool {
-        matches!(self, Outcome::Separated | Outcome::FineNone)
-    }
-
-    /// The outcome of a certified pair.
-    fn certain(a: Element, b: Element) -> Outcome {
-        if a.real && b.real {
-            Outcome::FineNone
-        } else {
-            Outcome::Separated
-        }
-    }
-}
-
-/// A surrogate-level contact whose inner halos guarantee a real contact (poster §4), in
-/// A's mesh frame: the fine distance is at most `d + h_a + h_b`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CoarseHit {
-    /// Closest point on A's element \[m\].
-    pub p: P32,
-    /// Closest point on B's element \[m\].
-    pub q: P32,
-    /// Upper bound of the real triangles' distance `d + h_a + h_b` \[m\] (≤ margin).
-    pub dist: f32,
-}
-
-/// The geometry of one particle pair, in A's mesh frame.
-#[derive(Clone, Copy, Debug)]
-pub struct PairGeometry<'a> {
-    /// A's tree.
-    pub a: &'a SurrogateTree,
-    /// A's halo \[m\].
-    pub eps_a: f32,
-    /// B's tree.
-    pub b: &'a SurrogateTree,
-    /// B's halo \[m\].
-    pub eps_b: f32,
-    /// B's mesh frame → A's mesh frame.
-    pub b_to_a: Iso3,
-    /// Triangle kernel: `Exact`, or `Hybrid` (iterative, exact fallback).
-    pub kernel: KernelKind,
-    /// Bounding sphere of B's soup in B's mesh frame (centre, radius) \[m\].
-    pub b_sphere: [f64; 4],
-    /// An upper bound of every vertex coordinate's magnitude of both soups in A's frame
-    /// at this pose (from the two bounding spheres) \[m\]: the scale of the rounding
-    /// allowance of the certificates (`certify.rs`); infinite if unknown (each pair's own
-    /// largest coordinate is used then).
-    pub coord_bound: f32,
-}
-
-impl PairGeometry<'_> {
-    fn halo(&self, e: Element, of_a: bool) -> (f32, f32) {
-        let (tree, eps) = if of_a {
-            (self.a, self.eps_a)
-        } else {
-            (self.b, self.eps_b)
-        };
-        if e.real {
-            (eps, 0.0)
-        } else {
-            let n = &tree.nodes[e.index as usize];
-            (n.offset + eps, n.inner)
-        }
-    }
-
-    /// Skin of the certificates \[m\].
-    fn skin(&self) -> f32 {
-        SKIN * (self.eps_a + self.eps_b)
-    }
-}
-
-/// Per-thread scratch: B's triangles transformed into A's frame, the kernel batch, the
-/// buffers of a walk.
-#[derive(Debug, Default)]
-pub struct Scratch {
-    batch: PairBatch<u32>,
-    results: Vec<PairOutcome<u32>>,
-    tris: Vec<Tri>,
-    stamp: Vec<u32>,
-    current: u32,
-    walk: walk::Buffers,
-}
-
-impl Scratch {
-    fn begin(&mut self, len: usize) {
-        if self.stamp.len() < len {
-            self.stamp.resize(len, 0);
-            self.tris.resize(len, Tri::default());
-        }
-        self.current = self.current.wrapping_add(1);
-        if self.current == 0 {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
-            self.current = 1;
-        }
-    }
-
-    fn get(&mut self, b: &SurrogateTree, b_to_a: &Iso3, i: u32) -> Tri {
-        let i = i as usize;
-        if self.stamp[i] != self.current {
-            self.stamp[i] = self.current;
-            self.tris[i] = b.soup[i].transformed(b_to_a);
-        }
-        self.tris[i]
-    }
-}
-
-/// An active pair stored with its clearance (`f32::NEG_INFINITY`: none).
-#[derive(Clone, Copy, Debug)]
-struct Leaf {
-    a: u32,
-    b: u32,
-    clear: f32,
-    la: u8,
-    lb: u8,
-    state: Outcome,
-    /// Bit 0: became idle in this iteration's check (a narrowing trigger). One byte keeps
-    /// a leaf at 16 bytes.
-    flags: u8,
-}
-
-impl Leaf {
-    fn new(a: Element, b: Element, clear: f32, state: Outcome) -> Leaf {
-        Leaf {
-            a: a.packed(),
-            b: b.packed(),
-            clear,
-            la: a.level.min(255) as u8,
-            lb: b.level.min(255) as u8,
-            state,
-            flags: 0,
-        }
-    }
-
-    fn key(&self) -> u64 {
-        u64::from(self.a) << 32 | u64::from(self.b)
-    }
-
-    const NOW_IDLE: u8 = 1;
-
-    fn set_flag(&mut self, bit: u8, on: bool) {
-        self.flags = if on {
-            self.flags | bit
-        } else {
-            self.flags & !bit
-        };
-    }
-
-    /// Became idle in this iteration's check.
-    fn now_idle(&self) -> bool {
-        self.flags & Self::NOW_IDLE != 0
-    }
-
-    fn set_now_idle(&mut self, on: bool) {
-        self.set_flag(Self::NOW_IDLE, on);
-    }
-
-    fn elements(&self) -> (Element, Element) {
-        (
-            Element::unpack(self.a, self.la),
-            Element::unpack(self.b, self.lb),
-        )
-    }
-}
 
 /// Counts of one iteration's widening and narrowing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -356,72 +148,6 @@ pub struct ActiveSet {
     vetoes: Vec<u64>,
     /// The cut must be walked after this iteration's checks.
     walk_due: bool,
-}
-
-/// Elements replacing node `n` when it is unfolded: internal children and the real
-/// triangles of leaf children (the same expansion as Alg. 5's traversal).
-fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<Element>) {
-    let node = &tree.nodes[n as usize];
-    for c in node.first..node.first + node.count {
-        let ch = &tree.nodes[c as usize];
-        if ch.is_leaf() {
-            out.extend((ch.first..ch.first + ch.count).map(|t| Element {
-                index: t,
-                level: ch.level,
-                real: true,
-            }));
-        } else {
-            out.push(Element {
-                index: c,
-                level: ch.level,
-                real: false,
-            });
-        }
-    }
-}
-
-fn roots(tree: &SurrogateTree, out: &mut Vec<Element>) {
-    let r = &tree.nodes[0];
-    if r.is_leaf() {
-        out.extend((r.first..r.first + r.count).map(|t| Element {
-            index: t,
-            level: 0,
-            real: true,
-        }));
-    } else {
-        out.push(Element {
-            index: 0,
-            level: 0,
-            real: false,
-        });
-    }
-}
-
-/// Children of the pair (`a`, `b`) in the descent: the side with the larger halo (or the
-/// surrogate side of a surrogate–real pair) is unfolded, as in Alg. 5.
-fn expand(
-    g: &PairGeometry,
-    a: Element,
-    b: Element,
-    kids_a: &mut Vec<Element>,
-    kids_b: &mut Vec<Element>,
-) {
-    let (h1, _) = g.halo(a, true);
-    let (h2, _) = g.halo(b, false);
-    let open_a = !a.real && (b.real || h1 >= h2);
-    let open_b = !b.real && (a.real || h2 > h1);
-    kids_a.clear();
-    kids_b.clear();
-    if open_a {
-        children(g.a, a.index, kids_a);
-    } else {
-        kids_a.push(a);
-    }
-    if open_b {
-        children(g.b, b.index, kids_b);
-    } else {
-        kids_b.push(b);
-    }
 }
 
 /// Keeps a per-pair vector tight: copies `src` into `dst` with little spare capacity.

@@ -1,0 +1,100 @@
+//! Per-pair geometry and per-thread scratch of an [`ActiveSet`](super::ActiveSet): the
+//! two trees, halos and relative pose of one particle pair, coarse (inner-halo) hits, and
+//! B's triangles transformed into A's frame.
+
+use super::{walk, Element, SKIN};
+use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
+use msdem_geom::math::{Iso3, Tri, P32};
+use msdem_tree::SurrogateTree;
+
+/// A surrogate-level contact whose inner halos guarantee a real contact (poster §4), in
+/// A's mesh frame: the fine distance is at most `d + h_a + h_b`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CoarseHit {
+    /// Closest point on A's element \[m\].
+    pub p: P32,
+    /// Closest point on B's element \[m\].
+    pub q: P32,
+    /// Upper bound of the real triangles' distance `d + h_a + h_b` \[m\] (≤ margin).
+    pub dist: f32,
+}
+
+/// The geometry of one particle pair, in A's mesh frame.
+#[derive(Clone, Copy, Debug)]
+pub struct PairGeometry<'a> {
+    /// A's tree.
+    pub a: &'a SurrogateTree,
+    /// A's halo \[m\].
+    pub eps_a: f32,
+    /// B's tree.
+    pub b: &'a SurrogateTree,
+    /// B's halo \[m\].
+    pub eps_b: f32,
+    /// B's mesh frame → A's mesh frame.
+    pub b_to_a: Iso3,
+    /// Triangle kernel: `Exact`, or `Hybrid` (iterative, exact fallback).
+    pub kernel: KernelKind,
+    /// Bounding sphere of B's soup in B's mesh frame (centre, radius) \[m\].
+    pub b_sphere: [f64; 4],
+    /// An upper bound of every vertex coordinate's magnitude of both soups in A's frame
+    /// at this pose (from the two bounding spheres) \[m\]: the scale of the rounding
+    /// allowance of the certificates (`certify.rs`); infinite if unknown (each pair's own
+    /// largest coordinate is used then).
+    pub coord_bound: f32,
+}
+
+impl PairGeometry<'_> {
+    pub(super) fn halo(&self, e: Element, of_a: bool) -> (f32, f32) {
+        let (tree, eps) = if of_a {
+            (self.a, self.eps_a)
+        } else {
+            (self.b, self.eps_b)
+        };
+        if e.real {
+            (eps, 0.0)
+        } else {
+            let n = &tree.nodes[e.index as usize];
+            (n.offset + eps, n.inner)
+        }
+    }
+
+    /// Skin of the certificates \[m\].
+    pub(super) fn skin(&self) -> f32 {
+        SKIN * (self.eps_a + self.eps_b)
+    }
+}
+
+/// Per-thread scratch: B's triangles transformed into A's frame, the kernel batch, the
+/// buffers of a walk.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    pub(super) batch: PairBatch<u32>,
+    pub(super) results: Vec<PairOutcome<u32>>,
+    pub(super) tris: Vec<Tri>,
+    pub(super) stamp: Vec<u32>,
+    pub(super) current: u32,
+    pub(super) walk: walk::Buffers,
+}
+
+impl Scratch {
+    pub(super) fn begin(&mut self, len: usize) {
+        if self.stamp.len() < len {
+            self.stamp.resize(len, 0);
+            self.tris.resize(len, Tri::default());
+        }
+        self.current = self.current.wrapping_add(1);
+        if self.current == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.current = 1;
+        }
+    }
+
+    pub(super) fn get(&mut self, b: &SurrogateTree, b_to_a: &Iso3, i: u32) -> Tri {
+        let i = i as usize;
+        if self.stamp[i] != self.current {
+            self.stamp[i] = self.current;
+            self.tris[i] = b.soup[i].transformed(b_to_a);
+        }
+        self.tris[i]
+    }
+}

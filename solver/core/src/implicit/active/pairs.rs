@@ -1,0 +1,194 @@
+//! Element pairs of an [`ActiveSet`](super::ActiveSet) (seed 000 Alg. 6, remark 6): the
+//! elements (surrogate node or real triangle), packed pair keys, check outcomes, the stored
+//! leaves of a cut with their clearances, and the expansion of a pair into its children in
+//! the simultaneous descent (Alg. 5).
+
+use super::PairGeometry;
+use msdem_tree::SurrogateTree;
+
+/// One side of an active pair: an internal tree node (its surrogate triangle) or a real
+/// triangle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Element {
+    /// Node index (surrogate) or soup index (real triangle).
+    pub index: u32,
+    /// Tree level (a real triangle has the level of its leaf).
+    pub level: u32,
+    /// True for a real mesh triangle.
+    pub real: bool,
+}
+
+impl Element {
+    pub(super) fn packed(&self) -> u32 {
+        self.index << 1 | u32::from(self.real)
+    }
+
+    pub(super) fn unpack(p: u32, level: u8) -> Element {
+        Element {
+            index: p >> 1,
+            level: u32::from(level),
+            real: p & 1 == 1,
+        }
+    }
+}
+
+/// Packed key of an element pair (A's element in the high half).
+pub(super) fn key(a: Element, b: Element) -> u64 {
+    u64::from(a.packed()) << 32 | u64::from(b.packed())
+}
+
+/// Result of the last check of an active pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Outcome {
+    /// Not checked yet (fresh after a widening or a refresh).
+    Unchecked,
+    /// Surrogate pair separated: the subtrees cannot touch.
+    Separated,
+    /// Surrogate pair in contact or not converged: widen.
+    Widen,
+    /// Real–real pair in contact.
+    FineContact,
+    /// Real–real pair without contact.
+    FineNone,
+}
+
+impl Outcome {
+    /// Contributes nothing (a narrowing candidate).
+    pub(super) fn idle(self) -> bool {
+        matches!(self, Outcome::Separated | Outcome::FineNone)
+    }
+
+    /// The outcome of a certified pair.
+    pub(super) fn certain(a: Element, b: Element) -> Outcome {
+        if a.real && b.real {
+            Outcome::FineNone
+        } else {
+            Outcome::Separated
+        }
+    }
+}
+
+/// An active pair stored with its clearance (`f32::NEG_INFINITY`: none).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Leaf {
+    pub(super) a: u32,
+    pub(super) b: u32,
+    pub(super) clear: f32,
+    pub(super) la: u8,
+    pub(super) lb: u8,
+    pub(super) state: Outcome,
+    /// Bit 0: became idle in this iteration's check (a narrowing trigger). One byte keeps
+    /// a leaf at 16 bytes.
+    pub(super) flags: u8,
+}
+
+impl Leaf {
+    pub(super) fn new(a: Element, b: Element, clear: f32, state: Outcome) -> Leaf {
+        Leaf {
+            a: a.packed(),
+            b: b.packed(),
+            clear,
+            la: a.level.min(255) as u8,
+            lb: b.level.min(255) as u8,
+            state,
+            flags: 0,
+        }
+    }
+
+    pub(super) fn key(&self) -> u64 {
+        u64::from(self.a) << 32 | u64::from(self.b)
+    }
+
+    pub(super) const NOW_IDLE: u8 = 1;
+
+    pub(super) fn set_flag(&mut self, bit: u8, on: bool) {
+        self.flags = if on {
+            self.flags | bit
+        } else {
+            self.flags & !bit
+        };
+    }
+
+    /// Became idle in this iteration's check.
+    pub(super) fn now_idle(&self) -> bool {
+        self.flags & Self::NOW_IDLE != 0
+    }
+
+    pub(super) fn set_now_idle(&mut self, on: bool) {
+        self.set_flag(Self::NOW_IDLE, on);
+    }
+
+    pub(super) fn elements(&self) -> (Element, Element) {
+        (
+            Element::unpack(self.a, self.la),
+            Element::unpack(self.b, self.lb),
+        )
+    }
+}
+
+/// Elements replacing node `n` when it is unfolded: internal children and the real
+/// triangles of leaf children (the same expansion as Alg. 5's traversal).
+fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<Element>) {
+    let node = &tree.nodes[n as usize];
+    for c in node.first..node.first + node.count {
+        let ch = &tree.nodes[c as usize];
+        if ch.is_leaf() {
+            out.extend((ch.first..ch.first + ch.count).map(|t| Element {
+                index: t,
+                level: ch.level,
+                real: true,
+            }));
+        } else {
+            out.push(Element {
+                index: c,
+                level: ch.level,
+                real: false,
+            });
+        }
+    }
+}
+
+pub(super) fn roots(tree: &SurrogateTree, out: &mut Vec<Element>) {
+    let r = &tree.nodes[0];
+    if r.is_leaf() {
+        out.extend((r.first..r.first + r.count).map(|t| Element {
+            index: t,
+            level: 0,
+            real: true,
+        }));
+    } else {
+        out.push(Element {
+            index: 0,
+            level: 0,
+            real: false,
+        });
+    }
+}
+
+/// Children of the pair (`a`, `b`) in the descent: the side with the larger halo (or the
+/// surrogate side of a surrogate–real pair) is unfolded, as in Alg. 5.
+pub(super) fn expand(
+    g: &PairGeometry,
+    a: Element,
+    b: Element,
+    kids_a: &mut Vec<Element>,
+    kids_b: &mut Vec<Element>,
+) {
+    let (h1, _) = g.halo(a, true);
+    let (h2, _) = g.halo(b, false);
+    let open_a = !a.real && (b.real || h1 >= h2);
+    let open_b = !b.real && (a.real || h2 > h1);
+    kids_a.clear();
+    kids_b.clear();
+    if open_a {
+        children(g.a, a.index, kids_a);
+    } else {
+        kids_a.push(a);
+    }
+    if open_b {
+        children(g.b, b.index, kids_b);
+    } else {
+        kids_b.push(b);
+    }
+}
