@@ -73,7 +73,7 @@ use crate::integrate::{advance_body, first_non_finite};
 use crate::step::{detect_contacts, stats_levels, StepError, StepWorkspace};
 use crate::world::{Body, DetectionMode, World};
 use msdem_tree::{LevelStats, MAX_LEVELS};
-use multiscale::{MultiscaleDetect, MultiscaleStage};
+pub(crate) use multiscale::{MultiscaleDetect, MultiscaleStage};
 use relax::{Relaxation, Residual};
 use reuse::{compute_forces, LastEvaluation};
 use std::time::Instant;

@@ -2,15 +2,23 @@
 //!
 //! 1. **broad phase** — candidate body pairs from bounding spheres incl. ε
 //!    ([`crate::broad`]);
-//! 2. **narrow phase** — surrogate-tree traversal per candidate pair in body `a`'s mesh
-//!    frame, in parallel ([`crate::narrow`]);
+//! 2. **narrow phase** — the multiresolution detection per candidate pair in body `a`'s
+//!    mesh frame, in parallel. With [`DetectionMode::Hierarchy`] it works on an active set
+//!    per particle pair kept from the previous step (the machinery of multiscale Picard,
+//!    [`crate::implicit`]): a cut through the simultaneous descent of the two trees whose
+//!    stored pairs carry exact separation certificates, widened at the current pose until
+//!    no surrogate pair is in contact — the same contacts as Alg. 5 from the roots (both
+//!    are the flat contacts, Lemma 5.7; tested step by step), with the pairs whose
+//!    certificate still holds skipped. [`StepWorkspace::set_detection_from_roots`] runs the
+//!    traversal of [`crate::narrow`] from the roots instead; flat mode always does;
 //! 3. **merge** — contact points of one body pair closer than ε become their average
 //!    (Implementation remark 1, [`crate::contact::merge`]);
 //! 4. **forces** — fade-in spring, damping, friction; torques about the centres of mass
 //!    ([`crate::contact::force`]);
 //! 5. **integration** — explicit Euler in Euler–Cromer order ([`crate::integrate`]).
 //!
-//! [`StepWorkspace`] owns only reusable scratch buffers; all state lives in [`World`].
+//! [`StepWorkspace`] owns reusable buffers and the kept active sets (a cache: the
+//! contacts do not depend on it); the simulation state lives in [`World`].
 
 use crate::broad::{BroadStage, CandidatePair};
 use crate::contact::force::{accumulate_forces, Wrench};
@@ -18,17 +26,20 @@ use crate::contact::merge::merge_pair;
 use crate::contact::pair::PairParams;
 use crate::contact::Contact;
 use crate::frames::{ContactRecord, PhaseTimes, StepStats};
+use crate::implicit::MultiscaleStage;
 use crate::integrate::energy::observables;
 use crate::integrate::{explicit_euler, first_non_finite};
 use crate::narrow::{narrow_phase, PairContacts};
-use crate::world::World;
+use crate::world::{DetectionMode, World};
 use msdem_broadphase::BroadPhaseError;
 use msdem_tree::traverse::{LevelStats, MAX_LEVELS};
 use std::time::Instant;
 
 pub use crate::integrate::stable_dt_estimate;
 
-/// Reusable scratch buffers of [`step`] (no simulation state).
+/// Reusable buffers of [`step`] and the active sets kept between its steps (a cache of
+/// the hierarchical detection; no simulation state). A set is rebuilt when its pair's
+/// trees change; reusing one workspace for several worlds is allowed but loses the cache.
 #[derive(Debug, Default)]
 pub struct StepWorkspace {
     broad: BroadStage,
@@ -36,12 +47,24 @@ pub struct StepWorkspace {
     narrow: Vec<PairContacts>,
     contacts: Vec<Contact>,
     wrenches: Vec<Wrench>,
+    /// Kept active sets of the hierarchical detection (see the module docs).
+    kept: MultiscaleStage,
+    /// Run Alg. 5 from the roots in every step instead of on the kept active sets.
+    from_roots: bool,
 }
 
 impl StepWorkspace {
     /// Empty buffers.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Diagnostic switch: with `on`, the hierarchical detection of [`step`] descends from
+    /// the roots of every candidate pair in every step (Alg. 5 read literally) instead of
+    /// working on the active sets kept from the previous step. The contacts are the same
+    /// either way (both are the flat contacts, Lemma 5.7); only the work differs.
+    pub fn set_detection_from_roots(&mut self, on: bool) {
+        self.from_roots = on;
     }
 }
 
@@ -170,7 +193,21 @@ pub fn step(
         return Err(e);
     }
     let mut wall = PhaseTimes::default();
-    detect(world, ws, &mut wall)?;
+    let kept = world.params.detection == DetectionMode::Hierarchy && !ws.from_roots;
+    let (checks, pairs, activity) = if kept {
+        ws.kept.begin_step(false);
+        let d = ws.kept.detect_full(world, &mut ws.contacts, &mut wall)?;
+        (
+            d.stats,
+            d.pairs,
+            (d.counts.unfolds, d.counts.narrows, d.skipped),
+        )
+    } else {
+        detect(world, ws, &mut wall)?;
+        let mut checks = LevelStats::default();
+        ws.narrow.iter().for_each(|r| checks += &r.stats);
+        (checks, ws.pairs.len() as u32, (0, 0, 0))
+    };
 
     let t_forces = Instant::now();
     let dt = world.params.dt;
@@ -197,15 +234,13 @@ pub fn step(
     world.step += 1;
     world.time += dt;
 
-    let mut checks = LevelStats::default();
-    ws.narrow.iter().for_each(|r| checks += &r.stats);
     let obs = observables(&world.bodies, &gravity);
     let stats = StepStats {
         step: world.step,
         time: world.time,
         checks_per_level: checks_per_level(stats_levels(world), &checks),
         fallbacks: checks.fallbacks,
-        candidate_pairs: ws.pairs.len() as u32,
+        candidate_pairs: pairs,
         contacts: ws.contacts.len() as u32,
         kinetic_energy: obs.kinetic,
         potential_energy: obs.potential,
@@ -213,9 +248,9 @@ pub fn step(
         angular_momentum: obs.angular_momentum.into(),
         iterations: 1,
         converged: true,
-        unfolds: 0,
-        narrows: 0,
-        skipped: 0,
+        unfolds: activity.0,
+        narrows: activity.1,
+        skipped: activity.2,
         iteration_checks: Vec::new(),
         wall,
     };

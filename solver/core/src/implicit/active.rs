@@ -92,6 +92,7 @@ use certify::{motion, MOTION_SLACK};
 /// Relative allowance for the `f32` rounding of a rebase (see [`ActiveSet::rebase`]).
 const REBASE_ROUNDING: f32 = 1.0 / 1_048_576.0;
 pub(super) use certify::soup_sphere;
+use check::Pass;
 use walk::Mode;
 
 /// Skin κ of the certificates, relative to the pair's margin `ε_a + ε_b` (see the module
@@ -253,7 +254,12 @@ impl ActiveSet {
         if recheck_all {
             self.walk(g, s, Mode::Expand, m, &mut rep);
         }
-        self.check(g, m, recheck_all, s, hits, coarse, &mut rep);
+        let pass = if recheck_all {
+            Pass::All
+        } else {
+            Pass::Certified
+        };
+        self.check(g, m, pass, s, hits, coarse, &mut rep);
         // After a seed every unfolded pair was just found in contact at this pose: no
         // narrowing to attempt (the check pass reproduces the seed's outcomes).
         if self.walk_due || (rep.refreshed && !seeded) {
@@ -261,6 +267,39 @@ impl ActiveSet {
                 all: rep.refreshed && !seeded,
             };
             self.walk(g, s, mode, m, &mut rep);
+        }
+        rep
+    }
+
+    /// The complete multiresolution detection of Alg. 5 at the pose `g.b_to_a` on this
+    /// set (explicit steps): one [`ActiveSet::iterate`], then — as long as it widened
+    /// surrogate pairs in contact — a check of the new pairs at the same pose and another
+    /// widening, until no active surrogate pair is in contact. The cut then covers every
+    /// real pair and every real contact has been found (Lemma 5.7): `hits` receives the
+    /// flat contacts at this pose, each real pair checked once; `coarse` may receive
+    /// estimates of surrogate pairs widened later (to be ignored).
+    pub fn settle(
+        &mut self,
+        g: &PairGeometry,
+        s: &mut Scratch,
+        hits: &mut Vec<TriContact>,
+        coarse: &mut Vec<CoarseHit>,
+    ) -> IterationReport {
+        let mut rep = self.iterate(g, true, false, s, hits, coarse);
+        let mut widened = rep.counts.unfolds > 0;
+        while widened {
+            let m = motion(&self.base, &g.b_to_a, &g.b_sphere);
+            let mut r = IterationReport::default();
+            self.check(g, m, Pass::Fresh, s, hits, coarse, &mut r);
+            if self.walk_due {
+                self.walk(g, s, Mode::Update { all: false }, m, &mut r);
+            }
+            widened = r.counts.unfolds > 0;
+            rep.stats += &r.stats;
+            rep.skipped += r.skipped;
+            rep.bounds += r.bounds;
+            rep.counts.unfolds += r.counts.unfolds;
+            rep.counts.narrows += r.counts.narrows;
         }
         rep
     }

@@ -42,6 +42,9 @@ struct PairState {
     /// The last iteration neither widened, narrowed nor refreshed this pair's set: at the
     /// same poses another iteration would find the same contacts (see [`process`]).
     quiet: bool,
+    /// The two trees the set was built on (addresses): a pair whose shapes changed starts
+    /// a new set.
+    trees: (usize, usize),
 }
 
 /// Per-thread buffers of the per-pair work.
@@ -104,13 +107,17 @@ struct Spheres {
     obstacles: Vec<TreeData>,
 }
 
+/// Brings `cache` in line with `trees`; returns whether an entry changed (a tree that was
+/// seen before was replaced).
 fn refresh_spheres<'t>(
     cache: &mut Vec<TreeData>,
     trees: impl Iterator<Item = &'t Arc<SurrogateTree>>,
-) {
+) -> bool {
+    let mut changed = false;
     for (i, t) in trees.enumerate() {
         let ptr = Arc::as_ptr(t) as usize;
         if cache.get(i).map(|c| c.ptr) != Some(ptr) {
+            changed |= i < cache.len();
             cache.truncate(i);
             cache.push(TreeData {
                 ptr,
@@ -119,6 +126,7 @@ fn refresh_spheres<'t>(
             });
         }
     }
+    changed
 }
 
 /// Broad phase, active sets and buffers of multiscale Picard.
@@ -180,15 +188,21 @@ impl MultiscaleStage {
         Ok(())
     }
 
+    /// Refreshes the per-tree data; a shape or obstacle whose tree was replaced makes
+    /// every kept active set invalid (their keys name nodes of the old trees), so all are
+    /// dropped and start anew.
     fn update_spheres(&mut self, world: &World) {
-        refresh_spheres(
+        let shapes = refresh_spheres(
             &mut self.spheres.shapes,
             world.shapes.iter().map(|s| &s.tree),
         );
-        refresh_spheres(
+        let obstacles = refresh_spheres(
             &mut self.spheres.obstacles,
             world.obstacles.iter().map(|o| &o.tree),
         );
+        if shapes || obstacles {
+            self.states.clear();
+        }
     }
 
     /// One iteration's detection at the state of `world`: fine contacts (merged, remark 1)
@@ -202,6 +216,34 @@ impl MultiscaleStage {
         coarse: &mut Vec<Contact>,
         wall: &mut PhaseTimes,
     ) -> Result<MultiscaleDetect, StepError> {
+        self.detect_with(world, Some(moved), fine, coarse, wall)
+    }
+
+    /// The complete detection of Alg. 5 at the state of `world` on the kept active sets
+    /// (explicit steps, [`ActiveSet::settle`]): every particle pair's set is widened at
+    /// this pose until no surrogate pair is in contact, so `fine` receives exactly the
+    /// flat contacts (merged, remark 1). Call [`MultiscaleStage::begin_step`] with
+    /// `false` before each step.
+    pub fn detect_full(
+        &mut self,
+        world: &World,
+        fine: &mut Vec<Contact>,
+        wall: &mut PhaseTimes,
+    ) -> Result<MultiscaleDetect, StepError> {
+        let mut coarse = Vec::new();
+        self.detect_with(world, None, fine, &mut coarse, wall)
+    }
+
+    /// [`MultiscaleStage::detect`] (`moved`: one Picard iteration) or
+    /// [`MultiscaleStage::detect_full`] (`None`).
+    fn detect_with(
+        &mut self,
+        world: &World,
+        moved: Option<&[bool]>,
+        fine: &mut Vec<Contact>,
+        coarse: &mut Vec<Contact>,
+        wall: &mut PhaseTimes,
+    ) -> Result<MultiscaleDetect, StepError> {
         let t0 = Instant::now();
         self.broad
             .candidates(world, &mut self.pairs)
@@ -209,8 +251,8 @@ impl MultiscaleStage {
                 step: world.step + 1,
                 source,
             })?;
-        self.align();
         self.update_spheres(world);
+        self.align();
         let t1 = Instant::now();
         let (spheres, seed, all) = (&self.spheres, self.seed, self.recheck_all);
         let mut out = self
@@ -219,6 +261,9 @@ impl MultiscaleStage {
             .zip(self.pairs.par_iter())
             .with_min_len(8)
             .map_init(ThreadScratch::default, |ts, (st, pair)| {
+                let Some(moved) = moved else {
+                    return process(world, pair, st, ts, data_of(spheres, pair, world), None);
+                };
                 let moved_b = match pair.b {
                     Other::Particle(j) => moved.get(j as usize).copied().unwrap_or(true),
                     Other::Obstacle(_) => false,
@@ -230,14 +275,8 @@ impl MultiscaleStage {
                         ..MultiscaleDetect::default()
                     };
                 }
-                process(
-                    world,
-                    pair,
-                    st,
-                    ts,
-                    data_of(spheres, pair, world),
-                    (seed, all),
-                )
+                let picard = Some((seed, all));
+                process(world, pair, st, ts, data_of(spheres, pair, world), picard)
             })
             .reduce(MultiscaleDetect::default, MultiscaleDetect::add);
         out.pairs = self.pairs.len() as u32;
@@ -347,22 +386,35 @@ fn process(
     st: &mut PairState,
     ts: &mut ThreadScratch,
     data: [Option<&TreeData>; 2],
-    (seed, recheck_all): (bool, bool),
+    picard: Option<(bool, bool)>,
 ) -> MultiscaleDetect {
     let sides = PairSides::of(world, pair);
+    let trees = (
+        std::ptr::from_ref(sides.tree_a) as usize,
+        std::ptr::from_ref(sides.tree_b) as usize,
+    );
+    if st.trees != trees {
+        st.trees = trees;
+        st.set = ActiveSet::default();
+    }
     let g = geometry(world, &sides, spheres_of(data));
     ts.hits.clear();
     ts.coarse_hits.clear();
     ts.raw.clear();
     ts.coarse_raw.clear();
-    let rep = st.set.iterate(
-        &g,
-        seed,
-        recheck_all,
-        &mut ts.active,
-        &mut ts.hits,
-        &mut ts.coarse_hits,
-    );
+    let (hits, coarse_hits) = (&mut ts.hits, &mut ts.coarse_hits);
+    let rep = match picard {
+        Some((seed, recheck_all)) => {
+            st.set
+                .iterate(&g, seed, recheck_all, &mut ts.active, hits, coarse_hits)
+        }
+        None => {
+            let rep = st.set.settle(&g, &mut ts.active, hits, coarse_hits);
+            // Estimates of surrogate pairs widened later in the same call.
+            coarse_hits.clear();
+            rep
+        }
+    };
     let normals = data.map(|d| d.map(|d| d.normals.as_slice()));
     fine_contacts_with(world, pair, &sides, &mut ts.hits, &mut ts.raw, normals);
     coarse_contacts(&sides, &ts.coarse_hits, &mut ts.coarse_raw);

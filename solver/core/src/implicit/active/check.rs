@@ -14,15 +14,28 @@ use super::{ActiveSet, CoarseHit, IterationReport, Outcome, PairGeometry, Scratc
 use msdem_geom::kernel::KernelResult;
 use msdem_tree::TriContact;
 
+/// Which stored pairs a check pass visits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pass {
+    /// Every pair its clearance does not certify (the others are skipped).
+    Certified,
+    /// Every pair (the `recheck_all` diagnostic).
+    All,
+    /// Only the pairs not checked yet (fresh after a widening at the same pose); the
+    /// others keep the outcome of the pass that just ran at this pose.
+    Fresh,
+}
+
 impl ActiveSet {
-    /// Checks the stored pairs that their clearance does not certify after a motion `m`
-    /// \[m\] from the reference pose (all of them with `force`; see the module docs).
+    /// Checks the stored pairs that `pass` selects: those that their clearance does not
+    /// certify after a motion `m` \[m\] from the reference pose, all of them, or the
+    /// unchecked ones (see [`Pass`] and the module docs).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn check(
         &mut self,
         g: &PairGeometry,
         m: f64,
-        force: bool,
+        pass: Pass,
         s: &mut Scratch,
         hits: &mut Vec<TriContact>,
         coarse: &mut Vec<CoarseHit>,
@@ -36,7 +49,11 @@ impl ActiveSet {
             s.batch.clear();
             while i < self.near.len() && s.batch.len() < CHUNK {
                 let leaf = &mut self.near[i];
-                if !force && certified(leaf.clear, m) {
+                if pass == Pass::Fresh && leaf.state != Outcome::Unchecked {
+                    i += 1;
+                    continue;
+                }
+                if pass != Pass::All && certified(leaf.clear, m) {
                     rep.skipped += 1;
                     // An idle state is the certain one of its pair kind; written only
                     // where it changes (most leaves stay clean in the cache).

@@ -1,0 +1,139 @@
+//! The explicit step's hierarchical detection on active sets kept from step to step
+//! against Alg. 5 from the roots in every step: a heap of noisy spheres dropped on a
+//! plane (impacts, rebounds, resting contacts, friction) gives the same contacts, forces
+//! and states in every step, bit for bit, while the kept sets skip pairs by their
+//! certificates and check fewer pairs.
+
+#[path = "physics_support.rs"]
+mod support;
+
+use msdem_geom::math::Iso3;
+use msdem_mesh::generate::{noise_sphere, plane, NoiseSphere};
+use msdem_solver::step::{step, StepWorkspace};
+use msdem_solver::world::{KernelChoice, World};
+use support::*;
+
+fn heap(kernel: KernelChoice) -> World {
+    let mut w = empty_world(2e-4, [0.0, 0.0, -9.81]);
+    w.params.kernel = kernel;
+    let ground = plane([4.0, 4.0], 2, [0.0, 0.0, 0.0]).expect("plane");
+    add_obstacle(&mut w, &ground, Iso3::identity(), 0.01, 0.5, 0.4);
+    let m = add_material(&mut w, 1000.0, 0.01, 20_000.0, 0.5, 0.4);
+    for (k, p) in [
+        [0.0, 0.0, 0.35],
+        [0.62, 0.05, 0.36],
+        [0.3, 0.55, 0.37],
+        [0.25, 0.2, 1.0],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mesh = noise_sphere(&NoiseSphere {
+            radius: 0.3,
+            subdivisions: 2,
+            eta: 1.1,
+            seed: 3 + k as u32,
+            ..NoiseSphere::default()
+        })
+        .expect("sphere");
+        let s = add_shape(&mut w, &mesh);
+        add_particle(&mut w, s, m, p);
+    }
+    w
+}
+
+fn kept_equals_roots(kernel: KernelChoice, steps: usize) {
+    let base = heap(kernel);
+    let (mut kept, mut roots) = (base.clone(), base);
+    let (mut ws_kept, mut ws_roots) = (StepWorkspace::new(), StepWorkspace::new());
+    ws_roots.set_detection_from_roots(true);
+    let (mut checks_kept, mut checks_roots, mut skipped, mut contact_steps) = (0, 0, 0, 0);
+    let sum = |v: &[u64]| v[..v.len() - 1].iter().sum::<u64>();
+    for s in 0..steps {
+        let a = step(&mut kept, &mut ws_kept, true).unwrap();
+        let b = step(&mut roots, &mut ws_roots, true).unwrap();
+        assert_eq!(a.contacts, b.contacts, "step {s}: contacts and forces");
+        assert_eq!(a.stats.candidate_pairs, b.stats.candidate_pairs, "step {s}");
+        for (p, q) in kept.bodies.iter().zip(&roots.bodies) {
+            assert_eq!(p.position, q.position, "step {s}");
+            assert_eq!(p.orientation, q.orientation, "step {s}");
+            assert_eq!(p.velocity, q.velocity, "step {s}");
+            assert_eq!(p.angular_velocity, q.angular_velocity, "step {s}");
+        }
+        assert_eq!(b.stats.skipped, 0);
+        checks_kept += sum(&a.stats.checks_per_level);
+        checks_roots += sum(&b.stats.checks_per_level);
+        skipped += a.stats.skipped;
+        contact_steps += usize::from(a.stats.contacts > 0);
+    }
+    assert!(
+        contact_steps > steps / 3,
+        "{contact_steps} steps with contacts"
+    );
+    assert!(skipped > 0, "no pair skipped");
+    assert!(
+        2 * checks_kept < checks_roots,
+        "kept {checks_kept} vs roots {checks_roots} checks"
+    );
+}
+
+#[test]
+fn kept_active_sets_equal_the_descent_from_the_roots_hybrid() {
+    kept_equals_roots(KernelChoice::Hybrid, 2500);
+}
+
+#[test]
+fn kept_active_sets_equal_the_descent_from_the_roots_exact() {
+    kept_equals_roots(KernelChoice::Exact, 1500);
+}
+
+/// Sets seeded while two spheres are apart side by side along x, then one jumps to touch
+/// the other along y (a region whose surrogate pairs were all apart at the seed): the
+/// kept sets must widen through several levels within that one step and find exactly the
+/// contacts of the descent from the roots.
+#[test]
+fn a_jump_into_contact_is_widened_within_the_step() {
+    let mut w = empty_world(1e-4, [0.0; 3]);
+    let m = add_material(&mut w, 1000.0, 0.01, 1000.0, 0.3, 1.0);
+    for seed in [1, 2] {
+        let mesh = noise_sphere(&NoiseSphere {
+            radius: 0.5,
+            subdivisions: 3,
+            eta: 1.1,
+            seed,
+            ..NoiseSphere::default()
+        })
+        .expect("sphere");
+        let s = add_shape(&mut w, &mesh);
+        add_particle(&mut w, s, m, [0.0; 3]);
+    }
+    // Closest approach along y with contacts, found with the descent from the roots.
+    let mut probe = StepWorkspace::new();
+    probe.set_detection_from_roots(true);
+    let mut touch = 1.2;
+    loop {
+        let mut t = w.clone();
+        t.bodies[1].position.y = touch;
+        if step(&mut t, &mut probe, false).unwrap().stats.contacts >= 3 || touch < 0.8 {
+            break;
+        }
+        touch -= 1e-3;
+    }
+    w.bodies[1].position.x = touch + 0.03;
+    let (mut kept, mut roots) = (w.clone(), w);
+    let (mut ws_kept, mut ws_roots) = (StepWorkspace::new(), StepWorkspace::new());
+    ws_roots.set_detection_from_roots(true);
+    let a = step(&mut kept, &mut ws_kept, true).unwrap();
+    let b = step(&mut roots, &mut ws_roots, true).unwrap();
+    assert_eq!(a.contacts, b.contacts);
+    assert_eq!(a.stats.contacts, 0, "apart before the jump");
+    assert!(a.stats.candidate_pairs > 0, "the pair must keep a set");
+    for world in [&mut kept, &mut roots] {
+        world.bodies[1].position = msdem_geom::math::Vec3::new(0.0, touch, 0.0);
+    }
+    let a = step(&mut kept, &mut ws_kept, true).unwrap();
+    let b = step(&mut roots, &mut ws_roots, true).unwrap();
+    assert!(b.stats.contacts >= 3);
+    assert!(a.stats.unfolds > 0, "the jump must widen the kept sets");
+    assert_eq!(a.contacts, b.contacts, "contacts and forces after the jump");
+}
