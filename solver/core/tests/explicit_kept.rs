@@ -8,7 +8,7 @@
 mod support;
 
 use msdem_geom::math::Iso3;
-use msdem_mesh::generate::{noise_sphere, plane, NoiseSphere};
+use msdem_mesh::generate::plane;
 use msdem_solver::step::{step, StepWorkspace};
 use msdem_solver::world::{KernelChoice, World};
 use support::*;
@@ -28,14 +28,7 @@ fn heap(kernel: KernelChoice) -> World {
     .into_iter()
     .enumerate()
     {
-        let mesh = noise_sphere(&NoiseSphere {
-            radius: 0.3,
-            subdivisions: 2,
-            eta: 1.1,
-            seed: 3 + k as u32,
-            ..NoiseSphere::default()
-        })
-        .expect("sphere");
+        let mesh = noise_mesh(0.3, 2, 1.1, 3 + k as u32);
         let s = add_shape(&mut w, &mesh);
         add_particle(&mut w, s, m, p);
     }
@@ -96,14 +89,7 @@ fn a_jump_into_contact_is_widened_within_the_step() {
     let mut w = empty_world(1e-4, [0.0; 3]);
     let m = add_material(&mut w, 1000.0, 0.01, 1000.0, 0.3, 1.0);
     for seed in [1, 2] {
-        let mesh = noise_sphere(&NoiseSphere {
-            radius: 0.5,
-            subdivisions: 3,
-            eta: 1.1,
-            seed,
-            ..NoiseSphere::default()
-        })
-        .expect("sphere");
+        let mesh = noise_mesh(0.5, 3, 1.1, seed);
         let s = add_shape(&mut w, &mesh);
         add_particle(&mut w, s, m, [0.0; 3]);
     }

@@ -6,7 +6,7 @@
 mod support;
 
 use msdem_geom::math::{Iso3, Quat, Vec3};
-use msdem_mesh::generate::{noise_sphere, plane, NoiseSphere};
+use msdem_mesh::generate::plane;
 use msdem_solver::step::{detect_contacts, step, StepWorkspace};
 use msdem_solver::world::{DetectionMode, World};
 use rand::{Rng, SeedableRng};
@@ -25,14 +25,7 @@ fn random_rotation(rng: &mut Xoshiro256PlusPlus) -> Quat {
 fn scene() -> World {
     let mut world = empty_world(1e-4, [0.0, 0.0, -9.81]);
     for seed in [3, 4] {
-        let mesh = noise_sphere(&NoiseSphere {
-            radius: 0.5,
-            subdivisions: 2,
-            eta: 1.15,
-            seed,
-            ..NoiseSphere::default()
-        })
-        .unwrap();
+        let mesh = noise_mesh(0.5, 2, 1.15, seed);
         let s = add_shape(&mut world, &mesh);
         let m = add_material(&mut world, 1.0, 0.01, 1000.0, 0.4, 0.7);
         add_particle(&mut world, s, m, [0.0, 0.0, 0.0]);
@@ -113,14 +106,7 @@ fn hierarchy_and_flat_agree_on_random_poses() {
 fn hierarchy_checks_100x_fewer_pairs_on_1280_triangle_spheres() {
     let mut world = empty_world(1e-4, [0.0, 0.0, 0.0]);
     for seed in [1, 2] {
-        let mesh = noise_sphere(&NoiseSphere {
-            radius: 1.0,
-            subdivisions: 3,
-            eta: 1.1,
-            seed,
-            ..NoiseSphere::default()
-        })
-        .unwrap();
+        let mesh = noise_mesh(1.0, 3, 1.1, seed);
         let s = add_shape(&mut world, &mesh);
         let m = add_material(&mut world, 1.0, 0.01, 1000.0, 0.0, 1.0);
         add_particle(&mut world, s, m, [0.0, 0.0, 0.0]);

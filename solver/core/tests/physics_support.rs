@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use msdem_geom::math::{Iso3, Mat3, Quat, Vec3};
+use msdem_mesh::generate::{noise_sphere, NoiseSphere};
 use msdem_mesh::mass::mass_properties;
 use msdem_mesh::TriMesh;
 use msdem_solver::world::{
@@ -149,4 +150,17 @@ pub fn total_energy(world: &World, ws: &mut msdem_solver::step::StepWorkspace) -
         .map(|c| PairParams::of(world, c.a, c.b).spring_energy(c.dist))
         .sum();
     obs.kinetic + obs.potential + spring
+}
+
+/// Noisy sphere mesh (Perlin noise, vertex radii in `[radius, eta·radius]` [m]) with
+/// `20·4^subdivisions` triangles.
+pub fn noise_mesh(radius: f64, subdivisions: u32, eta: f64, seed: u32) -> TriMesh {
+    noise_sphere(&NoiseSphere {
+        radius,
+        subdivisions,
+        eta,
+        seed,
+        ..NoiseSphere::default()
+    })
+    .expect("noise sphere")
 }

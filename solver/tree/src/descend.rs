@@ -174,26 +174,12 @@ impl Ctx<'_> {
     }
 }
 
-/// Elements replacing node `n` when it is unfolded: its internal children and the real
-/// triangles of its leaf children.
+/// Elements replacing node `n` when it is unfolded ([`SurrogateTree::unfolded`]).
 fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<El>) {
-    let node = &tree.nodes[n as usize];
-    for c in node.first..node.first + node.count {
-        let ch = &tree.nodes[c as usize];
-        if ch.is_leaf() {
-            out.extend((ch.first..ch.first + ch.count).map(|t| El {
-                idx: t,
-                level: ch.level,
-                real: true,
-            }));
-        } else {
-            out.push(El {
-                idx: c,
-                level: ch.level,
-                real: false,
-            });
-        }
-    }
+    out.extend(
+        tree.unfolded(n)
+            .map(|(idx, level, real)| El { idx, level, real }),
+    );
 }
 
 /// The root as elements (its real triangles if the root is a leaf).

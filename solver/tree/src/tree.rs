@@ -73,6 +73,22 @@ pub struct SurrogateTree {
 }
 
 impl SurrogateTree {
+    /// The elements replacing internal node `n` when it is unfolded (seed 000 Alg. 5): each
+    /// internal child as `(node index, level, false)` and every real triangle of each leaf
+    /// child as `(soup index, the leaf's level, true)`, in child order.
+    pub fn unfolded(&self, n: u32) -> impl Iterator<Item = (u32, u32, bool)> + '_ {
+        let node = &self.nodes[n as usize];
+        (node.first..node.first + node.count).flat_map(move |c| {
+            let ch = &self.nodes[c as usize];
+            let (range, real) = if ch.is_leaf() {
+                (ch.first..ch.first + ch.count, true)
+            } else {
+                (c..c + 1, false)
+            };
+            range.map(move |i| (i, ch.level, real))
+        })
+    }
+
     /// Number of real mesh triangles (they occupy `soup[..real_count()]`).
     pub fn real_count(&self) -> usize {
         self.source

@@ -128,25 +128,13 @@ impl Leaf {
 }
 
 /// Elements replacing node `n` when it is unfolded: internal children and the real
-/// triangles of leaf children (the same expansion as Alg. 5's traversal).
+/// triangles of leaf children (the same expansion as Alg. 5's traversal,
+/// [`SurrogateTree::unfolded`]).
 fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<Element>) {
-    let node = &tree.nodes[n as usize];
-    for c in node.first..node.first + node.count {
-        let ch = &tree.nodes[c as usize];
-        if ch.is_leaf() {
-            out.extend((ch.first..ch.first + ch.count).map(|t| Element {
-                index: t,
-                level: ch.level,
-                real: true,
-            }));
-        } else {
-            out.push(Element {
-                index: c,
-                level: ch.level,
-                real: false,
-            });
-        }
-    }
+    out.extend(
+        tree.unfolded(n)
+            .map(|(index, level, real)| Element { index, level, real }),
+    );
 }
 
 pub(super) fn roots(tree: &SurrogateTree, out: &mut Vec<Element>) {
