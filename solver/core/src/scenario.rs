@@ -27,6 +27,8 @@
 //! detection:                       # optional
 //!   mode: hierarchy                # hierarchy | flat (default hierarchy); explicit only
 //!   kernel: exact                  # exact | hybrid (default exact)
+//!   kept_sets: true                # explicit hierarchy: keep active sets from step to step
+//!                                  # (default true; same contacts, less work)
 //! broadphase: hgrid                # hgrid (alias grid) | linked_cells | all_pairs, or a
 //!                                  # mapping (default hgrid, automatic levels), see below
 //! seed: 0                          # RNG seed of the generators (default 0)
@@ -229,7 +231,7 @@ pub enum IntegratorSpec {
 }
 
 /// `detection:` section.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DetectionSpec {
     /// Tree traversal or flat all-triangle search (explicit integrator only; refused
@@ -239,6 +241,25 @@ pub struct DetectionSpec {
     /// Triangle–triangle kernel.
     #[serde(default)]
     pub kernel: KernelSpec,
+    /// Explicit hierarchy detection: keep each particle pair's active set from step to
+    /// step (default) instead of descending from the roots in every step; the contacts
+    /// are the same either way.
+    #[serde(default = "yes")]
+    pub kept_sets: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for DetectionSpec {
+    fn default() -> Self {
+        DetectionSpec {
+            mode: DetectionModeSpec::default(),
+            kernel: KernelSpec::default(),
+            kept_sets: true,
+        }
+    }
 }
 
 /// `detection.mode:` value.

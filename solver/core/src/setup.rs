@@ -105,6 +105,7 @@ fn params(s: &Scenario, bodies: &[crate::world::Body]) -> Params {
             DetectionModeSpec::Hierarchy => DetectionMode::Hierarchy,
             DetectionModeSpec::Flat => DetectionMode::Flat,
         },
+        kept_sets: s.detection.kept_sets,
         kernel: match s.detection.kernel {
             KernelSpec::Exact => KernelChoice::Exact,
             KernelSpec::Hybrid => KernelChoice::Hybrid,

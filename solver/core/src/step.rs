@@ -193,7 +193,9 @@ pub fn step(
         return Err(e);
     }
     let mut wall = PhaseTimes::default();
-    let kept = world.params.detection == DetectionMode::Hierarchy && !ws.from_roots;
+    let kept = world.params.detection == DetectionMode::Hierarchy
+        && world.params.kept_sets
+        && !ws.from_roots;
     let (checks, pairs, activity) = if kept {
         ws.kept.begin_step(false);
         let d = ws.kept.detect_full(world, &mut ws.contacts, &mut wall)?;

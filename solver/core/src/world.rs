@@ -183,6 +183,10 @@ pub struct Params {
     pub integrator: Integrator,
     /// Contact detection mode.
     pub detection: DetectionMode,
+    /// Explicit steps with [`DetectionMode::Hierarchy`]: keep each particle pair's active
+    /// set from step to step (see [`crate::step`]) instead of descending from the roots in
+    /// every step. The contacts are the same either way; only the work differs.
+    pub kept_sets: bool,
     /// Triangle kernel.
     pub kernel: KernelChoice,
     /// Broad phase.

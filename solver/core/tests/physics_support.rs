@@ -29,6 +29,7 @@ pub fn empty_world(dt: f64, g: [f64; 3]) -> World {
             gravity: Vec3::from(g),
             integrator: Integrator::Explicit,
             detection: DetectionMode::Hierarchy,
+            kept_sets: true,
             kernel: KernelChoice::Exact,
             broadphase: BroadPhaseChoice::Grid,
             picard: Default::default(),

@@ -122,6 +122,10 @@ pub struct DetectionSpec {
     /// Triangle–triangle distance kernel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<Kernel>,
+    /// Explicit hierarchy detection: keep active sets from step to step (solver default
+    /// true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_sets: Option<bool>,
 }
 
 /// Contact detection mode (seed 000 §5).

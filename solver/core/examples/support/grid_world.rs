@@ -136,6 +136,7 @@ fn empty_world(spec: &GridSpec, shape: Shape) -> World {
             gravity: Vec3::zeros(),
             integrator: Integrator::Explicit,
             detection: DetectionMode::Hierarchy,
+            kept_sets: true,
             kernel: spec.kernel,
             broadphase: BroadPhaseChoice::Grid,
             picard: PicardParams::default(),
