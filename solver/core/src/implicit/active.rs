@@ -87,7 +87,7 @@ pub use geometry::{CoarseHit, PairGeometry, Scratch};
 use pairs::{expand, key, roots, Leaf};
 pub use pairs::{Element, Outcome};
 
-use certify::{motion, MOTION_SLACK};
+use certify::MOTION_SLACK;
 
 /// Relative allowance for the `f32` rounding of a rebase (see [`ActiveSet::rebase`]).
 const REBASE_ROUNDING: f32 = 1.0 / 1_048_576.0;
@@ -176,7 +176,7 @@ impl ActiveSet {
     /// pass computes refer to it: without the rebase they would be charged twice the
     /// drift accumulated since the last refresh.
     fn rebase(&mut self, g: &PairGeometry) {
-        let delta = motion(&self.base, &g.b_to_a, &g.b_sphere) * (1.0 + 2.0 * MOTION_SLACK);
+        let delta = g.motion_since(&self.base) * (1.0 + 2.0 * MOTION_SLACK);
         let d = (delta as f32) * (1.0 + REBASE_ROUNDING);
         for l in &mut self.near {
             if l.clear.is_finite() {
@@ -235,7 +235,7 @@ impl ActiveSet {
             rep.refreshed = true;
             seeded = seed;
         } else {
-            m = motion(&self.reference, &g.b_to_a, &g.b_sphere);
+            m = g.motion_since(&self.reference);
             if m > f64::from(g.skin()) {
                 self.reference = g.b_to_a;
                 self.base = g.b_to_a;
@@ -247,7 +247,7 @@ impl ActiveSet {
                 if self.rebase_due {
                     self.rebase(g);
                 }
-                m = motion(&self.base, &g.b_to_a, &g.b_sphere);
+                m = g.motion_since(&self.base);
             }
         }
         self.rebase_due = false;
@@ -288,7 +288,7 @@ impl ActiveSet {
         let mut rep = self.iterate(g, true, false, s, hits, coarse);
         let mut widened = rep.counts.unfolds > 0;
         while widened {
-            let m = motion(&self.base, &g.b_to_a, &g.b_sphere);
+            let m = g.motion_since(&self.base);
             let mut r = IterationReport::default();
             self.check(g, m, Pass::Fresh, s, hits, coarse, &mut r);
             if self.walk_due {

@@ -375,6 +375,7 @@ fn geometry<'a>(world: &World, s: &PairSides<'a>, spheres: [[f64; 4]; 2]) -> Pai
         b_to_a,
         kernel: kernel_kind(world.params.kernel),
         b_sphere: b,
+        a_sphere: a,
         // Rounded up well past the f64 → f32 conversion.
         coord_bound: (bound * (1.0 + 1e-6)) as f32,
     }

@@ -14,7 +14,12 @@
 //! A's frame: `T₁y − T₀y = (T₁c − T₀c) + (R₁ − R₀)(y − c)` and
 //! `‖R₁ − R₀‖ = ‖R₁R₀ᵀ − I‖ = 2·sin(θ/2)`, θ the angle of `R₁R₀ᵀ`, which is twice the
 //! norm of the vector part of the unit quaternion `q₁q₀⁻¹`. Hence
-//! `m = |T₁c − T₀c| + 2·|vec(q₁q₀⁻¹)|·r`.
+//! `m = |T₁c − T₀c| + 2·|vec(q₁q₀⁻¹)|·r`. The distance of a point `p` of A and a point `y`
+//! of B is `|p − Ty| = |T⁻¹p − y|`, so the change of any element pair's distance is also
+//! bounded by the displacement of A's points in B's frame — the same bound for A's sphere
+//! and the inverse poses; the pair geometry takes the smaller of the two
+//! (`PairGeometry::motion_since`), which for a small particle against a large obstacle is
+//! the particle's own.
 //!
 //! **Clearance.** If at pose `P₁` the lower bound of a pair is `L₁` and B moved at most
 //! `m₁` from the reference pose `P₀` to `P₁` and at most `m` from `P₀` to `P`, the

@@ -2,6 +2,7 @@
 //! two trees, halos and relative pose of one particle pair, coarse (inner-halo) hits, and
 //! B's triangles transformed into A's frame.
 
+use super::certify::motion;
 use super::{walk, Element, SKIN};
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
@@ -36,6 +37,8 @@ pub struct PairGeometry<'a> {
     pub kernel: KernelKind,
     /// Bounding sphere of B's soup in B's mesh frame (centre, radius) \[m\].
     pub b_sphere: [f64; 4],
+    /// Bounding sphere of A's soup in A's mesh frame (centre, radius) \[m\].
+    pub a_sphere: [f64; 4],
     /// An upper bound of every vertex coordinate's magnitude of both soups in A's frame
     /// at this pose (from the two bounding spheres) \[m\]: the scale of the rounding
     /// allowance of the certificates (`certify.rs`); infinite if unknown (each pair's own
@@ -56,6 +59,18 @@ impl PairGeometry<'_> {
             let n = &tree.nodes[e.index as usize];
             (n.offset + eps, n.inner)
         }
+    }
+
+    /// Bound of the change of any element pair's distance between B's pose `t0` (in A's
+    /// frame) and the current one \[m\]: the smaller of the displacement of B's points
+    /// in A's frame and that of A's points in B's frame (the distance of two points is
+    /// the same in either frame), each bounded by [`motion`] with the moving side's
+    /// bounding sphere. The second is what keeps a small particle's pair with a large
+    /// obstacle certified while the particle turns: B's bound grows with B's radius.
+    pub(super) fn motion_since(&self, t0: &Iso3) -> f64 {
+        let mb = motion(t0, &self.b_to_a, &self.b_sphere);
+        let ma = motion(&t0.inverse(), &self.b_to_a.inverse(), &self.a_sphere);
+        mb.min(ma)
     }
 
     /// Skin of the certificates \[m\].
