@@ -21,6 +21,11 @@ use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// Below this many candidate pairs a detection runs on the calling thread: a parallel
+/// pass costs two thread wake-ups, which on a few dozen pairs (the staircase: ~0.2 ms per
+/// step) weighed more than the work shared.
+const SEQUENTIAL_BELOW: usize = 128;
+
 /// Sort key of a candidate pair, in the broad phase's output order: particle pairs first,
 /// then particle–obstacle pairs, each ascending.
 type PairKey = (u8, u32, u32);
@@ -141,6 +146,8 @@ pub struct MultiscaleStage {
     /// Check every active pair in every iteration (diagnostic, see
     /// [`ActiveSet::iterate`]).
     pub recheck_all: bool,
+    /// Scratch of the sequential path (few pairs).
+    sequential: ThreadScratch,
 }
 
 impl MultiscaleStage {
@@ -255,30 +262,40 @@ impl MultiscaleStage {
         self.align();
         let t1 = Instant::now();
         let (spheres, seed, all) = (&self.spheres, self.seed, self.recheck_all);
-        let mut out = self
-            .states
-            .par_iter_mut()
-            .zip(self.pairs.par_iter())
-            .with_min_len(8)
-            .map_init(ThreadScratch::default, |ts, (st, pair)| {
-                let Some(moved) = moved else {
-                    return process(world, pair, st, ts, data_of(spheres, pair, world), None);
+        let one = |ts: &mut ThreadScratch, (st, pair): (&mut PairState, &CandidatePair)| {
+            let Some(moved) = moved else {
+                return process(world, pair, st, ts, data_of(spheres, pair, world), None);
+            };
+            let moved_b = match pair.b {
+                Other::Particle(j) => moved.get(j as usize).copied().unwrap_or(true),
+                Other::Obstacle(_) => false,
+            };
+            let still = !moved.get(pair.a as usize).copied().unwrap_or(true) && !moved_b;
+            if still && st.quiet && !all {
+                return MultiscaleDetect {
+                    kept: 1,
+                    ..MultiscaleDetect::default()
                 };
-                let moved_b = match pair.b {
-                    Other::Particle(j) => moved.get(j as usize).copied().unwrap_or(true),
-                    Other::Obstacle(_) => false,
-                };
-                let still = !moved.get(pair.a as usize).copied().unwrap_or(true) && !moved_b;
-                if still && st.quiet && !all {
-                    return MultiscaleDetect {
-                        kept: 1,
-                        ..MultiscaleDetect::default()
-                    };
-                }
-                let picard = Some((seed, all));
-                process(world, pair, st, ts, data_of(spheres, pair, world), picard)
-            })
-            .reduce(MultiscaleDetect::default, MultiscaleDetect::add);
+            }
+            let picard = Some((seed, all));
+            process(world, pair, st, ts, data_of(spheres, pair, world), picard)
+        };
+        let mut out = if self.pairs.len() < SEQUENTIAL_BELOW {
+            // Few pairs: waking the worker threads would cost more than the work.
+            let ts = &mut self.sequential;
+            self.states
+                .iter_mut()
+                .zip(&self.pairs)
+                .map(|item| one(ts, item))
+                .fold(MultiscaleDetect::default(), MultiscaleDetect::add)
+        } else {
+            self.states
+                .par_iter_mut()
+                .zip(self.pairs.par_iter())
+                .with_min_len(8)
+                .map_init(ThreadScratch::default, one)
+                .reduce(MultiscaleDetect::default, MultiscaleDetect::add)
+        };
         out.pairs = self.pairs.len() as u32;
         let t2 = Instant::now();
         fine.clear();
