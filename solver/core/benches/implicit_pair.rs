@@ -12,7 +12,8 @@
 //! time per step over 40 steps — pair 3.74× (3.8 it, 3.54·10³ checks/step) before the
 //! separation certificates, 0.42× after (3.6 it, 27 checks/step); slope 2.88× → 0.49×.
 //! Since the explicit step works on kept active sets too (≈ 4× / 3× faster), best of 5
-//! runs: pair 1.38–1.70×, slope 1.48–1.53× (four runs of the bench). The criterion
+//! runs: pair 1.01–1.39×, slope 1.43–1.48× (three runs of the bench; detections of a few
+//! pairs run on the calling thread). The criterion
 //! timings repeat one step from the same state, where kept sets find every pair
 //! certified: lower bounds.
 
