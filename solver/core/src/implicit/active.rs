@@ -287,8 +287,9 @@ impl ActiveSet {
     ) -> IterationReport {
         let mut rep = self.iterate(g, true, false, s, hits, coarse);
         let mut widened = rep.counts.unfolds > 0;
+        // The pose and the base stay the same within the call.
+        let m = g.motion_since(&self.base);
         while widened {
-            let m = g.motion_since(&self.base);
             let mut r = IterationReport::default();
             self.check(g, m, Pass::Fresh, s, hits, coarse, &mut r);
             if self.walk_due {

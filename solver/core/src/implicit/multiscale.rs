@@ -112,17 +112,14 @@ struct Spheres {
     obstacles: Vec<TreeData>,
 }
 
-/// Brings `cache` in line with `trees`; returns whether an entry changed (a tree that was
-/// seen before was replaced).
+/// Brings `cache` in line with `trees`.
 fn refresh_spheres<'t>(
     cache: &mut Vec<TreeData>,
     trees: impl Iterator<Item = &'t Arc<SurrogateTree>>,
-) -> bool {
-    let mut changed = false;
+) {
     for (i, t) in trees.enumerate() {
         let ptr = Arc::as_ptr(t) as usize;
         if cache.get(i).map(|c| c.ptr) != Some(ptr) {
-            changed |= i < cache.len();
             cache.truncate(i);
             cache.push(TreeData {
                 ptr,
@@ -131,7 +128,6 @@ fn refresh_spheres<'t>(
             });
         }
     }
-    changed
 }
 
 /// Broad phase, active sets and buffers of multiscale Picard.
@@ -195,21 +191,17 @@ impl MultiscaleStage {
         Ok(())
     }
 
-    /// Refreshes the per-tree data; a shape or obstacle whose tree was replaced makes
-    /// every kept active set invalid (their keys name nodes of the old trees), so all are
-    /// dropped and start anew.
+    /// Refreshes the per-tree data (a pair whose trees changed starts a new active set in
+    /// [`process`]).
     fn update_spheres(&mut self, world: &World) {
-        let shapes = refresh_spheres(
+        refresh_spheres(
             &mut self.spheres.shapes,
             world.shapes.iter().map(|s| &s.tree),
         );
-        let obstacles = refresh_spheres(
+        refresh_spheres(
             &mut self.spheres.obstacles,
             world.obstacles.iter().map(|o| &o.tree),
         );
-        if shapes || obstacles {
-            self.states.clear();
-        }
     }
 
     /// One iteration's detection at the state of `world`: fine contacts (merged, remark 1)
@@ -393,6 +385,7 @@ fn geometry<'a>(world: &World, s: &PairSides<'a>, spheres: [[f64; 4]; 2]) -> Pai
         kernel: kernel_kind(world.params.kernel),
         b_sphere: b,
         a_sphere: a,
+        a_to_b: b_to_a.inverse(),
         // Rounded up well past the f64 → f32 conversion.
         coord_bound: (bound * (1.0 + 1e-6)) as f32,
     }

@@ -42,8 +42,10 @@ pub(crate) fn exact(t1: &Tri, t2: &Tri, margin: f32) -> KernelResult {
     exact_dist(t1, t2, margin).0
 }
 
-/// [`exact`] and the computed distance \[m\].
-pub(crate) fn exact_dist(t1: &Tri, t2: &Tri, margin: f32) -> (KernelResult, f32) {
+/// The exact kernel's contact decision for margin `margin` \[m\] and the distance it
+/// computed \[m\] (a lower bound of the true distance up to `f32` rounding, see
+/// [`super::PairOutcome::lower`]).
+pub fn exact_dist(t1: &Tri, t2: &Tri, margin: f32) -> (KernelResult, f32) {
     let c = triangle_triangle_exact(t1, t2);
     let d = c.dist();
     if c.dist_sq <= margin * margin {

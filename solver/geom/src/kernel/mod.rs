@@ -28,7 +28,7 @@ mod vec64;
 
 pub use batch::{BatchStats, PairBatch, PairOutcome, LANES};
 pub use closest_point_triangle::closest_point_on_triangle;
-pub use contact::{contact, contact_with};
+pub use contact::{contact, contact_with, exact_dist};
 pub use iterative::IterativeParams;
 pub use screen::screened_separated;
 pub use segment_segment::closest_points_segments;

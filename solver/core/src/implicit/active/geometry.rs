@@ -39,6 +39,8 @@ pub struct PairGeometry<'a> {
     pub b_sphere: [f64; 4],
     /// Bounding sphere of A's soup in A's mesh frame (centre, radius) \[m\].
     pub a_sphere: [f64; 4],
+    /// A's mesh frame → B's mesh frame (the inverse of `b_to_a`).
+    pub a_to_b: Iso3,
     /// An upper bound of every vertex coordinate's magnitude of both soups in A's frame
     /// at this pose (from the two bounding spheres) \[m\]: the scale of the rounding
     /// allowance of the certificates (`certify.rs`); infinite if unknown (each pair's own
@@ -69,7 +71,7 @@ impl PairGeometry<'_> {
     /// obstacle certified while the particle turns: B's bound grows with B's radius.
     pub(super) fn motion_since(&self, t0: &Iso3) -> f64 {
         let mb = motion(t0, &self.b_to_a, &self.b_sphere);
-        let ma = motion(&t0.inverse(), &self.b_to_a.inverse(), &self.a_sphere);
+        let ma = motion(&t0.inverse(), &self.a_to_b, &self.a_sphere);
         mb.min(ma)
     }
 

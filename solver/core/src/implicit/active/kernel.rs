@@ -11,9 +11,7 @@
 use super::certify::max_abs;
 use super::CoarseHit;
 use super::{Element, Outcome, PairGeometry, Scratch};
-use msdem_geom::kernel::{
-    contact, triangle_triangle_exact, IterativeParams, KernelKind, KernelResult,
-};
+use msdem_geom::kernel::{contact, exact_dist, IterativeParams, KernelKind, KernelResult};
 use msdem_geom::math::Tri;
 use msdem_tree::{LevelStats, TriContact, MAX_LEVELS};
 
@@ -123,13 +121,7 @@ pub(super) fn resolve_dist(
     match (r, pair) {
         (KernelResult::NotConverged, Some((t1, t2, margin))) => {
             stats.fallbacks += 1;
-            let c = triangle_triangle_exact(&t1, &t2);
-            let r = if c.dist_sq <= margin * margin {
-                KernelResult::Contact(c)
-            } else {
-                KernelResult::Separated
-            };
-            (r, c.dist())
+            exact_dist(&t1, &t2, margin)
         }
         (r, _) => (r, 0.0),
     }

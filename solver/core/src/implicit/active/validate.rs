@@ -92,6 +92,7 @@ impl ActiveSet {
         // hence is beyond `skin − shift` at the current base.
         let at_reference = PairGeometry {
             b_to_a: self.base,
+            a_to_b: self.base.inverse(),
             coord_bound: f32::INFINITY,
             ..*g
         };
