@@ -11,7 +11,8 @@
 //! 3. [`pair::PairParams`] — the pair's margin, effective mass and material values;
 //! 4. [`force::contact_force`] — the force of one merged contact (fade-in spring, restitution
 //!    damping, regularised Coulomb friction), and [`force::accumulate_forces`] to sum
-//!    forces and torques about the centres of mass.
+//!    forces and torques about the centres of mass;
+//! 5. [`stability::stable_dt_estimate`] — the time step the contact springs allow.
 //!
 //! Conventions: the first side `a` of a pair is always a particle; `b` is a particle with a
 //! larger id or an obstacle. Normals point from `b` towards `a`. Units: m, kg, s, N.
@@ -20,8 +21,9 @@ pub mod force;
 pub mod merge;
 pub mod normal;
 pub mod pair;
+pub mod stability;
 
-use crate::frames::Other;
+use crate::model::Other;
 use msdem_geom::math::Vec3;
 
 /// One contact of a fine–fine triangle pair (seed 000 Def. 2.1), world frame.

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use crate::frames::FrameError;
+use msdem_broadphase::BroadPhaseError;
 
 /// Everything that can stop the solver.
 #[derive(Debug, thiserror::Error)]
@@ -106,8 +107,31 @@ pub enum SolverError {
     },
     /// A step failed for another reason than a non-finite state.
     #[error(transparent)]
-    Step(crate::step::StepError),
+    Step(StepError),
     /// Writing or reading a run-output file failed.
     #[error(transparent)]
     Frame(#[from] FrameError),
+}
+
+/// Errors of one time step (any integrator). The caller stops the run.
+#[derive(Debug, thiserror::Error)]
+pub enum StepError {
+    /// A particle's state became NaN or infinite (time step too large, or bad input).
+    #[error("step {step}: particle {particle} has a non-finite {quantity} (time step too large?)")]
+    NonFinite {
+        /// Number of the step that found it (1 = the first step).
+        step: u64,
+        /// Particle id.
+        particle: u32,
+        /// Which quantity: position, orientation, velocity or angular velocity.
+        quantity: &'static str,
+    },
+    /// The broad phase refused its input.
+    #[error("step {step}: broad phase: {source}")]
+    BroadPhase {
+        /// Number of the step.
+        step: u64,
+        /// Underlying error.
+        source: BroadPhaseError,
+    },
 }

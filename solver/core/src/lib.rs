@@ -1,20 +1,34 @@
-//! The multiresolution DEM solver (pipeline stage 3): scenario schema, rigid bodies,
-//! contact model, broad + narrow phase, integrators, frames and statistics.
+//! The multiresolution DEM solver (pipeline stage 3): model, state and parameters of a
+//! simulation, the detection layer, the contact model, the integrators, setup from a
+//! scenario and the run loop.
 //!
-//! The step loop follows seed 000 Alg. 1 / Alg. 5: broad phase → candidate pairs →
-//! narrow phase (surrogate-tree traversal + triangle kernels) → merged contacts → forces →
-//! integration. Units are SI (m, kg, s, N).
+//! A step follows seed 000 Alg. 1 / Alg. 5: broad phase → candidate pairs → narrow phase
+//! dispatched by the pair of particle kinds (surrogate-tree traversal + triangle kernels
+//! for meshes) → merged contacts → forces → integration. Layers, each using only the ones
+//! above it:
+//!
+//! * [`model`], [`state`], [`params`] — what is fixed during a run, what the integrators
+//!   advance, and how to run ([`world::World`] bundles the three);
+//! * [`contact`] — the contact model (normals, merge, pair parameters, forces, stable
+//!   time step) and [`motion`] — rigid-body kinematics (Euler–Cromer update, energies);
+//! * [`detect`] — the one detection layer: broad phase, descent from the roots, kept
+//!   active sets with separation certificates, dispatch by particle kinds;
+//! * [`integrator`] — explicit and implicit integrators behind one trait;
+//! * [`setup`] (scenario → world) and [`run`] (the run loop writing [`frames`]).
+//!
+//! Units are SI (m, kg, s, N).
 #![warn(missing_docs)]
 
-pub mod broad;
 pub mod contact;
+pub mod detect;
 pub mod error;
 pub mod frames;
-pub mod implicit;
-pub mod integrate;
-pub mod narrow;
+pub mod integrator;
+pub mod model;
+pub mod motion;
+pub mod params;
 pub mod run;
 pub mod scenario;
 pub mod setup;
-pub mod step;
+pub mod state;
 pub mod world;

@@ -13,19 +13,23 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::error::SolverError;
+use crate::contact::stability::stable_dt_estimate;
+use crate::detect::stats_levels;
+use crate::error::{SolverError, StepError};
 use crate::frames::{
     self, BodyState, Frame, StatsFile, TimingsFile, FRAME_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
 };
-use crate::step::{stable_dt_estimate, stats_levels, StepError};
-use crate::world::{Integrator, World};
+use crate::integrator::Stepped;
+use crate::params::IntegratorChoice;
+use crate::state::State;
+use crate::world::World;
 
 mod output;
 mod stepper;
 mod summary;
 
 pub use output::relative_to;
-pub use stepper::{Stepped, Stepper};
+pub use stepper::Stepper;
 pub use summary::RunSummary;
 
 /// Non-converged implicit steps reported one by one on stderr; later ones are only
@@ -68,10 +72,10 @@ pub fn step_count(dt: f64, end: f64) -> u64 {
 /// contact springs ([`stable_dt_estimate`]), `None` otherwise and for implicit runs (their
 /// Picard iterations report steps that do not converge instead).
 pub fn time_step_warning(world: &World) -> Option<String> {
-    if world.params.integrator != Integrator::Explicit {
+    if world.params.integrator != IntegratorChoice::Explicit {
         return None;
     }
-    let stable = stable_dt_estimate(world);
+    let stable = stable_dt_estimate(&world.model, &world.state.bodies);
     (world.params.dt > stable).then(|| {
         format!(
             "time step dt = {} s exceeds the stable estimate {:.3e} s of the contact springs; \
@@ -88,11 +92,13 @@ pub fn restitution_warnings(world: &World) -> Vec<String> {
     use crate::contact::pair::{impact_restitution, DAMPING_CAP, MAX_DAMPING_RATIO};
     let lowest = impact_restitution(MAX_DAMPING_RATIO, DAMPING_CAP);
     let named = world
+        .model
         .materials
         .iter()
         .map(|m| ("material", &m.name, m.restitution))
         .chain(
             world
+                .model
                 .obstacles
                 .iter()
                 .map(|o| ("obstacle", &o.name, o.restitution)),
@@ -109,8 +115,8 @@ pub fn restitution_warnings(world: &World) -> Vec<String> {
 }
 
 /// Kinematic state of every particle for a frame.
-pub fn body_states(world: &World) -> Vec<BodyState> {
-    world
+pub fn body_states(state: &State) -> Vec<BodyState> {
+    state
         .bodies
         .iter()
         .map(|b| {
@@ -128,7 +134,7 @@ pub fn body_states(world: &World) -> Vec<BodyState> {
 fn check_world(world: &World) -> Result<(), SolverError> {
     let p = &world.params;
     let bad = |message: String| SolverError::InvalidWorld {
-        name: world.name.clone(),
+        name: world.model.name.clone(),
         message,
     };
     if !(p.dt.is_finite() && p.dt > 0.0 && p.end.is_finite() && p.end > 0.0) {
@@ -140,12 +146,12 @@ fn check_world(world: &World) -> Result<(), SolverError> {
     if p.output_every == 0 {
         return Err(bad("output_every must be ≥ 1".to_owned()));
     }
-    if world.bodies.is_empty() {
+    if world.state.bodies.is_empty() {
         return Err(bad("no particles".to_owned()));
     }
-    if let Some((particle, what)) = crate::integrate::first_non_finite(&world.bodies) {
+    if let Some((particle, what)) = crate::motion::first_non_finite(&world.state.bodies) {
         return Err(SolverError::NonFinite {
-            step: world.step,
+            step: world.state.step,
             particle,
             what: what.to_owned(),
         });
@@ -167,17 +173,12 @@ fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {
 }
 
 /// The warning for a step whose Picard iterations did not converge.
-fn unconverged(world: &World, out: &Stepped) -> String {
+fn unconverged(name: &str, tolerance: f64, out: &Stepped) -> String {
     format!(
         "{}: step {} (t = {:.6e} s): Picard iterations did not converge within {} \
          (largest relative update {:.3e} > tolerance {:.1e}); the last guess was accepted \
          (raise picard.max_iterations or lower time.dt)",
-        world.name,
-        out.stats.step,
-        out.stats.time,
-        out.stats.iterations,
-        out.residual,
-        world.params.picard.tolerance
+        name, out.stats.step, out.stats.time, out.stats.iterations, out.residual, tolerance
     )
 }
 
@@ -201,50 +202,60 @@ pub fn solve(
 }
 
 /// Runs `world` to its end time, writing into `out_dir` (see the module documentation).
-pub fn run(
-    mut world: World,
-    out_dir: &Path,
-    options: &RunOptions,
-) -> Result<RunSummary, SolverError> {
+pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSummary, SolverError> {
     check_world(&world)?;
     output::check_output_folder(out_dir)?;
     let steps = step_count(world.params.dt, world.params.end);
     let every = u64::from(world.params.output_every);
 
     output::prepare_output_folder(out_dir)?;
-    let manifest = output::manifest(&world, out_dir, stats_levels(&world));
+    let manifest = output::manifest(
+        &world.model,
+        &world.state,
+        world.params.dt,
+        world.params.output_every,
+        out_dir,
+        stats_levels(&world.model),
+    );
     output::write_manifest(out_dir, &manifest)?;
     let mut summary = RunSummary {
-        name: world.name.clone(),
+        name: world.model.name.clone(),
         out_dir: out_dir.to_path_buf(),
         ..RunSummary::default()
     };
-    let write_frame = |world: &World, index: u32, contacts| {
+    let write_frame = |state: &State, index: u32, contacts| {
         let frame = Frame {
-            step: world.step,
-            time: world.time,
-            bodies: body_states(world),
+            step: state.step,
+            time: state.time,
+            bodies: body_states(state),
             contacts,
         };
         frames::write_record(&frames::frame_path(out_dir, index), &FRAME_MAGIC, &frame)
     };
-    write_frame(&world, 0, Vec::new())?;
+    write_frame(&world.state, 0, Vec::new())?;
     summary.frames = 1;
 
     let start = Instant::now();
     let bar = progress_bar(steps, options.quiet);
-    let mut stepper = Stepper::new();
+    let mut stepper = Stepper::new(&world.params);
+    let World {
+        model,
+        mut state,
+        params,
+    } = world;
     let mut stats = StatsFile::default();
     let mut timings = TimingsFile::default();
     let mut failure = None;
     for n in 1..=steps {
         let output_step = n % every == 0;
-        match stepper.step(&mut world, output_step) {
+        match stepper.step(&model, &mut state, output_step) {
             Ok(mut out) => {
                 if !out.stats.converged {
                     summary.unconverged_steps += 1;
                     if summary.unconverged_steps <= MAX_CONVERGENCE_WARNINGS {
-                        bar.suspend(|| eprintln!("warning: {}", unconverged(&world, &out)));
+                        let tolerance = params.picard.tolerance;
+                        let warning = unconverged(&model.name, tolerance, &out);
+                        bar.suspend(|| eprintln!("warning: {warning}"));
                     }
                 }
                 // Wall times go to their own file so that `stats.msdem` is deterministic.
@@ -255,7 +266,7 @@ pub fn run(
                 summary.add_step(&out.stats);
                 stats.steps.push(out.stats);
                 if output_step {
-                    if let Err(e) = write_frame(&world, summary.frames, out.contacts) {
+                    if let Err(e) = write_frame(&state, summary.frames, out.contacts) {
                         failure = Some(SolverError::from(e));
                         break;
                     }
@@ -285,7 +296,7 @@ pub fn run(
         eprintln!(
             "warning: {}: {} steps in total did not converge ({} more than reported; \
              `converged` in stats.msdem)",
-            world.name,
+            model.name,
             summary.unconverged_steps,
             summary.unconverged_steps - MAX_CONVERGENCE_WARNINGS
         );

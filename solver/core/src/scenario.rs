@@ -74,7 +74,7 @@
 //! `random_box` accepts an optional `velocity` (default 0) like `drop`, whose `velocity`
 //! is required; `lattice` accepts `velocity` and `random_orientation` as optional keys.
 //!
-//! **Broad phase** ([`BroadPhaseSpec`], [`crate::broad`]): the short names above, or a
+//! **Broad phase** ([`BroadPhaseSpec`], [`crate::detect::broad`]): the short names above, or a
 //! mapping with a required `kind` and the algorithm's optional parameters:
 //!
 //! ```yaml
@@ -91,7 +91,7 @@
 //!                                  #   automatic cells, 0 with given cells)
 //! ```
 //!
-//! A key that does not apply to the `kind` is an error. *Rebuild policy* ([`crate::broad`]):
+//! A key that does not apply to the `kind` is an error. *Rebuild policy* ([`crate::detect::broad`]):
 //! with skin 0 the grid is rebuilt from the bounding spheres (incl. ε) in every step (O(N));
 //! with a skin δ > 0 it is built with radii grown by δ/2 and its candidate pairs are
 //! reused, re-tested exactly each step, until some particle has moved more than δ/2 since
@@ -99,7 +99,7 @@
 //! fit every particle: a particle whose bounding diameter (incl. ε and skin) exceeds the
 //! largest given cell is refused before the first step, naming the particle.
 //!
-//! **Implicit integrators** (seed 000 Alg. 3 / Alg. 6, [`crate::implicit`]): the variant
+//! **Implicit integrators** (seed 000 Alg. 3 / Alg. 6, [`crate::integrator::implicit`]): the variant
 //! decides the contact detection inside the Picard iterations — `implicit_flat` every real
 //! triangle pair, `implicit_surrogate` the tree traversal from the roots in every
 //! iteration, `implicit_multiscale` active sets unfolded one level per iteration — so
@@ -125,7 +125,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::implicit::PicardParams;
+use crate::params::PicardParams;
 
 mod broadphase;
 mod cells;

@@ -19,8 +19,11 @@
 use rayon::prelude::*;
 
 use crate::error::SolverError;
+use crate::model::{Material, Model};
+use crate::params::{DetectionMode, IntegratorChoice, KernelChoice, Params};
 use crate::scenario::{DetectionModeSpec, KernelSpec, Scenario};
-use crate::world::{DetectionMode, Integrator, KernelChoice, Material, Params, World};
+use crate::state::{Body, State};
+use crate::world::World;
 
 mod bodies;
 mod broadphase;
@@ -77,29 +80,33 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
 
     let params = params(scenario, &bodies);
     let world = World {
-        name: scenario.name.clone(),
-        shapes,
-        materials,
-        bodies,
-        obstacles,
+        model: Model {
+            name: scenario.name.clone(),
+            shapes,
+            materials,
+            obstacles,
+        },
+        state: State {
+            bodies,
+            time: 0.0,
+            step: 0,
+        },
         params,
-        time: 0.0,
-        step: 0,
     };
     check_interpenetration(scenario, &world, &shape_meshes, &obstacle_meshes, &origins)?;
     broadphase::check_initial(scenario, &world, &origins)?;
     Ok(world)
 }
 
-fn params(s: &Scenario, bodies: &[crate::world::Body]) -> Params {
+fn params(s: &Scenario, bodies: &[Body]) -> Params {
     Params {
         dt: s.time.dt,
         end: s.time.end,
         output_every: s.time.output_every,
         gravity: s.gravity.into(),
         integrator: match s.integrator.picard_variant() {
-            None => Integrator::Explicit,
-            Some(variant) => Integrator::Implicit(variant),
+            None => IntegratorChoice::Explicit,
+            Some(variant) => IntegratorChoice::Implicit(variant),
         },
         detection: match s.detection.mode {
             DetectionModeSpec::Hierarchy => DetectionMode::Hierarchy,
@@ -130,7 +137,7 @@ fn check_interpenetration(
     obstacle_meshes: &[geometry::SetupMesh],
     origins: &[String],
 ) -> Result<(), SolverError> {
-    let bodies = &world.bodies;
+    let bodies = &world.state.bodies;
     // Candidates: overlapping bounding spheres (particles), sphere vs box (obstacles).
     let mut candidates: Vec<(usize, Side)> = Vec::new();
     for i in 0..bodies.len() {
@@ -140,7 +147,7 @@ fn check_interpenetration(
                 candidates.push((i, Side::Particle(j)));
             }
         }
-        for (k, o) in world.obstacles.iter().enumerate() {
+        for (k, o) in world.model.obstacles.iter().enumerate() {
             let c = bodies[i].position;
             let r = bodies[i].radius;
             if (0..3).all(|a| c[a] + r >= o.aabb.0[a] && c[a] - r <= o.aabb.1[a]) {
@@ -153,7 +160,7 @@ fn check_interpenetration(
     }
     let placed_particle = |i: usize| {
         let b = &bodies[i];
-        let shape = &world.shapes[b.shape as usize];
+        let shape = &world.model.shapes[b.shape as usize];
         let m = &shape_meshes[b.shape as usize];
         PlacedMesh::new(
             &m.vertices,
@@ -163,6 +170,7 @@ fn check_interpenetration(
         )
     };
     let placed_obstacles: Vec<PlacedMesh> = world
+        .model
         .obstacles
         .iter()
         .zip(obstacle_meshes)
@@ -210,7 +218,7 @@ fn describe(world: &World, origins: &[String], i: usize, other: Side, p: Penetra
         Side::Particle(j) => format!("particle {j} ({})", origins[j]),
         Side::Obstacle(k) => format!(
             "obstacle {k} `{}` (obstacles[{k}])",
-            world.obstacles[k].name
+            world.model.obstacles[k].name
         ),
     };
     let how = match p {

@@ -24,8 +24,9 @@
 
 use super::pair::{PairParams, DAMPING_CAP};
 use super::Contact;
-use crate::frames::{ContactRecord, Other};
-use crate::world::{Body, World};
+use crate::frames::ContactRecord;
+use crate::model::{Model, Other};
+use crate::state::Body;
 use msdem_geom::math::Vec3;
 
 /// Force \[N\] and torque about the centre of mass [N·m] on one body, world frame.
@@ -129,13 +130,13 @@ fn slip_direction(v_rel: &Vec3, n: &Vec3) -> Vec3 {
 
 /// Adds the forces and torques of `contacts` to `wrenches` (indexed by particle id).
 ///
-/// Material and mass data come from `world`; the kinematic state (positions, velocities,
+/// Material and obstacle data come from `model`; masses and the kinematic state (positions, velocities,
 /// orientations) from `bodies`, so that an iterative integrator can evaluate forces at a
 /// guessed state. When `records` is given, one [`ContactRecord`] per contact is appended.
 /// Returns the potential energy stored in the contact springs \[J\]
 /// ([`PairParams::spring_energy`]).
 pub fn accumulate_forces(
-    world: &World,
+    model: &Model,
     bodies: &[Body],
     contacts: &[Contact],
     dt: f64,
@@ -148,7 +149,7 @@ pub fn accumulate_forces(
     let mut load = vec![0.0; bodies.len()];
     let mut prepared = Vec::with_capacity(contacts.len());
     for c in contacts {
-        let pp = PairParams::of(world, c.a, c.b);
+        let pp = PairParams::of(model, bodies, c.a, c.b);
         energy += pp.spring_energy(c.dist);
         let ba = &bodies[c.a as usize];
         let bb = match c.b {

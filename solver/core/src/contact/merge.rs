@@ -7,7 +7,7 @@
 //! closer than ε, or opens a new cluster.
 
 use super::{Contact, RawContact};
-use crate::frames::Other;
+use crate::model::Other;
 use msdem_geom::math::Vec3;
 
 struct Cluster {

@@ -10,8 +10,8 @@
 //! The margin is `m = ε_a + ε_b` (= 2ε for equal halos), the effective mass
 //! `m_eff = 1/(1/M_a + 1/M_b)` with `1/M = 0` for obstacles (seed 000 §2).
 
-use crate::frames::Other;
-use crate::world::World;
+use crate::model::{Model, Other};
+use crate::state::Body;
 
 /// Relative distance below which `(p − q)/|p − q|` is not trusted as a normal and the
 /// robust fallback normal is used instead (fraction of the margin) [-].
@@ -33,15 +33,15 @@ pub struct PairParams {
 }
 
 impl PairParams {
-    /// Parameters of the pair (`a`, `b`) of `world` (`a` is a particle id; ids must be
-    /// valid, as produced by the broad phase).
-    pub fn of(world: &World, a: u32, b: Other) -> PairParams {
-        let ba = &world.bodies[a as usize];
-        let ma = &world.materials[ba.material as usize];
+    /// Parameters of the pair (`a`, `b`) of `bodies` (`a` is a particle id; ids must be
+    /// valid, as produced by the broad phase), materials and obstacles from `model`.
+    pub fn of(model: &Model, bodies: &[Body], a: u32, b: Other) -> PairParams {
+        let ba = &bodies[a as usize];
+        let ma = &model.materials[ba.material as usize];
         match b {
             Other::Particle(j) => {
-                let bb = &world.bodies[j as usize];
-                let mb = &world.materials[bb.material as usize];
+                let bb = &bodies[j as usize];
+                let mb = &model.materials[bb.material as usize];
                 PairParams {
                     margin: ba.epsilon + bb.epsilon,
                     spring: 0.5 * (ma.spring + mb.spring),
@@ -51,7 +51,7 @@ impl PairParams {
                 }
             }
             Other::Obstacle(o) => {
-                let ob = &world.obstacles[o as usize];
+                let ob = &model.obstacles[o as usize];
                 PairParams {
                     margin: ba.epsilon + ob.epsilon,
                     spring: ma.spring,
@@ -120,7 +120,7 @@ pub const DAMPING_CAP: f64 = 1.0;
 ///   determinant is `1 − 2ζ·h` and trace `2 − h² − 2ζ·h`);
 /// * capped piece (stiffness `(1 + β)·k`, no velocity term): `sqrt(1 + β)·h < 2`.
 ///
-/// At the step of [`crate::integrate::stable_dt_estimate`], `h = 2π/20 ≈ 0.314`, so ζ ≤ 3
+/// At the step of [`crate::contact::stability::stable_dt_estimate`], `h = 2π/20 ≈ 0.314`, so ζ ≤ 3
 /// (limit ≈ 3.10) and β = [`DAMPING_CAP`] = 1 (limit ≈ 39) keep both pieces stable.
 pub const MAX_DAMPING_RATIO: f64 = 3.0;
 
@@ -223,7 +223,7 @@ pub fn damping_ratio_for(e: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::integrate::stability::STEPS_PER_PERIOD;
+    use crate::contact::stability::STEPS_PER_PERIOD;
 
     /// Integrates the dimensionless impact `x'' = −max(0, x + min(2ζ·x', β·x))`,
     /// `x(0) = 0`, `x'(0) = 1` with classical RK4 at step `h` until the force has vanished

@@ -7,7 +7,8 @@ use crate::error::SolverError;
 use crate::frames::{
     self, ObstacleRecord, ParticleRecord, RunManifest, ShapeRecord, MANIFEST_MAGIC,
 };
-use crate::world::World;
+use crate::model::{Geometry, Model};
+use crate::state::State;
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SolverError + '_ {
     move |source| SolverError::Io {
@@ -88,38 +89,64 @@ fn manifest_mesh_path(out: &Path, mesh: &str) -> String {
         .join("/")
 }
 
-/// The manifest of `world` for the run folder `out`.
-pub fn manifest(world: &World, out: &Path, levels: u32) -> RunManifest {
+/// Mesh file (as written into the manifest), hash and triangle count of a geometry.
+fn mesh_fields(out: &Path, g: &Geometry) -> (String, [u8; 32], u32) {
+    match g.mesh() {
+        Some(m) => (
+            manifest_mesh_path(out, &m.mesh_path),
+            m.mesh_hash,
+            m.triangles,
+        ),
+        None => (String::new(), [0; 32], 0),
+    }
+}
+
+/// The manifest of a run of `model` from `state` with time step `dt` \[s\] and a frame
+/// every `output_every` steps, for the run folder `out`.
+pub fn manifest(
+    model: &Model,
+    state: &State,
+    dt: f64,
+    output_every: u32,
+    out: &Path,
+    levels: u32,
+) -> RunManifest {
     RunManifest {
-        name: world.name.clone(),
-        dt: world.params.dt,
-        output_every: world.params.output_every,
-        shapes: world
+        name: model.name.clone(),
+        dt,
+        output_every,
+        shapes: model
             .shapes
             .iter()
-            .map(|s| ShapeRecord {
-                name: s.name.clone(),
-                mesh: manifest_mesh_path(out, &s.mesh_path),
-                mesh_hash: s.mesh_hash,
-                com: s.com.into(),
-                triangles: s.triangles,
+            .map(|s| {
+                let (mesh, mesh_hash, triangles) = mesh_fields(out, &s.geometry);
+                ShapeRecord {
+                    name: s.name.clone(),
+                    mesh,
+                    mesh_hash,
+                    com: s.com.into(),
+                    triangles,
+                }
             })
             .collect(),
-        obstacles: world
+        obstacles: model
             .obstacles
             .iter()
-            .map(|o| ObstacleRecord {
-                name: o.name.clone(),
-                mesh: manifest_mesh_path(out, &o.mesh_path),
-                mesh_hash: o.mesh_hash,
-                translation: o.pose.translation.vector.into(),
-                rotation: {
-                    let q = o.pose.rotation.quaternion();
-                    [q.w, q.i, q.j, q.k]
-                },
+            .map(|o| {
+                let (mesh, mesh_hash, _) = mesh_fields(out, &o.geometry);
+                ObstacleRecord {
+                    name: o.name.clone(),
+                    mesh,
+                    mesh_hash,
+                    translation: o.pose.translation.vector.into(),
+                    rotation: {
+                        let q = o.pose.rotation.quaternion();
+                        [q.w, q.i, q.j, q.k]
+                    },
+                }
             })
             .collect(),
-        particles: world
+        particles: state
             .bodies
             .iter()
             .map(|b| ParticleRecord {

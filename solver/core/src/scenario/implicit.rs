@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::names;
 use super::values;
 use super::{DetectionModeSpec, IntegratorSpec};
-use crate::implicit::{PicardParams, PicardVariant};
+use crate::params::{PicardParams, PicardVariant};
 
 impl IntegratorSpec {
     /// The Picard variant of an implicit integrator, `None` for `explicit`.

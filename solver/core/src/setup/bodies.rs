@@ -8,8 +8,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::place::{self, ObstacleSoup, PlaceError, Sphere};
 use crate::error::SolverError;
+use crate::model::{Material, Shape};
 use crate::scenario::{GeneratorSpec, Scenario};
-use crate::world::{Body, Material, Shape};
+use crate::state::Body;
 
 /// Initial state of one particle before its mass properties are attached.
 struct Init {

@@ -7,10 +7,12 @@
 
 use msdem_broadphase::{BroadPhaseError, HGridConfig};
 
-use crate::broad::{default_skin, BroadStage};
+use crate::detect::broad::{default_skin, BroadStage};
 use crate::error::SolverError;
+use crate::params::BroadPhaseChoice;
 use crate::scenario::{BroadPhaseSpec, Scenario};
-use crate::world::{Body, BroadPhaseChoice, World};
+use crate::state::Body;
+use crate::world::World;
 
 /// The broad phase a scenario asks for. An unwritten skin is [`default_skin`] of `bodies`
 /// when the cells are automatic, and 0 when the scenario gives them (`cell_sizes`,
@@ -50,7 +52,12 @@ pub(crate) fn check_initial(
     origins: &[String],
 ) -> Result<(), SolverError> {
     let mut pairs = Vec::new();
-    let Err(e) = BroadStage::default().candidates(world, &mut pairs) else {
+    let Err(e) = BroadStage::default().candidates(
+        &world.model,
+        &world.state.bodies,
+        &world.params.broadphase,
+        &mut pairs,
+    ) else {
         return Ok(());
     };
     let particle = |index: usize| {

@@ -11,8 +11,8 @@ use msdem_mesh::TriMesh;
 use msdem_tree::SurrogateTree;
 
 use crate::error::SolverError;
+use crate::model::{Geometry, MeshGeometry, Obstacle, Shape};
 use crate::scenario::{ObstacleSpec, Scenario, ShapeSpec};
-use crate::world::{Obstacle, Shape};
 
 /// A loaded mesh kept for setup-time checks (placement, interpenetration).
 #[derive(Clone, Debug)]
@@ -133,10 +133,12 @@ pub fn load_shape(
     let tree = load_tree_for(scenario, &context, &tree_path, &mesh_path, hash)?;
     let shape = Shape {
         name: name.to_owned(),
-        tree,
-        mesh_path: absolute(&mesh_path).to_string_lossy().into_owned(),
-        mesh_hash: hash,
-        triangles: mesh.triangles.len() as u32,
+        geometry: Geometry::Mesh(MeshGeometry {
+            tree,
+            mesh_path: absolute(&mesh_path).to_string_lossy().into_owned(),
+            mesh_hash: hash,
+            triangles: mesh.triangles.len() as u32,
+        }),
         volume: props.volume,
         com: Vec3::from(props.com),
         unit_inertia: Mat3::from_fn(|r, c| props.inertia[r][c]),
@@ -171,9 +173,12 @@ pub fn load_obstacle(
     let eps = Vec3::repeat(spec.epsilon);
     let obstacle = Obstacle {
         name: spec.name.clone(),
-        tree,
-        mesh_path: absolute(&mesh_path).to_string_lossy().into_owned(),
-        mesh_hash: hash,
+        geometry: Geometry::Mesh(MeshGeometry {
+            tree,
+            mesh_path: absolute(&mesh_path).to_string_lossy().into_owned(),
+            mesh_hash: hash,
+            triangles: mesh.triangles.len() as u32,
+        }),
         pose,
         epsilon: spec.epsilon,
         friction: spec.friction,

@@ -1,7 +1,7 @@
 //! Conserved and monitored quantities of the body state: kinetic and gravitational
 //! energy, linear and angular momentum (statistics of seed 000 §6 runs, DESIGN.md §6).
 
-use crate::world::Body;
+use crate::state::Body;
 use msdem_geom::math::Vec3;
 
 /// Energies and momenta of a set of bodies.

@@ -11,14 +11,14 @@
 //! stopped inside the halo only if `½·m_eff·v² ≲ ½·K_s·sqrt(m_eff)·m`, i.e.
 //! `K_s ≳ sqrt(m_eff)·v²/m`; faster impacts drive the meshes into each other.
 
-use crate::contact::pair::PairParams;
-use crate::frames::Other;
-use crate::world::World;
+use super::pair::PairParams;
+use crate::model::{Model, Other};
+use crate::state::Body;
 
 /// Steps per contact period `2π/ω` that [`stable_dt_estimate`] aims at.
 pub const STEPS_PER_PERIOD: f64 = 20.0;
 
-/// Largest recommended time step \[s\] for `world`: `(2π/ω_max)/20`, ten steps per impact,
+/// Largest recommended time step \[s\] for `bodies` of `model`: `(2π/ω_max)/20`, ten steps per impact,
 /// where `ω_max` is the highest contact frequency over every kind of particle pair
 /// (one representative particle per (shape, material)) and every particle–obstacle pair,
 /// using the same pair rules as the force law ([`PairParams`]).
@@ -26,9 +26,9 @@ pub const STEPS_PER_PERIOD: f64 = 20.0;
 /// This stays below the explicit stability limit `2/ω` for up to about 40 simultaneous
 /// contacts of one pair at full overlap. Scenario code can warn when `dt` exceeds it.
 /// Returns `f64::INFINITY` without particles.
-pub fn stable_dt_estimate(world: &World) -> f64 {
+pub fn stable_dt_estimate(model: &Model, bodies: &[Body]) -> f64 {
     let mut reps: Vec<(u32, u32, u32)> = Vec::new(); // (shape, material, body id)
-    for (i, b) in world.bodies.iter().enumerate() {
+    for (i, b) in bodies.iter().enumerate() {
         if !reps.iter().any(|r| r.0 == b.shape && r.1 == b.material) {
             reps.push((b.shape, b.material, i as u32));
         }
@@ -37,11 +37,11 @@ pub fn stable_dt_estimate(world: &World) -> f64 {
     for (k, &(_, _, a)) in reps.iter().enumerate() {
         for &(_, _, b) in &reps[k..] {
             // A representative against itself stands for two equal particles.
-            let pp = PairParams::of(world, a, Other::Particle(b));
+            let pp = PairParams::of(model, bodies, a, Other::Particle(b));
             omega = omega.max(pp.angular_frequency());
         }
-        for o in 0..world.obstacles.len() {
-            let pp = PairParams::of(world, a, Other::Obstacle(o as u32));
+        for o in 0..model.obstacles.len() {
+            let pp = PairParams::of(model, bodies, a, Other::Obstacle(o as u32));
             omega = omega.max(pp.angular_frequency());
         }
     }

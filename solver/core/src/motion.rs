@@ -17,12 +17,9 @@
 //! possible.
 
 pub mod energy;
-pub mod stability;
-
-pub use stability::stable_dt_estimate;
 
 use crate::contact::force::Wrench;
-use crate::world::Body;
+use crate::state::Body;
 use msdem_geom::math::{Quat, Vec3};
 
 /// Advances one body by `dt` \[s\] under the wrench `w` and gravity `g` [m/s²]

@@ -3,7 +3,8 @@
 
 use super::PicardParams;
 use crate::contact::force::Wrench;
-use crate::world::{Body, World};
+use crate::model::Model;
+use crate::state::Body;
 use msdem_geom::math::Vec3;
 
 /// With [`PicardParams::local_updates`], a particle keeps its wrench while both of its
@@ -69,12 +70,12 @@ fn dot(a: &[f64; 6], b: &[f64; 6]) -> f64 {
 
 impl Relaxation {
     /// Starts a step: initial weights and the convergence floors of every particle.
-    pub fn begin(&mut self, world: &World, params: &PicardParams) {
-        let g = world.params.gravity.norm();
+    pub fn begin(&mut self, model: &Model, bodies: &[Body], gravity: &Vec3, params: &PicardParams) {
+        let g = gravity.norm();
         self.omega = params.relaxation;
         self.bodies.clear();
-        self.bodies.extend(world.bodies.iter().map(|b| {
-            let spring = world
+        self.bodies.extend(bodies.iter().map(|b| {
+            let spring = model
                 .materials
                 .get(b.material as usize)
                 .map_or(0.0, |m| m.spring);

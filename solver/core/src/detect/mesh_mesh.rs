@@ -1,26 +1,27 @@
-//! Narrow phase of a step (seed 000 Alg. 5): per candidate pair, the multiresolution
-//! traversal of the two surrogate trees in body `a`'s mesh frame, with the results mapped
-//! back to the world.
+//! Mesh–mesh pairs (seed 000 Alg. 5): the multiresolution traversal of the two surrogate
+//! trees of a candidate pair in body `a`'s mesh frame, with the results mapped back to the
+//! world; the kept active sets of such a pair are processed in [`kept`].
 //!
-//! Pairs are processed in parallel with rayon; every pair writes into its own buffer, and
-//! buffers are read in pair order afterwards, so the outcome does not depend on the number
-//! of threads. Within a pair, contacts are sorted by triangle indices `(tri_a, tri_b)`, so
-//! that the (order-dependent) merge of remark 1 sees the same sequence in both detection
-//! modes.
+//! Within a pair, contacts are sorted by triangle indices `(tri_a, tri_b)`, so that the
+//! (order-dependent) merge of remark 1 sees the same sequence in every detection path.
 //!
 //! Normals: every raw contact gets its unit normal from [`contact_normal`], with the
 //! outward normals of its two triangles for the intersecting and penetrated cases.
 
-use crate::broad::CandidatePair;
+pub mod kept;
+
+use super::active::CoarseHit;
+use super::broad::CandidatePair;
 use crate::contact::normal::{contact_normal, robust_normal};
+use crate::contact::pair::TINY_DISTANCE;
 use crate::contact::RawContact;
-use crate::frames::Other;
-use crate::world::{DetectionMode, KernelChoice, World};
+use crate::model::{Model, Other};
+use crate::params::{DetectionMode, KernelChoice};
+use crate::state::Body;
 use msdem_geom::kernel::KernelKind;
 use msdem_geom::math::{Iso3, Point3, Tri, Vec3, P32};
 use msdem_tree::traverse::{find_contacts, LevelStats, Mode, Scratch, TriContact};
 use msdem_tree::SurrogateTree;
-use rayon::prelude::*;
 
 /// Traversal mode of a detection choice.
 pub fn traverse_mode(mode: DetectionMode) -> Mode {
@@ -38,18 +39,9 @@ pub fn kernel_kind(kernel: KernelChoice) -> KernelKind {
     }
 }
 
-/// Raw contacts and check counters of one candidate pair.
-#[derive(Clone, Debug, Default)]
-pub struct PairContacts {
-    /// Fine–fine contacts, world frame, in traversal order.
-    pub raw: Vec<RawContact>,
-    /// Triangle-pair checks of the traversal.
-    pub stats: LevelStats,
-}
-
-/// Per-thread buffers of the traversal.
+/// Per-thread buffers of the traversal from the roots.
 #[derive(Debug, Default)]
-struct ThreadScratch {
+pub struct RootsScratch {
     traverse: Scratch,
     hits: Vec<TriContact>,
 }
@@ -86,29 +78,31 @@ pub struct PairSides<'w> {
 }
 
 impl<'w> PairSides<'w> {
-    /// Sides of `pair` in the current state of `world`.
-    pub fn of(world: &'w World, pair: &CandidatePair) -> Self {
-        let body_a = &world.bodies[pair.a as usize];
-        let shape_a = &world.shapes[body_a.shape as usize];
+    /// Sides of `pair` at the poses of `bodies`; `None` unless both sides are meshes
+    /// (the dispatcher only calls mesh–mesh code for such pairs) and the ids are valid.
+    pub fn of(model: &'w Model, bodies: &[Body], pair: &CandidatePair) -> Option<Self> {
+        let body_a = bodies.get(pair.a as usize)?;
+        let shape_a = model.shapes.get(body_a.shape as usize)?;
         let (tree_b, eps_b, b_to_world) = match pair.b {
             Other::Particle(j) => {
-                let body = &world.bodies[j as usize];
-                let shape = &world.shapes[body.shape as usize];
-                (&*shape.tree, body.epsilon, body.mesh_to_world(&shape.com))
+                let body = bodies.get(j as usize)?;
+                let shape = model.shapes.get(body.shape as usize)?;
+                let tree = shape.geometry.tree()?;
+                (&**tree, body.epsilon, body.mesh_to_world(&shape.com))
             }
             Other::Obstacle(o) => {
-                let ob = &world.obstacles[o as usize];
-                (&*ob.tree, ob.epsilon, ob.pose)
+                let ob = model.obstacles.get(o as usize)?;
+                (&**ob.geometry.tree()?, ob.epsilon, ob.pose)
             }
         };
-        PairSides {
-            tree_a: &shape_a.tree,
+        Some(PairSides {
+            tree_a: shape_a.geometry.tree()?,
             eps_a: body_a.epsilon,
             a_to_world: body_a.mesh_to_world(&shape_a.com),
             tree_b,
             eps_b,
             b_to_world,
-        }
+        })
     }
 
     /// B's mesh frame → A's mesh frame.
@@ -117,15 +111,22 @@ impl<'w> PairSides<'w> {
     }
 }
 
-/// Runs the traversal of one candidate pair and appends its contacts (world frame) to
-/// `out.raw`, its checks to `out.stats`.
-fn narrow_pair(
-    world: &World,
+/// Runs the traversal from the roots (or the flat search) of one mesh–mesh candidate
+/// pair and appends its contacts (world frame) to `raw`, its checks to `stats`.
+#[allow(clippy::too_many_arguments)]
+pub fn roots_pair(
+    model: &Model,
+    bodies: &[Body],
     pair: &CandidatePair,
-    ts: &mut ThreadScratch,
-    out: &mut PairContacts,
+    mode: DetectionMode,
+    kernel: KernelChoice,
+    ts: &mut RootsScratch,
+    raw: &mut Vec<RawContact>,
+    stats: &mut LevelStats,
 ) {
-    let sides = PairSides::of(world, pair);
+    let Some(sides) = PairSides::of(model, bodies, pair) else {
+        return;
+    };
     ts.hits.clear();
     find_contacts(
         sides.tree_a,
@@ -133,26 +134,26 @@ fn narrow_pair(
         sides.tree_b,
         sides.eps_b as f32,
         &sides.b_to_a(),
-        traverse_mode(world.params.detection),
-        kernel_kind(world.params.kernel),
+        traverse_mode(mode),
+        kernel_kind(kernel),
         &mut ts.traverse,
         &mut ts.hits,
-        &mut out.stats,
+        stats,
     );
-    fine_contacts(world, pair, &sides, &mut ts.hits, &mut out.raw);
+    fine_contacts(bodies, pair, &sides, &mut ts.hits, raw);
 }
 
 /// Appends the world-frame contacts of `hits` to `out`. `hits` are sorted by
 /// `(tri_a, tri_b)` first: the merge (remark 1) is order-dependent, and both traversal
 /// modes (and the implicit variants) must lead to the same merged contacts (Lemma 5.1).
 pub fn fine_contacts(
-    world: &World,
+    bodies: &[Body],
     pair: &CandidatePair,
     s: &PairSides,
     hits: &mut [TriContact],
     out: &mut Vec<RawContact>,
 ) {
-    fine_contacts_with(world, pair, s, hits, out, [None, None]);
+    fine_contacts_with(bodies, pair, s, hits, out, [None, None]);
 }
 
 /// Outward unit normals of every soup triangle of `tree`, in its mesh frame (as
@@ -165,7 +166,7 @@ pub fn tree_normals(tree: &SurrogateTree) -> Vec<Vec3> {
 /// `normals` ([`tree_normals`] of `s.tree_a`, `s.tree_b`) where given: the same contacts,
 /// bit for bit.
 pub fn fine_contacts_with(
-    world: &World,
+    bodies: &[Body],
     pair: &CandidatePair,
     s: &PairSides,
     hits: &mut [TriContact],
@@ -177,10 +178,10 @@ pub fn fine_contacts_with(
         None => outward_normal(&tree.soup[t as usize]),
     };
     hits.sort_unstable_by_key(|h| (h.tri_a, h.tri_b));
-    let body_a = &world.bodies[pair.a as usize];
+    let body_a = &bodies[pair.a as usize];
     let margin = s.eps_a + s.eps_b;
     let (b_is_obstacle, centre_b) = match pair.b {
-        Other::Particle(j) => (false, world.bodies[j as usize].position),
+        Other::Particle(j) => (false, bodies[j as usize].position),
         Other::Obstacle(_) => (true, s.b_to_world.translation.vector),
     };
     let centre_dir = (body_a.position - centre_b)
@@ -218,16 +219,23 @@ pub fn fine_contacts_with(
     }));
 }
 
-/// Narrow phase over all candidate pairs: `results[i]` receives the contacts and checks of
-/// `pairs[i]` (buffers are reused between calls). Runs in parallel; deterministic.
-pub fn narrow_phase(world: &World, pairs: &[CandidatePair], results: &mut Vec<PairContacts>) {
-    results.resize_with(pairs.len(), PairContacts::default);
-    results.par_iter_mut().zip(pairs.par_iter()).for_each_init(
-        ThreadScratch::default,
-        |ts, (out, pair)| {
-            out.raw.clear();
-            out.stats = LevelStats::default();
-            narrow_pair(world, pair, ts, out);
-        },
-    );
+/// Appends force estimates of guaranteed surrogate contacts (`dist` = the upper bound of
+/// the real distance, normal `(p − q)/|p − q|`) to `out`; hits whose closest points
+/// coincide carry no direction and are skipped.
+pub fn coarse_contacts(s: &PairSides, hits: &[CoarseHit], out: &mut Vec<RawContact>) {
+    let margin = s.eps_a + s.eps_b;
+    out.extend(hits.iter().filter_map(|h| {
+        let p = (s.a_to_world * point(&h.p)).coords;
+        let q = (s.a_to_world * point(&h.q)).coords;
+        let d = p - q;
+        let len = d.norm();
+        (len > TINY_DISTANCE * margin && len.is_finite()).then(|| RawContact {
+            p,
+            q,
+            dist: f64::from(h.dist).min(margin),
+            normal: d / len,
+            tri_a: u32::MAX,
+            tri_b: u32::MAX,
+        })
+    }));
 }

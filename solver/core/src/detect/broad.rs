@@ -1,4 +1,4 @@
-//! Broad phase of a step (seed 000 Alg. 1 line 3, DESIGN.md §7): the candidate body pairs
+//! Broad phase of the detection layer (seed 000 Alg. 1 line 3, DESIGN.md §7): the candidate body pairs
 //! whose bounding spheres, including the halos ε, overlap.
 //!
 //! * particle–particle: spheres `(x, r + ε)` through `msdem-broadphase`, the algorithm and
@@ -21,10 +21,11 @@
 //! never a contact or a trajectory. The automatic HGrid levels are re-planned only when the
 //! particle count or the radius range changes (never during a run: radii are fixed).
 //! A [`BroadStage`] keeps its broad phase (and so its kept pairs) across steps and rebuilds
-//! it from scratch when the world's choice changes.
+//! it from scratch when the choice passed to it changes.
 
-use crate::frames::Other;
-use crate::world::{Body, BroadPhaseChoice, Obstacle, World};
+use crate::model::{Model, Obstacle, Other};
+use crate::params::BroadPhaseChoice;
+use crate::state::Body;
 use msdem_broadphase::{
     BroadPhase, BroadPhaseError, BroadPhaseKind, BroadPhaseStats, HGridConfig, Sphere,
 };
@@ -81,7 +82,7 @@ pub fn default_skin(bodies: &[Body]) -> f64 {
     }
 }
 
-/// The `msdem-broadphase` algorithm and parameters behind a world's choice; `bodies` fix
+/// The `msdem-broadphase` algorithm and parameters behind a broad-phase choice; `bodies` fix
 /// the skin of [`BroadPhaseChoice::Grid`] ([`default_skin`]).
 pub fn broadphase_kind(choice: &BroadPhaseChoice, bodies: &[Body]) -> BroadPhaseKind {
     match choice {
@@ -131,30 +132,32 @@ impl BroadStage {
             .map_or_else(BroadPhaseStats::default, |(_, p)| p.stats())
     }
 
-    /// Clears `out` and fills it with the candidate pairs of `world`'s current state.
+    /// Clears `out` and fills it with the candidate pairs of `bodies` (and `model`'s
+    /// obstacles), found by the broad phase `choice` (built on first use and whenever the
+    /// choice differs from the last call's).
     pub fn candidates(
         &mut self,
-        world: &World,
+        model: &Model,
+        bodies: &[Body],
+        choice: &BroadPhaseChoice,
         out: &mut Vec<CandidatePair>,
     ) -> Result<(), BroadPhaseError> {
         out.clear();
-        let choice = &world.params.broadphase;
         let phase = match &mut self.phase {
             Some((c, p)) if c == choice => p,
             slot => {
-                let built = broadphase_kind(choice, &world.bodies).build()?;
+                let built = broadphase_kind(choice, bodies).build()?;
                 &mut slot.insert((choice.clone(), built)).1
             }
         };
         self.spheres.clear();
-        self.spheres
-            .extend(world.bodies.iter().map(bounding_sphere));
+        self.spheres.extend(bodies.iter().map(bounding_sphere));
         phase.find_pairs(&self.spheres, &mut self.pairs)?;
         out.extend(self.pairs.iter().map(|&(a, b)| CandidatePair {
             a,
             b: Other::Particle(b),
         }));
-        obstacle_pairs(&world.bodies, &world.obstacles, out);
+        obstacle_pairs(bodies, &model.obstacles, out);
         Ok(())
     }
 }

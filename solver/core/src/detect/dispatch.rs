@@ -1,0 +1,180 @@
+//! Contact detection dispatched by the pair of particle kinds (in the manner of parry3d's
+//! query dispatcher): the generic passes of the detection layer ([`super::roots`],
+//! [`super::kept`]) call [`roots_pair`] and [`kept_pair`], which hand each candidate pair
+//! to the code of its two kinds. A new particle kind adds its pair files beside
+//! [`super::mesh_mesh`] and one arm per pair of kinds here; the existing pair code does
+//! not change.
+
+use super::broad::CandidatePair;
+use super::mesh_mesh::kept::{MeshPair, MeshScratch, TreeCache};
+use super::mesh_mesh::{self, RootsScratch};
+use super::{Detection, KeptPass};
+use crate::contact::RawContact;
+use crate::model::{Kind, Model, Other};
+use crate::params::{DetectionMode, KernelChoice};
+use crate::state::Body;
+use msdem_tree::LevelStats;
+
+/// The pair of kinds of a candidate pair (`a` is always a particle; `b` a particle or an
+/// obstacle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairKind {
+    /// Two triangle meshes with surrogate trees (seed 000).
+    MeshMesh,
+}
+
+/// The kinds of `pair`'s two sides; `None` for an id that does not exist.
+pub fn pair_kind(model: &Model, bodies: &[Body], pair: &CandidatePair) -> Option<PairKind> {
+    let shape_kind = |i: u32| {
+        let b = bodies.get(i as usize)?;
+        Some(model.shapes.get(b.shape as usize)?.geometry.kind())
+    };
+    let a = shape_kind(pair.a)?;
+    let b = match pair.b {
+        Other::Particle(j) => shape_kind(j)?,
+        Other::Obstacle(o) => model.obstacles.get(o as usize)?.geometry.kind(),
+    };
+    match (a, b) {
+        (Kind::Mesh, Kind::Mesh) => Some(PairKind::MeshMesh),
+    }
+}
+
+/// Per-thread buffers of every pair kind's detection from the roots.
+#[derive(Debug, Default)]
+pub struct RootsScratches {
+    mesh: RootsScratch,
+}
+
+/// Contacts of one candidate pair by a complete search from scratch (Alg. 5 from the
+/// roots, or the flat search of every real triangle pair), appended to `raw` (world
+/// frame, in the pair code's deterministic order); checks added to `stats`.
+#[allow(clippy::too_many_arguments)]
+pub fn roots_pair(
+    model: &Model,
+    bodies: &[Body],
+    pair: &CandidatePair,
+    mode: DetectionMode,
+    kernel: KernelChoice,
+    ts: &mut RootsScratches,
+    raw: &mut Vec<RawContact>,
+    stats: &mut LevelStats,
+) {
+    match pair_kind(model, bodies, pair) {
+        Some(PairKind::MeshMesh) => {
+            mesh_mesh::roots_pair(model, bodies, pair, mode, kernel, &mut ts.mesh, raw, stats)
+        }
+        None => {}
+    }
+}
+
+/// What a pair keeps between detections, by pair kind.
+#[derive(Debug, Default)]
+pub enum KeptPair {
+    /// Nothing kept yet.
+    #[default]
+    Empty,
+    /// A mesh–mesh pair's active set with certificates.
+    MeshMesh(MeshPair),
+}
+
+impl KeptPair {
+    /// Forgets per-step memory (memory sets and vetoes of Alg. 6) but keeps the sets.
+    pub fn forget(&mut self) {
+        match self {
+            KeptPair::Empty => {}
+            KeptPair::MeshMesh(m) => m.forget(),
+        }
+    }
+
+    /// Number of active element pairs.
+    pub fn active_len(&self) -> usize {
+        match self {
+            KeptPair::Empty => 0,
+            KeptPair::MeshMesh(m) => m.active_len(),
+        }
+    }
+
+    /// Heap bytes held beyond the enum itself.
+    pub fn extra_bytes(&self) -> usize {
+        match self {
+            KeptPair::Empty => 0,
+            KeptPair::MeshMesh(m) => m.extra_bytes(),
+        }
+    }
+}
+
+/// Per-model data of every pair kind's kept detection (e.g. per-tree bounding spheres).
+#[derive(Debug, Default)]
+pub struct KeptCaches {
+    mesh: TreeCache,
+}
+
+impl KeptCaches {
+    /// Brings the caches in line with `model`.
+    pub fn update(&mut self, model: &Model) {
+        self.mesh.update(model);
+    }
+}
+
+/// Per-thread buffers of every pair kind's kept detection.
+#[derive(Debug, Default)]
+pub struct KeptScratches {
+    mesh: MeshScratch,
+}
+
+/// One kept-set detection of `pair` at the poses of `bodies`: fine contacts to `raw`,
+/// coarse force estimates to `coarse_raw`.
+#[allow(clippy::too_many_arguments)]
+pub fn kept_pair(
+    model: &Model,
+    bodies: &[Body],
+    kernel: KernelChoice,
+    caches: &KeptCaches,
+    pair: &CandidatePair,
+    kept: &mut KeptPair,
+    ts: &mut KeptScratches,
+    pass: KeptPass,
+    raw: &mut Vec<RawContact>,
+    coarse_raw: &mut Vec<RawContact>,
+) -> Detection {
+    match pair_kind(model, bodies, pair) {
+        Some(PairKind::MeshMesh) => {
+            if !matches!(kept, KeptPair::MeshMesh(_)) {
+                *kept = KeptPair::MeshMesh(MeshPair::default());
+            }
+            let KeptPair::MeshMesh(m) = kept else {
+                return Detection::default();
+            };
+            mesh_mesh::kept::process(
+                model,
+                bodies,
+                kernel,
+                &caches.mesh,
+                pair,
+                m,
+                &mut ts.mesh,
+                pass,
+                raw,
+                coarse_raw,
+            )
+        }
+        None => Detection::default(),
+    }
+}
+
+/// Checks the structural invariants of `pair`'s kept state.
+pub fn validate_pair(
+    model: &Model,
+    bodies: &[Body],
+    kernel: KernelChoice,
+    caches: &KeptCaches,
+    pair: &CandidatePair,
+    kept: &mut KeptPair,
+) -> Result<(), String> {
+    match kept {
+        KeptPair::Empty => Err("no kept state".into()),
+        KeptPair::MeshMesh(m) => {
+            mesh_mesh::kept::validate(model, bodies, kernel, &caches.mesh, pair, m)
+        }
+    }
+}

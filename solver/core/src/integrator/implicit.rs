@@ -1,0 +1,420 @@
+//! Implicit Euler by Picard iterations (seed 000 §2 Alg. 3, §5.2–5.3 Alg. 6, §6.1).
+//!
+//! One step solves `v' = v + Δt·a(x', v')`, `x' = advance(x, v')` by fixed-point
+//! iterations from the guess "current state" (Alg. 3):
+//!
+//! 1. **detect** contacts at the guessed configuration through the detection layer
+//!    ([`crate::detect`]; [`PicardVariant`] decides how);
+//! 2. **forces** at the guessed state (positions *and* velocities, so damping and friction
+//!    are implicit too), [`crate::contact::force::accumulate_forces`];
+//! 3. **residual** `r = F − W` against the wrench `W` that produced the guess; the step
+//!    has converged when every particle's force and torque update is below
+//!    [`PicardParams::tolerance`] relative to its force (with an absolute floor, see
+//!    [`PicardParams::force_floor`]) — and, for multiscale Picard, no active pair was
+//!    widened in this iteration;
+//! 4. **relax** `W ← W + ω·r` per particle with the adaptive ω of §6.1
+//!    ([`PicardParams`]);
+//! 5. **advance** every particle from its start-of-step state with `W` and gravity
+//!    (Euler–Cromer, [`crate::motion::advance_body`]): the next guess.
+//!
+//! The accepted state is the last guess whose forces were evaluated — on convergence the
+//! state whose forces agree with the wrench that produced it within the tolerance, so the
+//! reported contacts belong to the new state. After [`PicardParams::max_iterations`] the
+//! last guess is accepted and [`ImplicitOutput::converged`] is false (the caller warns).
+//!
+//! **Multiscale Picard** keeps an active set per particle pair (remark 4) across the
+//! iterations (and optionally across steps): each iteration checks only the active
+//! element pairs, widens surrogate pairs in contact by one level, narrows sibling groups
+//! that contribute nothing back to their parent when the parent is separated (memory set
+//! of remark 5), and adds damped force estimates of
+//! surrogate contacts whose inner halos `E = ε − h` guarantee a real contact (poster §4).
+//! At termination no surrogate pair is in contact, so only fine–fine contacts produce the
+//! final forces and they equal the flat contacts of the accepted state (Lemma 5.7).
+//!
+//! **Local updates** ([`PicardParams::local_updates`], default on). A particle whose force
+//! and torque updates are both below half the tolerance keeps its wrench, so its next
+//! guess is bitwise its current one; the convergence test still covers every particle in
+//! every iteration (a kept particle whose forces change because its neighbours moved is
+//! relaxed again). Multiscale Picard then detects contacts only for particle pairs with a
+//! particle whose pose changed: a pair of two unmoved particles whose active set did not
+//! change in the last iteration (no widening, narrowing or refresh) would get exactly the
+//! same checks, contacts and coarse estimates again, so it keeps them
+//! ([`IterationStats::kept`]; tested bit for bit against detecting every pair). When a
+//! dense packing is nearly converged and only a few particles still adjust (contacts
+//! releasing in the §6.7 grid), an iteration then costs in proportion to them.
+//!
+//! **Reuse of the accepted state's evaluation.** The first iteration of a step evaluates
+//! the start-of-step state, which is the previous step's accepted state — the last state
+//! whose contacts and forces were computed. When the workspace still holds that
+//! evaluation and the bodies and step counter are unchanged (bitwise), the first
+//! iteration reuses it instead of detecting again: the
+//! same inputs give the same contacts and forces, so the iterates are unchanged. For
+//! multiscale Picard this also requires kept active sets and a converged previous step
+//! (then no active surrogate pair is in contact at that state, so a new detection would
+//! neither find other contacts nor widen); the reused iteration reports no checks
+//! ([`IterationStats::reused`]). An integrator assumes that the model does not change
+//! between the steps it serves (true within a run).
+
+mod output;
+mod params;
+mod relax;
+mod reuse;
+
+pub use output::{ImplicitOutput, IterationStats};
+pub use params::{PicardParamError, PicardParams, PicardVariant};
+
+use super::{Integrator, Stepped};
+use crate::contact::force::{accumulate_forces, Wrench};
+use crate::contact::pair::PairParams;
+use crate::contact::Contact;
+use crate::detect::{checks_per_level, stats_levels, Detection, Detector, Search};
+use crate::error::StepError;
+use crate::frames::{PhaseTimes, StepStats};
+use crate::model::Model;
+use crate::motion::energy::observables;
+use crate::motion::{advance_body, first_non_finite};
+use crate::params::{DetectionMode, Params};
+use crate::state::{Body, State};
+use msdem_geom::math::Vec3;
+use msdem_tree::LevelStats;
+use relax::{Relaxation, Residual};
+use reuse::{compute_forces, LastEvaluation};
+use std::time::Instant;
+
+/// Implicit Euler by Picard iterations (see the module docs): its settings and buffers.
+#[derive(Debug)]
+pub struct ImplicitEuler {
+    variant: PicardVariant,
+    params: PicardParams,
+    dt: f64,
+    gravity: Vec3,
+    relax: Relaxation,
+    start: Vec<Body>,
+    applied: Vec<Wrench>,
+    computed: Vec<Wrench>,
+    coarse_wrenches: Vec<Wrench>,
+    contacts: Vec<Contact>,
+    coarse: Vec<Contact>,
+    /// What the last evaluation (`contacts`, `coarse`, `computed`) was made for.
+    last: Option<LastEvaluation>,
+    /// Spare buffer of [`LastEvaluation::bodies`].
+    last_bodies: Option<Vec<Body>>,
+    /// Per particle: the guess moved since the last detection (multiscale pairs of two
+    /// unmoved particles keep their contacts, see [`PicardParams::local_updates`]).
+    moved: Vec<bool>,
+}
+
+impl ImplicitEuler {
+    /// The `variant` with the time step, gravity and Picard settings of `params`.
+    pub fn new(params: &Params, variant: PicardVariant) -> Self {
+        Self::with(params.dt, params.gravity, &params.picard, variant)
+    }
+
+    /// The `variant` with time step `dt` \[s\], gravity [m/s²] and Picard settings
+    /// (out-of-range settings are clamped, [`PicardParams::clamped`]).
+    pub fn with(dt: f64, gravity: Vec3, params: &PicardParams, variant: PicardVariant) -> Self {
+        ImplicitEuler {
+            variant,
+            params: params.clamped(),
+            dt,
+            gravity,
+            relax: Relaxation::default(),
+            start: Vec::new(),
+            applied: Vec::new(),
+            computed: Vec::new(),
+            coarse_wrenches: Vec::new(),
+            contacts: Vec::new(),
+            coarse: Vec::new(),
+            last: None,
+            last_bodies: None,
+            moved: Vec::new(),
+        }
+    }
+
+    /// The Picard variant.
+    pub fn variant(&self) -> PicardVariant {
+        self.variant
+    }
+
+    /// Merged fine contacts of the last evaluated state (the accepted state after a step).
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
+    }
+
+    /// Forgets the evaluation of the last accepted state, so that the next step detects
+    /// contacts in its first iteration instead of reusing it (a diagnostic: the results
+    /// are the same, see the module docs).
+    pub fn forget_last_evaluation(&mut self) {
+        if let Some(l) = self.last.take() {
+            self.last_bodies = Some(l.bodies);
+        }
+    }
+
+    fn non_finite(state: &State) -> Option<StepError> {
+        first_non_finite(&state.bodies).map(|(particle, quantity)| StepError::NonFinite {
+            step: state.step + 1,
+            particle,
+            quantity,
+        })
+    }
+
+    /// Advances `state` by one implicit Euler step with Picard iterations (see the module
+    /// docs) and returns its statistics, plus the contacts when `record_contacts` is set.
+    ///
+    /// Fails with [`StepError::NonFinite`] when the state is not finite before the step
+    /// or a guess becomes non-finite (the bodies then hold that guess; time and step
+    /// count are not advanced), and with [`StepError::BroadPhase`] when the broad phase
+    /// refuses the state.
+    pub fn advance(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        record_contacts: bool,
+    ) -> Result<ImplicitOutput, StepError> {
+        if let Some(e) = Self::non_finite(state) {
+            return Err(e);
+        }
+        self.picard(model, state, detector, record_contacts)
+    }
+
+    fn picard(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        record_contacts: bool,
+    ) -> Result<ImplicitOutput, StepError> {
+        let n = state.bodies.len();
+        let (dt, gravity, variant) = (self.dt, self.gravity, self.variant);
+        let params = self.params.clone();
+        let levels = stats_levels(model);
+        self.start.clone_from(&state.bodies);
+        self.relax.begin(model, &state.bodies, &gravity, &params);
+        self.applied.clear();
+        self.applied.resize(n, Wrench::default());
+        self.moved.clear();
+        self.moved.resize(n, true);
+        if variant == PicardVariant::Multiscale {
+            detector.begin_step(!params.keep_active_sets);
+        }
+        let mut wall = PhaseTimes::default();
+        let mut out = ImplicitOutput::default();
+        let mut total = LevelStats::default();
+        let mut pairs = 0;
+        let reuse = self.last.take().and_then(|l| {
+            let hit = l.matches(state);
+            let p = l.pairs;
+            self.last_bodies = Some(l.bodies);
+            hit.then_some(p)
+        });
+        for k in 0..params.max_iterations {
+            let reused = k == 0 && reuse.is_some();
+            // 1. Detection at the guess held by `state.bodies`.
+            let moved = self.moved.iter().filter(|&&m| m).count() as u32;
+            let d = match variant {
+                _ if reused => {
+                    pairs = reuse.unwrap_or(0);
+                    Detection::default()
+                }
+                PicardVariant::Flat | PicardVariant::Surrogate => {
+                    let mode = match variant {
+                        PicardVariant::Flat => DetectionMode::Flat,
+                        _ => DetectionMode::Hierarchy,
+                    };
+                    let d = detector.detect(
+                        model,
+                        state,
+                        Search::Roots(mode),
+                        &mut self.contacts,
+                        &mut wall,
+                    )?;
+                    self.coarse.clear();
+                    pairs = d.pairs;
+                    d
+                }
+                PicardVariant::Multiscale => {
+                    let d = detector.iterate(
+                        model,
+                        state,
+                        &self.moved,
+                        &mut self.contacts,
+                        &mut self.coarse,
+                        &mut wall,
+                    )?;
+                    pairs = d.pairs;
+                    d
+                }
+            };
+            let (checks, counts) = (d.stats, d.counts);
+            // 2. Forces at the guess; damped coarse estimates (remark 5).
+            let t_forces = Instant::now();
+            if !reused {
+                compute_forces(
+                    model,
+                    &state.bodies,
+                    &self.contacts,
+                    &self.coarse,
+                    params.coarse_force_damping,
+                    dt,
+                    &mut self.computed,
+                    &mut self.coarse_wrenches,
+                );
+            }
+            // 3.–4. Residual and relaxed wrench.
+            let residual = if k == 0 {
+                self.applied.clone_from(&self.computed);
+                Residual {
+                    max_relative: f64::INFINITY,
+                    min_omega: params.relaxation,
+                }
+            } else {
+                self.relax.residual(
+                    &self.start,
+                    &self.computed,
+                    &mut self.applied,
+                    &params,
+                    true,
+                )
+            };
+            wall.forces += t_forces.elapsed().as_secs_f64();
+            total += &checks;
+            out.unfolds += counts.unfolds;
+            out.narrows += counts.narrows;
+            out.skipped += d.skipped;
+            out.per_iteration.push(IterationStats {
+                checks_per_level: checks_per_level(levels, &checks),
+                fallbacks: checks.fallbacks,
+                candidate_pairs: pairs,
+                contacts: self.contacts.len() as u32,
+                coarse_contacts: self.coarse.len() as u32,
+                unfolds: counts.unfolds,
+                narrows: counts.narrows,
+                skipped: d.skipped,
+                bounds: d.bounds,
+                refreshed: d.refreshed,
+                kept: d.kept,
+                moved,
+                residual: residual.max_relative,
+                relaxation: residual.min_omega,
+                reused,
+            });
+            // A narrowing replaces idle children by their parent only after checking that
+            // the parent is separated at this guess, so it changes no contact: only
+            // widenings keep the iteration going.
+            let settled = counts.unfolds == 0;
+            if k >= 1 && settled && residual.max_relative <= params.tolerance {
+                out.converged = true;
+                break;
+            }
+            if k + 1 == params.max_iterations {
+                break;
+            }
+            // 5. Next guess from the start-of-step state.
+            let t_int = Instant::now();
+            let bodies = state.bodies.iter_mut().zip(&mut self.moved);
+            for ((b, moved), (s, w)) in bodies.zip(self.start.iter().zip(&self.applied)) {
+                let mut next = s.clone();
+                advance_body(&mut next, w, &gravity, dt);
+                *moved = !same_pose(b, &next);
+                *b = next;
+            }
+            wall.integrate += t_int.elapsed().as_secs_f64();
+            if let Some(e) = Self::non_finite(state) {
+                return Err(e);
+            }
+        }
+
+        // The accepted state is the last one evaluated: keep its evaluation for the next
+        // step's first iteration (see the module docs).
+        let multiscale = variant == PicardVariant::Multiscale;
+        if !multiscale || (params.keep_active_sets && out.converged) {
+            let mut bodies = self.last_bodies.take().unwrap_or_default();
+            bodies.clone_from(&state.bodies);
+            self.last = Some(LastEvaluation {
+                bodies,
+                step: state.step + 1,
+                pairs,
+            });
+        }
+        let mut records = Vec::new();
+        if record_contacts {
+            // Into scratch: `computed` stays the accepted state's evaluation (reused above).
+            self.coarse_wrenches.clear();
+            self.coarse_wrenches.resize(n, Wrench::default());
+            out.contact_energy = accumulate_forces(
+                model,
+                &state.bodies,
+                &self.contacts,
+                dt,
+                &mut self.coarse_wrenches,
+                Some(&mut records),
+            );
+        } else {
+            out.contact_energy = self
+                .contacts
+                .iter()
+                .map(|c| PairParams::of(model, &state.bodies, c.a, c.b).spring_energy(c.dist))
+                .sum();
+        }
+        out.contacts = records;
+        state.step += 1;
+        state.time += dt;
+        let obs = observables(&state.bodies, &gravity);
+        out.stats = StepStats {
+            step: state.step,
+            time: state.time,
+            checks_per_level: checks_per_level(levels, &total),
+            fallbacks: total.fallbacks,
+            candidate_pairs: pairs,
+            contacts: self.contacts.len() as u32,
+            kinetic_energy: obs.kinetic,
+            potential_energy: obs.potential,
+            linear_momentum: obs.linear_momentum.into(),
+            angular_momentum: obs.angular_momentum.into(),
+            iterations: out.per_iteration.len() as u32,
+            converged: out.converged,
+            unfolds: out.unfolds,
+            narrows: out.narrows,
+            skipped: out.skipped,
+            iteration_checks: out
+                .per_iteration
+                .iter()
+                .map(|it| it.checks_per_level.clone())
+                .collect(),
+            wall,
+        };
+        Ok(out)
+    }
+}
+
+impl Integrator for ImplicitEuler {
+    fn name(&self) -> &'static str {
+        match self.variant {
+            PicardVariant::Flat => "implicit_flat",
+            PicardVariant::Surrogate => "implicit_surrogate",
+            PicardVariant::Multiscale => "implicit_multiscale",
+        }
+    }
+
+    fn step(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        record_contacts: bool,
+    ) -> Result<Stepped, StepError> {
+        let out = self.advance(model, state, detector, record_contacts)?;
+        let residual = out.per_iteration.last().map_or(0.0, |it| it.residual);
+        Ok(Stepped {
+            stats: out.stats,
+            contacts: out.contacts,
+            residual,
+        })
+    }
+}
+
+/// Bitwise equality of the pose (what contact detection depends on).
+fn same_pose(a: &Body, b: &Body) -> bool {
+    a.position == b.position && a.orientation == b.orientation
+}

@@ -1,0 +1,81 @@
+//! The model of a simulation: what stays fixed during a run — instanced particle shapes,
+//! contact materials and static obstacles. Built from a scenario by [`crate::setup`],
+//! read (never written) by the detection layer, the contact model and the integrators.
+//!
+//! Geometry is instanced (docs/design.md §2): particles sharing a shape share one
+//! [`Shape`] (its geometry, a triangle mesh with its surrogate tree behind an `Arc` today);
+//! a particle ([`crate::state::Body`]) holds only its pose, velocities, mass properties
+//! and halo width. Units: m, kg, s, N.
+
+mod shape;
+
+pub use crate::frames::Other;
+pub use shape::{Geometry, Kind, MeshGeometry};
+
+use msdem_geom::math::{Iso3, Mat3, Vec3};
+
+/// A particle shape shared by every particle that uses it.
+#[derive(Clone, Debug)]
+pub struct Shape {
+    /// Name from the scenario.
+    pub name: String,
+    /// The shape's geometry: its particle kind and the data contact detection uses.
+    pub geometry: Geometry,
+    /// Volume \[m³\].
+    pub volume: f64,
+    /// Centre of mass in the shape's frame \[m\].
+    pub com: Vec3,
+    /// Inertia tensor about the centre of mass per unit density, shape axes \[m⁵\].
+    pub unit_inertia: Mat3,
+    /// Bounding radius about the centre of mass \[m\].
+    pub radius: f64,
+}
+
+/// Contact material of particles (seed 000 §2 force law plus friction and damping).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    /// Name from the scenario.
+    pub name: String,
+    /// Density [kg/m³].
+    pub density: f64,
+    /// Halo width relative to the particle's bounding diameter [-] (default 1e-2).
+    pub epsilon: f64,
+    /// Spring constant `K_s` of the fade-in force [N·kg^-1/2] (default 1000).
+    pub spring: f64,
+    /// Coulomb friction coefficient [-].
+    pub friction: f64,
+    /// Coefficient of restitution in (0, 1]; 1 = no normal damping.
+    pub restitution: f64,
+}
+
+/// A static obstacle (infinite mass).
+#[derive(Clone, Debug)]
+pub struct Obstacle {
+    /// Name from the scenario.
+    pub name: String,
+    /// The obstacle's geometry in its own frame.
+    pub geometry: Geometry,
+    /// Obstacle frame → world.
+    pub pose: Iso3,
+    /// Halo width \[m\].
+    pub epsilon: f64,
+    /// Coulomb friction coefficient against particles [-].
+    pub friction: f64,
+    /// Coefficient of restitution against particles [-].
+    pub restitution: f64,
+    /// World axis-aligned bounds of the geometry including ε: `(min, max)` \[m\].
+    pub aabb: (Vec3, Vec3),
+}
+
+/// Everything of a simulation that does not change during a run.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    /// Scenario name.
+    pub name: String,
+    /// Instanced shapes.
+    pub shapes: Vec<Shape>,
+    /// Materials.
+    pub materials: Vec<Material>,
+    /// Static obstacles.
+    pub obstacles: Vec<Obstacle>,
+}

@@ -1,0 +1,57 @@
+//! The state of a simulation: what the integrators advance — every particle's pose and
+//! velocities, the simulated time and the step count. Units: m, kg, s.
+
+use msdem_geom::math::{Iso3, Mat3, Quat, Vec3};
+
+/// A rigid particle: its constant mass properties and its kinematic state.
+#[derive(Clone, Debug)]
+pub struct Body {
+    /// Index into [`crate::model::Model::shapes`].
+    pub shape: u32,
+    /// Index into [`crate::model::Model::materials`].
+    pub material: u32,
+    /// Mass \[kg\].
+    pub mass: f64,
+    /// Inertia tensor about the centre of mass in body (shape) axes [kg·m²].
+    pub inertia: Mat3,
+    /// Inverse of [`Body::inertia`].
+    pub inv_inertia: Mat3,
+    /// Halo width ε \[m\].
+    pub epsilon: f64,
+    /// Bounding radius about the centre of mass \[m\] (without ε).
+    pub radius: f64,
+    /// World position of the centre of mass \[m\].
+    pub position: Vec3,
+    /// Orientation (body axes → world).
+    pub orientation: Quat,
+    /// Linear velocity [m/s].
+    pub velocity: Vec3,
+    /// Angular velocity, world frame [rad/s].
+    pub angular_velocity: Vec3,
+}
+
+impl Body {
+    /// Shape frame → world: `x ↦ position + R·(x − com)`.
+    pub fn mesh_to_world(&self, com: &Vec3) -> Iso3 {
+        let rot = self.orientation;
+        let t = self.position - rot * com;
+        Iso3::from_parts(t.into(), rot)
+    }
+
+    /// World-frame inverse inertia `R I⁻¹ Rᵀ`.
+    pub fn world_inv_inertia(&self) -> Mat3 {
+        let r = self.orientation.to_rotation_matrix();
+        r.matrix() * self.inv_inertia * r.matrix().transpose()
+    }
+}
+
+/// Everything an integrator advances.
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    /// Particles; the particle id is the index.
+    pub bodies: Vec<Body>,
+    /// Current simulated time \[s\].
+    pub time: f64,
+    /// Steps taken so far.
+    pub step: u64,
+}
