@@ -9,7 +9,9 @@
 pub mod broad;
 pub mod contact;
 pub mod error;
-pub mod frames;
+/// On-disk run output (manifest, frames, statistics, timings): the crate `msdem-frames`,
+/// re-exported so that `crate::frames::...` and `msdem_solver::frames::...` keep working.
+pub use msdem_frames as frames;
 pub mod implicit;
 pub mod integrate;
 pub mod narrow;
