@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use msdem_e2e::{pipeline_binary, run_in, test_pipelines_dir, texts};
-use msdem_solver::frames::{self, Frame, RunManifest, FRAME_MAGIC, MANIFEST_MAGIC};
+use msdem_frames::{
+    frame_path, manifest_path, read_record, Frame, RunManifest, FRAME_MAGIC, MANIFEST_MAGIC,
+};
 
 struct Sandbox {
     dir: tempfile::TempDir,
@@ -95,17 +97,12 @@ fn tiny_pipeline_runs_skips_and_rebuilds_only_what_changed() {
     // The run folder: manifest, frames, VTK series, PLY frames, plots.
     let out = sandbox.out();
     let run = out.join("run");
-    let manifest: RunManifest =
-        frames::read_record(&frames::manifest_path(&run), &MANIFEST_MAGIC).unwrap();
+    let manifest: RunManifest = read_record(&manifest_path(&run), &MANIFEST_MAGIC).unwrap();
     assert_eq!(manifest.name, "tiny");
     assert_eq!(manifest.particles.len(), 2);
     let frame_count = fs::read_dir(run.join("frames")).unwrap().count();
     assert!(frame_count >= 3, "{frame_count} frames");
-    let last: Frame = frames::read_record(
-        &frames::frame_path(&run, frame_count as u32 - 1),
-        &FRAME_MAGIC,
-    )
-    .unwrap();
+    let last: Frame = read_record(&frame_path(&run, frame_count as u32 - 1), &FRAME_MAGIC).unwrap();
     assert!(last.time > 0.0);
     let datasets = pvd_files(&run.join("vtk").join("particles.pvd"));
     assert_eq!(datasets.len(), frame_count);

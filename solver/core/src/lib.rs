@@ -22,7 +22,8 @@
 pub mod contact;
 pub mod detect;
 pub mod error;
-pub mod frames;
+/// On-disk run output (manifest, frames, statistics, timings): the crate `msdem-frames`.
+pub use msdem_frames as frames;
 pub mod integrator;
 pub mod model;
 pub mod motion;

@@ -9,7 +9,7 @@
 
 mod shape;
 
-pub use crate::frames::Other;
+pub use msdem_frames::Other;
 pub use shape::{Geometry, Kind, MeshGeometry};
 
 use msdem_geom::math::{Iso3, Mat3, Vec3};

@@ -8,7 +8,7 @@ use msdem_export::preview::render_preview;
 use msdem_export::scene::{pose_obstacles, pose_particles};
 use msdem_export::vtk_series::particles_polydata;
 use msdem_export::RunFolder;
-use msdem_solver::frames::*;
+use msdem_frames::*;
 
 fn scene() -> (RunFolder, Frame) {
     let sphere = msdem_mesh::generate::icosphere(0.05, 2).unwrap();

@@ -15,7 +15,7 @@ pub enum ExportError {
     },
     /// Reading a run-output file (manifest, frame, statistics) failed.
     #[error(transparent)]
-    Frame(#[from] msdem_solver::frames::FrameError),
+    Frame(#[from] msdem_frames::FrameError),
     /// Reading a mesh failed (the message names the file).
     #[error(transparent)]
     Mesh(#[from] msdem_mesh::MeshError),

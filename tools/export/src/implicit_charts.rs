@@ -4,7 +4,7 @@
 //! and the multiscale active-set activity per step (seed 000 Alg. 6: widenings,
 //! narrowings, checks skipped by separation certificates).
 
-use msdem_solver::frames::StepStats;
+use msdem_frames::StepStats;
 
 use crate::plots::{Chart, Series};
 

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use msdem_solver::frames::{RunManifest, StatsFile};
+use msdem_frames::{RunManifest, StatsFile};
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
@@ -45,7 +45,7 @@ pub struct Chart {
 /// `picard_iterations` when any step took more than one iteration (implicit runs).
 pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
     let steps = &stats.steps;
-    let line = |name: &str, f: &dyn Fn(&msdem_solver::frames::StepStats) -> f64| Series {
+    let line = |name: &str, f: &dyn Fn(&msdem_frames::StepStats) -> f64| Series {
         name: name.to_string(),
         points: steps.iter().map(|s| (s.time, f(s))).collect(),
     };
@@ -77,8 +77,8 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
         })
         .collect();
     checks.push(line("exact fallbacks", &|s| s.fallbacks as f64));
-    let ms = |f: fn(&msdem_solver::frames::PhaseTimes) -> f64| {
-        move |s: &msdem_solver::frames::StepStats| 1e3 * f(&s.wall)
+    let ms = |f: fn(&msdem_frames::PhaseTimes) -> f64| {
+        move |s: &msdem_frames::StepStats| 1e3 * f(&s.wall)
     };
     let picard = steps.iter().any(|s| s.iterations > 1).then(|| {
         let mut series = vec![line("Picard iterations", &|s| f64::from(s.iterations))];
@@ -413,7 +413,7 @@ mod tests {
             levels: 4,
         };
         let stats = StatsFile {
-            steps: vec![msdem_solver::frames::StepStats {
+            steps: vec![msdem_frames::StepStats {
                 checks_per_level: vec![1, 2],
                 ..Default::default()
             }],
@@ -452,7 +452,7 @@ mod tests {
             particles: vec![],
             levels: 2,
         };
-        let step = |n: u64, iterations: u32, converged: bool| msdem_solver::frames::StepStats {
+        let step = |n: u64, iterations: u32, converged: bool| msdem_frames::StepStats {
             step: n,
             time: n as f64 * 1e-3,
             iterations,

@@ -1,13 +1,14 @@
-//! Reading a run folder written by the solver (`solver/core/src/frames.rs`): the manifest,
-//! the meshes it names (hash-checked), the list of frames, single frames and statistics.
+//! Reading a run folder written by the solver (format: crate `msdem-frames`,
+//! `solver/frames`): the manifest, the meshes it names (hash-checked), the list of frames,
+//! single frames and statistics.
 
 use std::path::{Path, PathBuf};
 
-use msdem_mesh::TriMesh;
-use msdem_solver::frames::{
+use msdem_frames::{
     frame_path, manifest_path, read_record, stats_path, timings_path, Frame, Other, RunManifest,
     StatsFile, TimingsFile, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
 };
+use msdem_mesh::TriMesh;
 
 use crate::error::{hex, ExportError};
 use crate::mesh_io::load_mesh;

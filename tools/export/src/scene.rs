@@ -1,12 +1,12 @@
 //! World-space geometry of a frame: every particle's mesh posed by its body state, and the
 //! static obstacles posed by their manifest transform.
 //!
-//! Convention (`solver/core/src/frames.rs`): a particle's mesh vertex `x` (mesh frame) is at
-//! `position + R(q)·(x − com)` with `q = [w, x, y, z]`; an obstacle's vertex at
-//! `translation + R(rotation)·x`.
+//! Convention (crate `msdem-frames`, `solver/frames`): a particle's mesh vertex `x` (mesh
+//! frame) is at `position + R(q)·(x − com)` with `q = [w, x, y, z]`; an obstacle's vertex
+//! at `translation + R(rotation)·x`.
 
+use msdem_frames::Frame;
 use msdem_mesh::TriMesh;
-use msdem_solver::frames::Frame;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 
 use crate::run_reader::RunFolder;

@@ -12,7 +12,7 @@
 //! times come from `timings.msdem` (0 when the run did not record it) and are the only
 //! columns that differ between two runs of the same scenario.
 
-use msdem_solver::frames::StepStats;
+use msdem_frames::StepStats;
 use std::fmt::Write;
 
 /// The CSV text of `steps`; `levels` is the number of `checks_per_level` entries to write

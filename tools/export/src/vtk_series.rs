@@ -1,7 +1,7 @@
 //! The three VTK series of a run (DESIGN.md §2, stage 4): posed particles, static
 //! obstacles and contact points, each frame as one [`PolyData`].
 
-use msdem_solver::frames::{Frame, Other};
+use msdem_frames::{Frame, Other};
 
 use crate::scene::{PosedParticles, Soup};
 use crate::vtp::{DataArray, PolyData};

@@ -262,7 +262,7 @@ fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
 }
 
 fn fixture_stats(run: &Path) -> PathBuf {
-    msdem_solver::frames::stats_path(run)
+    msdem_frames::stats_path(run)
 }
 
 #[test]
@@ -271,7 +271,7 @@ fn missing_frames_folder_or_empty_run_is_refused() {
     let run = tmp.path().join("run");
     fixture::write_run(&run);
     for (index, _, _) in fixture::FRAMES {
-        std::fs::remove_file(msdem_solver::frames::frame_path(&run, index)).unwrap();
+        std::fs::remove_file(msdem_frames::frame_path(&run, index)).unwrap();
     }
     assert_refused(&run, &[], "no frame files");
 }

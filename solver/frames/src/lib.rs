@@ -1,0 +1,49 @@
+//! On-disk run output of the multiresolution DEM solver: a manifest, one file per output
+//! frame, the per-step statistics and the wall-clock timings.
+//!
+//! The solver (`msdem-solver`, pipeline stage 3) writes these files and the exporter
+//! (`msdem-export`, stage 4) reads them; this crate is all the two share, so the exporter
+//! does not depend on the solver.
+//!
+//! Layout of a run folder `OUT/`:
+//! * `OUT/run.msdem` — [`RunManifest`] (shapes, obstacles, particles, time step), magic
+//!   [`MANIFEST_MAGIC`], path [`manifest_path`];
+//! * `OUT/frames/frame_000042.msdem` — [`Frame`] for output frame 42, magic
+//!   [`FRAME_MAGIC`], path [`frame_path`];
+//! * `OUT/stats.msdem` — [`StatsFile`], one [`StepStats`] per step (deterministic: its
+//!   `wall` fields are zero), magic [`STATS_MAGIC`], path [`stats_path`];
+//! * `OUT/timings.msdem` — [`TimingsFile`], the wall-clock time per phase of every step,
+//!   magic [`TIMINGS_MAGIC`], path [`timings_path`]. The only output that differs between
+//!   two runs of the same inputs, so it lives apart.
+//!
+//! Every file starts with an 8-byte magic and a little-endian `u32` format version
+//! ([`FORMAT_VERSION`]), followed by the postcard encoding of the record (fields in
+//! declaration order). Files are written atomically (temporary file in the same folder +
+//! rename, [`write_record`]). No `usize` is serialised. Reading ([`read_record`],
+//! [`decode`]) checks magic, version and that the body decodes completely, and reports a
+//! [`FrameError`] otherwise; it never panics on a bad file.
+//!
+//! Conventions: positions of bodies are the world positions of their centres of mass \[m\];
+//! orientation quaternions are `[w, x, y, z]`; a mesh vertex `x` (mesh frame) is at
+//! `position + R(orientation)·(x − com)` in the world, with `com` from the shape record.
+//!
+//! Modules: `records` (the record types), `io` (magics, version, encode/decode,
+//! atomic read/write, paths), `error` ([`FrameError`]); everything is re-exported at the
+//! crate root.
+#![warn(missing_docs)]
+
+mod error;
+mod io;
+mod records;
+#[cfg(test)]
+mod tests;
+
+pub use error::FrameError;
+pub use io::{
+    decode, encode, frame_path, manifest_path, read_record, stats_path, timings_path, write_record,
+    FORMAT_VERSION, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
+};
+pub use records::{
+    BodyState, ContactRecord, Frame, ObstacleRecord, Other, ParticleRecord, PhaseTimes,
+    RunManifest, ShapeRecord, StatsFile, StepStats, TimingsFile,
+};

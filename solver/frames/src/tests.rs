@@ -1,0 +1,332 @@
+//! Unit tests: byte-identical round trips of every record kind, the exact byte layout and
+//! the errors for bad files.
+
+use super::*;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+use std::path::Path;
+
+fn sample() -> Frame {
+    Frame {
+        step: 42,
+        time: 0.0042,
+        bodies: vec![BodyState {
+            position: [1.0, 2.0, 3.0],
+            orientation: [1.0, 0.0, 0.0, 0.0],
+            velocity: [0.5, 0.0, -1.0],
+            angular_velocity: [0.0, 2.0, 0.0],
+        }],
+        contacts: vec![ContactRecord {
+            a: 0,
+            b: Other::Obstacle(1),
+            point: [1.0, 2.0, 2.9],
+            normal: [0.0, 0.0, 1.0],
+            force: [0.0, 0.1, 9.81],
+        }],
+    }
+}
+
+fn sample_manifest() -> RunManifest {
+    RunManifest {
+        name: "tiny".into(),
+        dt: 1.0e-4,
+        output_every: 100,
+        shapes: vec![ShapeRecord {
+            name: "grain".into(),
+            mesh: "../meshes/grain.ply".into(),
+            mesh_hash: core::array::from_fn(|i| i as u8 * 7),
+            com: [0.0, -1.0e-3, 2.5e-4],
+            triangles: 80,
+        }],
+        obstacles: vec![ObstacleRecord {
+            name: "floor".into(),
+            mesh: "../meshes/floor.ply".into(),
+            mesh_hash: [0xab; 32],
+            translation: [0.0, 0.0, -0.5],
+            rotation: [0.5f64.sqrt(), 0.5f64.sqrt(), 0.0, 0.0],
+        }],
+        particles: vec![
+            ParticleRecord {
+                shape: 0,
+                mass: 1.047,
+                radius: 0.05,
+                epsilon: 0.003,
+            },
+            ParticleRecord {
+                shape: 0,
+                mass: 2.0,
+                radius: 0.06,
+                epsilon: 0.004,
+            },
+        ],
+        levels: 4,
+    }
+}
+
+fn sample_stats() -> StatsFile {
+    StatsFile {
+        steps: vec![
+            StepStats::default(),
+            StepStats {
+                step: 300,
+                time: 0.03,
+                checks_per_level: vec![0, 12, 340, 5_000_000_000],
+                fallbacks: 3,
+                candidate_pairs: 2,
+                contacts: 5,
+                kinetic_energy: 0.25,
+                potential_energy: -1.5,
+                linear_momentum: [0.0, 1.0e-3, -2.0],
+                angular_momentum: [1.0e-6, 0.0, 3.0],
+                iterations: 4,
+                converged: false,
+                unfolds: 7,
+                narrows: 2,
+                skipped: 99,
+                iteration_checks: vec![vec![1, 2], vec![], vec![3, 4, 5]],
+                wall: PhaseTimes::default(),
+            },
+        ],
+    }
+}
+
+fn sample_timings() -> TimingsFile {
+    TimingsFile {
+        steps: vec![
+            PhaseTimes::default(),
+            PhaseTimes {
+                broad: 1.0e-5,
+                narrow: 2.5e-4,
+                forces: 3.0e-6,
+                integrate: 1.0e-6,
+            },
+        ],
+    }
+}
+
+/// Write → read → write through a file: the record comes back equal and the second file
+/// is byte-identical to the first.
+fn assert_round_trip<T>(magic: &[u8; 8], record: &T)
+where
+    T: Serialize + for<'de> Deserialize<'de> + PartialEq + Debug,
+{
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("r.msdem");
+    write_record(&p, magic, record).unwrap();
+    let first = std::fs::read(&p).unwrap();
+    assert_eq!(first, encode(magic, record));
+    let back: T = read_record(&p, magic).unwrap();
+    assert_eq!(&back, record);
+    write_record(&p, magic, &back).unwrap();
+    assert_eq!(std::fs::read(&p).unwrap(), first);
+    // The atomic write leaves no temporary file behind.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn frame_round_trips_byte_identically() {
+    assert_round_trip(&FRAME_MAGIC, &sample());
+    assert_round_trip(
+        &FRAME_MAGIC,
+        &Frame {
+            step: 0,
+            time: 0.0,
+            bodies: Vec::new(),
+            contacts: Vec::new(),
+        },
+    );
+}
+
+#[test]
+fn manifest_round_trips_byte_identically() {
+    assert_round_trip(&MANIFEST_MAGIC, &sample_manifest());
+}
+
+#[test]
+fn stats_round_trip_byte_identically() {
+    assert_round_trip(&STATS_MAGIC, &sample_stats());
+    assert_round_trip(&STATS_MAGIC, &StatsFile::default());
+}
+
+#[test]
+fn timings_round_trip_byte_identically() {
+    assert_round_trip(&TIMINGS_MAGIC, &sample_timings());
+}
+
+/// The byte layout, derived by hand from the postcard format: pins magics, version,
+/// varint integers, little-endian `f64`, enum variant indices and field order.
+#[test]
+fn byte_layout_is_pinned() {
+    assert_eq!(FORMAT_VERSION, 2);
+    assert_eq!(&MANIFEST_MAGIC, b"MSDEMRUN");
+    assert_eq!(&FRAME_MAGIC, b"MSDEMFRM");
+    assert_eq!(&STATS_MAGIC, b"MSDEMSTA");
+    assert_eq!(&TIMINGS_MAGIC, b"MSDEMTIM");
+
+    let f64s = |out: &mut Vec<u8>, xs: &[f64]| {
+        for x in xs {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    };
+
+    let timings = TimingsFile {
+        steps: vec![PhaseTimes {
+            broad: 1.0,
+            narrow: 2.0,
+            forces: 0.5,
+            integrate: 0.25,
+        }],
+    };
+    let mut want = b"MSDEMTIM".to_vec();
+    want.extend_from_slice(&[2, 0, 0, 0, 1]);
+    f64s(&mut want, &[1.0, 2.0, 0.5, 0.25]);
+    assert_eq!(encode(&TIMINGS_MAGIC, &timings), want);
+
+    let frame = Frame {
+        step: 300,
+        time: 0.5,
+        bodies: Vec::new(),
+        contacts: vec![
+            ContactRecord {
+                a: 1,
+                b: Other::Obstacle(2),
+                point: [0.0; 3],
+                normal: [0.0, 0.0, 1.0],
+                force: [0.0; 3],
+            },
+            ContactRecord {
+                a: 3,
+                b: Other::Particle(200),
+                point: [0.0; 3],
+                normal: [0.0; 3],
+                force: [0.0; 3],
+            },
+        ],
+    };
+    let mut want = b"MSDEMFRM".to_vec();
+    want.extend_from_slice(&[2, 0, 0, 0]);
+    want.extend_from_slice(&[0xac, 0x02]); // step 300 (varint)
+    f64s(&mut want, &[0.5]);
+    want.extend_from_slice(&[0, 2]); // no bodies, two contacts
+    want.extend_from_slice(&[1, 1, 2]); // a = 1, Obstacle (variant 1), index 2
+    f64s(&mut want, &[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    want.extend_from_slice(&[3, 0, 0xc8, 0x01]); // a = 3, Particle (variant 0), id 200
+    f64s(&mut want, &[0.0; 9]);
+    assert_eq!(encode(&FRAME_MAGIC, &frame), want);
+}
+
+#[test]
+fn wrong_magic_version_and_truncation_are_refused() {
+    let p = Path::new("x.msdem");
+    let good = encode(&FRAME_MAGIC, &sample());
+
+    let e = decode::<Frame>(p, &MANIFEST_MAGIC, &good).unwrap_err();
+    assert!(
+        matches!(&e, FrameError::Magic { path, what: "run manifest" } if path == p),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("wrong magic"), "{e}");
+
+    let mut v9 = good.clone();
+    v9[8] = 9;
+    let e = decode::<Frame>(p, &FRAME_MAGIC, &v9).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            FrameError::Version {
+                found: 9,
+                expected: FORMAT_VERSION,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("format version 9"), "{e}");
+
+    let e = decode::<Frame>(p, &FRAME_MAGIC, &good[..good.len() - 3]).unwrap_err();
+    assert!(
+        matches!(e, FrameError::Corrupt { what: "frame", .. }),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("corrupt or truncated"), "{e}");
+
+    // Every truncation point gives an error, never a panic: inside the 12-byte header it
+    // is reported as a wrong magic, inside the body as a corrupt file.
+    for len in 0..good.len() {
+        match decode::<Frame>(p, &FRAME_MAGIC, &good[..len]) {
+            Err(FrameError::Magic { .. }) if len < 12 => {}
+            Err(FrameError::Corrupt { .. }) if len >= 12 => {}
+            other => panic!("length {len}: {other:?}"),
+        }
+    }
+
+    // Trailing bytes and a garbage body (huge length prefixes) are corrupt.
+    let mut long = good.clone();
+    long.extend_from_slice(&[0, 0]);
+    let e = decode::<Frame>(p, &FRAME_MAGIC, &long).unwrap_err();
+    assert!(e.to_string().contains("2 trailing bytes"), "{e}");
+    let mut garbage = good[..12].to_vec();
+    garbage.extend_from_slice(&[0xff; 40]);
+    let e = decode::<StatsFile>(p, &FRAME_MAGIC, &garbage).unwrap_err();
+    assert!(matches!(e, FrameError::Corrupt { .. }), "{e:?}");
+}
+
+/// The same errors through files: `read_record` names the file, and a missing file is an
+/// I/O error.
+#[test]
+fn bad_files_are_refused_by_read_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path();
+    std::fs::create_dir(run.join("frames")).unwrap();
+
+    let frame = frame_path(run, 0);
+    write_record(&frame, &FRAME_MAGIC, &sample()).unwrap();
+    let e = read_record::<RunManifest>(&frame, &MANIFEST_MAGIC).unwrap_err();
+    assert!(
+        matches!(&e, FrameError::Magic { path, what: "run manifest" } if *path == frame),
+        "{e:?}"
+    );
+
+    let stats = stats_path(run);
+    let mut bytes = encode(&STATS_MAGIC, &sample_stats());
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&stats, &bytes).unwrap();
+    let e = read_record::<StatsFile>(&stats, &STATS_MAGIC).unwrap_err();
+    assert!(
+        matches!(&e, FrameError::Version { path, found: 1, expected: 2 } if *path == stats),
+        "{e:?}"
+    );
+
+    let manifest = manifest_path(run);
+    let bytes = encode(&MANIFEST_MAGIC, &sample_manifest());
+    std::fs::write(&manifest, &bytes[..bytes.len() / 2]).unwrap();
+    let e = read_record::<RunManifest>(&manifest, &MANIFEST_MAGIC).unwrap_err();
+    assert!(
+        matches!(&e, FrameError::Corrupt { path, what: "run manifest", .. } if *path == manifest),
+        "{e:?}"
+    );
+
+    let missing = timings_path(run);
+    let e = read_record::<TimingsFile>(&missing, &TIMINGS_MAGIC).unwrap_err();
+    assert!(
+        matches!(&e, FrameError::Io { path, source } if *path == missing
+            && source.kind() == std::io::ErrorKind::NotFound),
+        "{e:?}"
+    );
+
+    // Writing into a missing folder is an I/O error too.
+    let e = write_record(&frame_path(&run.join("nope"), 3), &FRAME_MAGIC, &sample()).unwrap_err();
+    assert!(matches!(e, FrameError::Io { .. }), "{e:?}");
+}
+
+#[test]
+fn paths_follow_the_run_folder_layout() {
+    let run = Path::new("OUT");
+    assert_eq!(manifest_path(run), Path::new("OUT/run.msdem"));
+    assert_eq!(
+        frame_path(run, 42),
+        Path::new("OUT/frames/frame_000042.msdem")
+    );
+    assert_eq!(stats_path(run), Path::new("OUT/stats.msdem"));
+    assert_eq!(timings_path(run), Path::new("OUT/timings.msdem"));
+}
