@@ -26,10 +26,11 @@ pub mod dispatch;
 mod active;
 mod kept;
 mod mesh_mesh;
+mod report;
 mod roots;
 
-pub use active::UpdateCounts;
 pub use mesh_mesh::{fine_contacts, kernel_kind, traverse_mode, tree_normals, PairSides};
+pub use report::{Detection, KeptPass, Search, UpdateCounts};
 
 use std::time::Instant;
 
@@ -43,70 +44,10 @@ use crate::contact::Contact;
 use crate::error::StepError;
 use crate::frames::PhaseTimes;
 use crate::model::Model;
-use crate::params::{BroadPhaseChoice, DetectionMode, KernelChoice, Params};
+use crate::params::{BroadPhaseChoice, KernelChoice, Params};
 use crate::state::State;
 use msdem_broadphase::BroadPhaseStats;
 use msdem_tree::traverse::{LevelStats, MAX_LEVELS};
-
-/// How [`Detector::detect`] finds every contact of a state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Search {
-    /// From scratch for every candidate pair: Alg. 5 from the roots
-    /// ([`DetectionMode::Hierarchy`]) or every real triangle pair
-    /// ([`DetectionMode::Flat`]).
-    Roots(DetectionMode),
-    /// On the active sets kept from the previous detection (same contacts as
-    /// `Roots(Hierarchy)`, bit for bit; less work).
-    Kept,
-}
-
-/// How a kept set is processed by its pair code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeptPass {
-    /// Widen at the current pose until no surrogate pair is in contact (explicit step).
-    Settle,
-    /// One multiscale Picard iteration.
-    Iterate {
-        /// New sets start from one full descent instead of the root pairs.
-        seed: bool,
-        /// Check every active pair (diagnostic: certificates not used).
-        recheck_all: bool,
-    },
-}
-
-/// What one detection reports.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Detection {
-    /// Candidate pairs.
-    pub pairs: u32,
-    /// Kernel calls per level.
-    pub stats: LevelStats,
-    /// Widenings and narrowings (kept sets).
-    pub counts: UpdateCounts,
-    /// Active pairs whose certificate decided their outcome without a check.
-    pub skipped: u64,
-    /// Element pairs screened for a certificate in a walk (not kernel checks).
-    pub bounds: u64,
-    /// Particle pairs whose certificates were renewed (incl. new pairs).
-    pub refreshed: u32,
-    /// Particle pairs whose contacts were kept from the previous Picard iteration (neither
-    /// particle moved, see [`crate::params::PicardParams::local_updates`]).
-    pub kept: u32,
-}
-
-impl Detection {
-    fn add(mut self, o: Detection) -> Detection {
-        self.pairs += o.pairs;
-        self.stats += &o.stats;
-        self.counts.unfolds += o.counts.unfolds;
-        self.counts.narrows += o.counts.narrows;
-        self.skipped += o.skipped;
-        self.bounds += o.bounds;
-        self.refreshed += o.refreshed;
-        self.kept += o.kept;
-        self
-    }
-}
 
 /// The detection layer of a run: one broad phase, the per-pair buffers and the kept
 /// sets (see the module docs).

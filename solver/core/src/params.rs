@@ -5,7 +5,9 @@
 use msdem_broadphase::HGridConfig;
 use msdem_geom::math::Vec3;
 
-pub use crate::integrator::implicit::{PicardParams, PicardVariant};
+mod picard;
+
+pub use picard::{PicardParamError, PicardParams, PicardVariant};
 
 /// Which time integrator a run uses (seed 000 §2, §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -72,20 +72,22 @@
 //! Because the cut always covers every real triangle pair, a terminated iteration (no
 //! active surrogate pair in contact) has found exactly the flat contacts (Lemma 5.7).
 
-use msdem_geom::math::Iso3;
-use msdem_tree::{LevelStats, TriContact};
+use msdem_tree::TriContact;
 
+mod buffers;
 mod certify;
 mod check;
+mod element;
+mod expand;
 mod geometry;
 mod kernel;
-mod pairs;
+mod set;
 mod validate;
 mod walk;
 
+use element::Leaf;
 pub use geometry::{CoarseHit, PairGeometry, Scratch};
-use pairs::{expand, key, roots, Leaf};
-pub use pairs::{Element, Outcome};
+pub use set::{ActiveSet, IterationReport};
 
 use certify::MOTION_SLACK;
 
@@ -94,72 +96,6 @@ const REBASE_ROUNDING: f32 = 1.0 / 1_048_576.0;
 pub(super) use certify::soup_sphere;
 use check::Pass;
 use walk::Mode;
-
-/// Skin κ of the certificates, relative to the pair's margin `ε_a + ε_b` (see the module
-/// docs): larger keeps more pairs stored, smaller refreshes more often.
-pub const SKIN: f32 = 0.25;
-
-/// Counts of one iteration's widening and narrowing.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct UpdateCounts {
-    /// Active pairs replaced by their children (widening).
-    pub unfolds: u32,
-    /// Sibling groups replaced by their parent (narrowing).
-    pub narrows: u32,
-}
-
-/// What one [`ActiveSet::iterate`] did.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct IterationReport {
-    /// Kernel checks per level (incl. narrowing attempts).
-    pub stats: LevelStats,
-    /// Active pairs resolved by their certificate without a check.
-    pub skipped: u64,
-    /// Element pairs screened for a certificate in a walk (not kernel checks).
-    pub bounds: u64,
-    /// Widenings and narrowings.
-    pub counts: UpdateCounts,
-    /// Whether the certificates were renewed at this pose.
-    pub refreshed: bool,
-}
-
-/// The active set of one particle pair (see the module docs).
-#[derive(Clone, Debug, Default)]
-pub struct ActiveSet {
-    /// Unfolded pairs in depth-first preorder of the descent (packed keys).
-    cut: Vec<u64>,
-    /// Active pairs within the skin, in the preorder of the walk.
-    near: Vec<Leaf>,
-    /// Pose of B in A's frame at the last refresh: the refresh is due when B moved more
-    /// than the skin from it.
-    reference: Iso3,
-    /// Pose of B in A's frame the stored clearances refer to (rebased once per step).
-    base: Iso3,
-    /// Upper bound of B's motion from `reference` to `base` \[m\]: a pair is dropped
-    /// from the stored ones only with a clearance beyond `skin + shift`.
-    shift: f32,
-    /// The first iteration of a step rebases the stored clearances.
-    rebase_due: bool,
-    initialised: bool,
-    /// Number of active pairs (leaves of the cut).
-    leaves: u32,
-    /// Memory set 𝕌 (sorted keys of pairs whose children were removed by a narrowing).
-    memory: Vec<u64>,
-    /// Unfolded pairs whose narrowing was refused in this step (sorted keys).
-    vetoes: Vec<u64>,
-    /// The cut must be walked after this iteration's checks.
-    walk_due: bool,
-}
-
-/// Keeps a per-pair vector tight: copies `src` into `dst` with little spare capacity.
-fn store<T: Copy>(dst: &mut Vec<T>, src: &[T]) {
-    dst.clear();
-    if dst.capacity() > 2 * src.len() + 4 {
-        *dst = Vec::new();
-    }
-    dst.reserve_exact(src.len());
-    dst.extend_from_slice(src);
-}
 
 impl ActiveSet {
     /// Clears the memory set and the vetoes (at the start of a time step).

@@ -8,7 +8,7 @@
 use super::broad::CandidatePair;
 use super::mesh_mesh::kept::{MeshPair, MeshScratch, TreeCache};
 use super::mesh_mesh::{self, RootsScratch};
-use super::{Detection, KeptPass};
+use super::report::{Detection, KeptPass};
 use crate::contact::RawContact;
 use crate::model::{Kind, Model, Other};
 use crate::params::{DetectionMode, KernelChoice};

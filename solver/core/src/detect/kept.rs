@@ -7,7 +7,7 @@
 
 use super::broad::CandidatePair;
 use super::dispatch::{kept_pair, validate_pair, KeptCaches, KeptPair, KeptScratches};
-use super::{Detection, KeptPass};
+use super::report::{Detection, KeptPass};
 use crate::contact::merge::merge_pair;
 use crate::contact::pair::PairParams;
 use crate::contact::{Contact, RawContact};

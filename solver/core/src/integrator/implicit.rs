@@ -56,12 +56,11 @@
 //! between the steps it serves (true within a run).
 
 mod output;
-mod params;
 mod relax;
 mod reuse;
 
+pub use crate::params::{PicardParamError, PicardParams, PicardVariant};
 pub use output::{ImplicitOutput, IterationStats};
-pub use params::{PicardParamError, PicardParams, PicardVariant};
 
 use super::{Integrator, Stepped};
 use crate::contact::force::{accumulate_forces, Wrench};

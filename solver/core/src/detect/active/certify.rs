@@ -189,7 +189,7 @@ pub(super) fn motion(t0: &Iso3, t1: &Iso3, sphere: &[f64; 4]) -> f64 {
 
 /// Bounding sphere (centre, radius \[m\]) of every vertex of a triangle soup, slightly
 /// enlarged to cover its own rounding.
-pub(in crate::detect) fn soup_sphere(soup: &[Tri]) -> [f64; 4] {
+pub(crate) fn soup_sphere(soup: &[Tri]) -> [f64; 4] {
     let mut lo = [f64::MAX; 3];
     let mut hi = [f64::MIN; 3];
     for v in soup.iter().flat_map(|t| t.v.iter()) {

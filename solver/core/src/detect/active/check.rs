@@ -9,8 +9,10 @@
 //! on the clearances; outcomes never do (a pair not certified is checked).
 
 use super::certify::{certified, clearance_from};
+use super::element::Outcome;
+use super::geometry::{CoarseHit, PairGeometry, Scratch};
 use super::kernel::{batch_kind, batch_params, classify, count, pair_tris, resolve_dist, CHUNK};
-use super::{ActiveSet, CoarseHit, IterationReport, Outcome, PairGeometry, Scratch};
+use super::set::{ActiveSet, IterationReport};
 use msdem_geom::kernel::KernelResult;
 use msdem_tree::TriContact;
 

@@ -2,8 +2,10 @@
 //! two trees, halos and relative pose of one particle pair, coarse (inner-halo) hits, and
 //! B's triangles transformed into A's frame.
 
+use super::buffers::Buffers;
 use super::certify::motion;
-use super::{walk, Element, SKIN};
+use super::element::Element;
+use super::set::SKIN;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
 use msdem_tree::SurrogateTree;
@@ -90,7 +92,7 @@ pub struct Scratch {
     pub(super) tris: Vec<Tri>,
     pub(super) stamp: Vec<u32>,
     pub(super) current: u32,
-    pub(super) walk: walk::Buffers,
+    pub(super) walk: Buffers,
 }
 
 impl Scratch {

@@ -9,8 +9,8 @@
 //! be widened however far apart it is).
 
 use super::certify::max_abs;
-use super::CoarseHit;
-use super::{Element, Outcome, PairGeometry, Scratch};
+use super::element::{Element, Outcome};
+use super::geometry::{CoarseHit, PairGeometry, Scratch};
 use msdem_geom::kernel::{contact, exact_dist, IterativeParams, KernelKind, KernelResult};
 use msdem_geom::math::Tri;
 use msdem_tree::{LevelStats, TriContact, MAX_LEVELS};

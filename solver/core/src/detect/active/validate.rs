@@ -1,15 +1,18 @@
 //! Structural check of an [`ActiveSet`] (remark 6 consistency, complete cut) and of its
 //! certificates.
 
+use super::element::{key, Element, Leaf};
+use super::expand::{expand, roots};
+use super::geometry::{PairGeometry, Scratch};
 use super::kernel::pair_tris;
-use super::{expand, key, roots, ActiveSet, Element, PairGeometry, Scratch};
+use super::set::ActiveSet;
 use msdem_geom::kernel::triangle_triangle_exact;
 use msdem_tree::SurrogateTree;
 
 struct Check<'s> {
     cut: &'s [u64],
     pos: usize,
-    near: &'s [super::Leaf],
+    near: &'s [Leaf],
     np: usize,
     covered: u64,
     leaves: u32,

@@ -7,10 +7,11 @@ use super::certify::{certified, clearance_from, tight_clearance};
 use super::kernel::{check_single, count, pair_tris};
 use msdem_geom::kernel::PairBatch;
 
-use super::{
-    expand, key, roots, store, ActiveSet, Element, IterationReport, Leaf, Outcome, PairGeometry,
-    Scratch,
-};
+use super::buffers::Buffers;
+use super::element::{key, Element, Leaf, Outcome};
+use super::expand::{expand, roots};
+use super::geometry::{PairGeometry, Scratch};
+use super::set::{store, ActiveSet, IterationReport};
 
 /// What a walk does at the leaves of the cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,21 +31,6 @@ pub(super) enum Mode {
     /// Store every active pair (the unstored ones with their certain outcome and an
     /// infinite clearance), for a check pass that re-checks all of them.
     Expand,
-}
-
-/// Reusable buffers of a walk (per thread).
-#[derive(Debug, Default)]
-pub(super) struct Buffers {
-    kids: Vec<Vec<(Element, Element)>>,
-    /// Clearances of the kids per depth and whether the kernel found them separated
-    /// (where the mode needs them).
-    clears: Vec<Vec<(f32, bool)>>,
-    batch: PairBatch<u32>,
-    screened: Vec<(bool, f32)>,
-    ka: Vec<Element>,
-    kb: Vec<Element>,
-    cut: Vec<u64>,
-    near: Vec<Leaf>,
 }
 
 struct Ctx<'s, 'g> {

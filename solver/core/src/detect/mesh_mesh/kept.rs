@@ -12,7 +12,7 @@ use super::{coarse_contacts, fine_contacts_with, kernel_kind, tree_normals, Pair
 use crate::contact::RawContact;
 use crate::detect::active::{soup_sphere, ActiveSet, CoarseHit, PairGeometry, Scratch};
 use crate::detect::broad::CandidatePair;
-use crate::detect::{Detection, KeptPass};
+use crate::detect::report::{Detection, KeptPass};
 use crate::model::{Model, Other};
 use crate::params::KernelChoice;
 use crate::state::Body;

@@ -1,0 +1,19 @@
+//! Reusable buffers of a walk of an active set's cut (per thread).
+
+use super::element::{Element, Leaf};
+use msdem_geom::kernel::PairBatch;
+
+/// Reusable buffers of a walk (per thread).
+#[derive(Debug, Default)]
+pub(super) struct Buffers {
+    pub(super) kids: Vec<Vec<(Element, Element)>>,
+    /// Clearances of the kids per depth and whether the kernel found them separated
+    /// (where the mode needs them).
+    pub(super) clears: Vec<Vec<(f32, bool)>>,
+    pub(super) batch: PairBatch<u32>,
+    pub(super) screened: Vec<(bool, f32)>,
+    pub(super) ka: Vec<Element>,
+    pub(super) kb: Vec<Element>,
+    pub(super) cut: Vec<u64>,
+    pub(super) near: Vec<Leaf>,
+}
