@@ -14,7 +14,7 @@ pub mod implicit;
 pub mod integrate;
 pub mod narrow;
 pub mod run;
-pub mod scenario;
+pub use msdem_scenario as scenario;
 pub mod setup;
 pub mod step;
 pub mod world;

@@ -1,0 +1,196 @@
+//! Parameters of the implicit Euler (seed 000 Alg. 3 / Alg. 6, §6.1): the `picard:` section
+//! of a scenario and the variant its `integrator:` chooses. Pure data, used by the solver's
+//! `implicit` module.
+
+use serde::Serialize;
+
+/// Which contact detection runs inside the Picard iterations (seed 000 §5.2–5.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PicardVariant {
+    /// Flat detection (every real triangle against every real triangle, Alg. 2) in every
+    /// Picard iteration.
+    Flat,
+    /// *Surrogate within Picard* (§5.2): the multiresolution traversal of Alg. 5 from the
+    /// roots in every iteration; same answers as [`PicardVariant::Flat`] (Cor. 5.5).
+    Surrogate,
+    /// *Multiscale Picard* (Alg. 6): active sets per particle pair kept across the
+    /// iterations, at most one tree level unfolded per iteration, narrowing with a memory
+    /// set (remark 5) and damped coarse-level force estimates.
+    Multiscale,
+}
+
+/// Settings of the Picard iterations.
+///
+/// **Relaxation (§6.1).** The wrench `W_k` that moves the guess is the weighted average
+/// `W_k = ω·F_k + (1 − ω)·W_{k−1}` of the freshly computed forces `F_k` and the previous
+/// wrench, per particle. ω adapts per particle with Aitken's Δ² rule
+/// `ω_k = −ω_{k−1}·r_{k−1}·(r_k − r_{k−1}) / |r_k − r_{k−1}|²` on the residuals
+/// `r_k = F_k − W_{k−1}` (in acceleration units): when the forces keep pulling in one
+/// direction the updates grow (ω increases, up to [`PicardParams::max_relaxation`]), when
+/// they oscillate ω shrinks and the oscillation dies out — the behaviour §6.1 describes.
+/// Where a particle's rule gives ω ≤ 0 (its residual grew along its previous direction,
+/// driven by its neighbours), it takes the weight the same rule gives for the residuals of
+/// all particles stacked into one vector instead of the lower bound (see `relax.rs`).
+/// The first iteration is the plain explicit guess of Alg. 3 (`W_0 = F_0`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PicardParams {
+    /// Relative convergence threshold on every particle's force and torque update
+    /// (seed 000 §6.1: 1 %) [-].
+    pub tolerance: f64,
+    /// Iteration budget per step; a step that uses it up is accepted but reported as not
+    /// converged.
+    pub max_iterations: u32,
+    /// Initial relaxation weight ω of the second iteration [-].
+    pub relaxation: f64,
+    /// Lower bound of the adaptive ω [-].
+    pub min_relaxation: f64,
+    /// Upper bound of the adaptive ω (> 1 allows acceleration) [-].
+    pub max_relaxation: f64,
+    /// Absolute floor of the convergence test, relative to a particle's force scale
+    /// `K_s·sqrt(M) + M·|g|` [-]: updates below `tolerance · floor` count as converged, so
+    /// free or resting particles with vanishing forces converge. The torque floor is the
+    /// force floor times the particle's bounding radius.
+    pub force_floor: f64,
+    /// Multiscale only: factor in `[0, 1]` on the force estimates of surrogate-level
+    /// contacts (remark 5: "artificially reduce the force contributions from coarse
+    /// surrogate levels") [-].
+    pub coarse_force_damping: f64,
+    /// Multiscale only: keep each particle pair's active set from one time step to the
+    /// next (default; §6.5: the multiscale version "starts from a certain resolution")
+    /// instead of restarting from the roots every step (Alg. 6 line 1 read literally,
+    /// which costs one Picard iteration per tree level in every step, even without
+    /// contact). Memory sets and vetoes are reset at every step either way.
+    pub keep_active_sets: bool,
+    /// Local updates: a particle whose force and torque updates are already within the
+    /// tolerance keeps its wrench for the next guess (its guess does not move), and
+    /// multiscale Picard detects contacts again only for particle pairs with a moved
+    /// particle (the others' contacts are those of the previous iteration, bit for bit).
+    /// The convergence test still covers every particle in every iteration. Off: every
+    /// particle is relaxed in every iteration (Alg. 3 read literally).
+    pub local_updates: bool,
+}
+
+impl Default for PicardParams {
+    fn default() -> Self {
+        PicardParams {
+            tolerance: 0.01,
+            max_iterations: 50,
+            relaxation: 1.0,
+            min_relaxation: 0.01,
+            max_relaxation: 1.5,
+            force_floor: 1e-3,
+            coarse_force_damping: 0.5,
+            keep_active_sets: true,
+            local_updates: true,
+        }
+    }
+}
+
+/// A [`PicardParams`] value out of range.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("picard parameter {field} = {value}: {reason}")]
+pub struct PicardParamError {
+    /// Name of the field.
+    pub field: &'static str,
+    /// Offending value.
+    pub value: f64,
+    /// What is required.
+    pub reason: &'static str,
+}
+
+impl PicardParams {
+    /// Checks every field's range (for the scenario loader; the solver's `implicit_step`
+    /// clamps out-of-range values instead of failing).
+    pub fn validate(&self) -> Result<(), PicardParamError> {
+        let bad = |field, value: f64, reason| {
+            Err(PicardParamError {
+                field,
+                value,
+                reason,
+            })
+        };
+        let pos = |x: f64| x.is_finite() && x > 0.0;
+        if !pos(self.tolerance) {
+            return bad("tolerance", self.tolerance, "must be finite and > 0");
+        }
+        if self.max_iterations < 1 {
+            return bad(
+                "max_iterations",
+                f64::from(self.max_iterations),
+                "must be at least 1",
+            );
+        }
+        if !pos(self.min_relaxation) || self.min_relaxation > self.max_relaxation {
+            return bad(
+                "min_relaxation",
+                self.min_relaxation,
+                "must be > 0 and ≤ max_relaxation",
+            );
+        }
+        if !(self.max_relaxation.is_finite() && self.max_relaxation < 2.0) {
+            return bad("max_relaxation", self.max_relaxation, "must be < 2");
+        }
+        if !(self.relaxation >= self.min_relaxation && self.relaxation <= self.max_relaxation) {
+            return bad(
+                "relaxation",
+                self.relaxation,
+                "must lie in [min_relaxation, max_relaxation]",
+            );
+        }
+        if !(self.force_floor.is_finite() && self.force_floor >= 0.0) {
+            return bad("force_floor", self.force_floor, "must be finite and ≥ 0");
+        }
+        if !(0.0..=1.0).contains(&self.coarse_force_damping) {
+            return bad(
+                "coarse_force_damping",
+                self.coarse_force_damping,
+                "must lie in [0, 1]",
+            );
+        }
+        Ok(())
+    }
+
+    /// A copy with every field forced into its valid range.
+    pub fn clamped(&self) -> PicardParams {
+        let fin = |x: f64, d: f64| if x.is_finite() { x } else { d };
+        let max_relaxation = fin(self.max_relaxation, 1.5).clamp(1e-3, 1.99);
+        let min_relaxation = fin(self.min_relaxation, 0.01).clamp(1e-6, max_relaxation);
+        PicardParams {
+            tolerance: fin(self.tolerance, 0.01).max(1e-15),
+            max_iterations: self.max_iterations.max(1),
+            relaxation: fin(self.relaxation, 1.0).clamp(min_relaxation, max_relaxation),
+            min_relaxation,
+            max_relaxation,
+            force_floor: fin(self.force_floor, 1e-3).max(0.0),
+            coarse_force_damping: fin(self.coarse_force_damping, 0.5).clamp(0.0, 1.0),
+            keep_active_sets: self.keep_active_sets,
+            local_updates: self.local_updates,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_bad_values_are_named() {
+        assert_eq!(PicardParams::default().validate(), Ok(()));
+        let p = PicardParams {
+            tolerance: -1.0,
+            ..PicardParams::default()
+        };
+        let e = p.validate().unwrap_err();
+        assert_eq!(e.field, "tolerance");
+        assert!(e.to_string().contains("-1"));
+        assert_eq!(p.clamped().validate(), Ok(()));
+        let q = PicardParams {
+            max_iterations: 0,
+            coarse_force_damping: 3.0,
+            max_relaxation: f64::NAN,
+            ..PicardParams::default()
+        };
+        assert!(q.validate().is_err());
+        assert_eq!(q.clamped().validate(), Ok(()));
+    }
+}
