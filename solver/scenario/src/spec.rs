@@ -84,27 +84,26 @@ fn is_default<T: Default + PartialEq>(value: &T) -> bool {
 impl<G: GeometrySource> Scenario<G> {
     /// The same scenario with every shape's and obstacle's geometry source replaced by
     /// `f(source)` (a pipeline turns its tree names into the files the runner writes).
-    pub fn map_geometry<H, E>(
-        &self,
-        mut f: impl FnMut(&G) -> Result<H, E>,
-    ) -> Result<Scenario<H>, E> {
-        let mut shapes = BTreeMap::new();
-        for (name, shape) in &self.shapes {
-            shapes.insert(name.clone(), f(shape)?);
-        }
-        let mut obstacles = Vec::with_capacity(self.obstacles.len());
-        for o in &self.obstacles {
-            obstacles.push(ObstacleSpec {
+    pub fn map_geometry<H>(&self, mut f: impl FnMut(&G) -> H) -> Scenario<H> {
+        let shapes = self
+            .shapes
+            .iter()
+            .map(|(name, shape)| (name.clone(), f(shape)))
+            .collect();
+        let obstacles = self
+            .obstacles
+            .iter()
+            .map(|o| ObstacleSpec {
                 name: o.name.clone(),
-                geometry: f(&o.geometry)?,
+                geometry: f(&o.geometry),
                 epsilon: o.epsilon,
                 friction: o.friction,
                 restitution: o.restitution,
                 translation: o.translation,
                 rotation: o.rotation,
-            });
-        }
-        Ok(Scenario {
+            })
+            .collect();
+        Scenario {
             version: self.version,
             name: self.name.clone(),
             time: self.time.clone(),
@@ -120,7 +119,7 @@ impl<G: GeometrySource> Scenario<G> {
             particles: self.particles.clone(),
             generators: self.generators.clone(),
             file: self.file.clone(),
-        })
+        }
     }
 }
 

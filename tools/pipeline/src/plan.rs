@@ -276,7 +276,12 @@ fn solve_stage(spec: &PipelineSpec) -> Stage {
         .shapes
         .iter()
         .map(|(_, s)| s.tree.as_str())
-        .chain(spec.scenario.obstacles.iter().map(|o| o.tree.as_str()));
+        .chain(
+            spec.scenario
+                .obstacles
+                .iter()
+                .map(|o| o.geometry.tree.as_str()),
+        );
     for tree in used_trees {
         let Some(t) = spec.trees.get(tree) else {
             continue;
