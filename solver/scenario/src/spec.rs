@@ -67,7 +67,7 @@ pub struct Scenario<G = MeshFiles> {
     /// Particle generators.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generators: Vec<GeneratorSpec>,
-    /// The scenario file (set by [`load_scenario`] / [`parse_scenario`]); relative paths are
+    /// The scenario file (set by [`crate::load_scenario`] / [`crate::parse_scenario`]); relative paths are
     /// resolved against its folder.
     #[serde(skip)]
     pub file: PathBuf,

@@ -274,8 +274,8 @@ fn solve_stage(spec: &PipelineSpec) -> Stage {
     let used_trees = spec
         .scenario
         .shapes
-        .iter()
-        .map(|(_, s)| s.tree.as_str())
+        .values()
+        .map(|s| s.tree.as_str())
         .chain(
             spec.scenario
                 .obstacles
