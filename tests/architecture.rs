@@ -51,9 +51,7 @@ fn strip_comments_and_tests(text: &str) -> String {
         .map(|l| l.split("//").next().unwrap_or(""))
         .collect::<Vec<_>>()
         .join("\n");
-    let cut = code
-        .find("#[cfg(test)]\nmod tests")
-        .unwrap_or(code.len());
+    let cut = code.find("#[cfg(test)]\nmod tests").unwrap_or(code.len());
     code[..cut].to_owned()
 }
 
@@ -111,10 +109,7 @@ fn use_groups(code: &str, out: &mut Vec<Vec<String>>) {
     }
 }
 
-fn resolve<'m>(
-    files: &'m BTreeMap<Vec<String>, PathBuf>,
-    path: &[String],
-) -> Option<&'m PathBuf> {
+fn resolve<'m>(files: &'m BTreeMap<Vec<String>, PathBuf>, path: &[String]) -> Option<&'m PathBuf> {
     (0..=path.len()).rev().find_map(|k| files.get(&path[..k]))
 }
 
@@ -261,11 +256,20 @@ fn the_cycle_checker_finds_a_planted_cycle() {
     std::fs::create_dir_all(src.join("a")).expect("mkdir");
     let write = |p: &str, t: &str| std::fs::write(src.join(p), t).expect("write");
     write("lib.rs", "pub mod a;\npub mod b;\npub mod c;\npub mod d;\n");
-    write("a.rs", "mod inner;\nuse crate::b::B;\npub struct A;\npub fn f() { inner::g() }\n");
+    write(
+        "a.rs",
+        "mod inner;\nuse crate::b::B;\npub struct A;\npub fn f() { inner::g() }\n",
+    );
     write("a/inner.rs", "use super::A;\npub fn g() {}\n");
     write("b.rs", "use crate::{c::C, d};\npub struct B;\n");
-    write("c.rs", "pub struct C(crate::a::A);\n// use crate::d::D; (a comment is no edge)\n");
-    write("d.rs", "pub struct D;\n#[cfg(test)]\nmod tests {\n    use crate::a::A;\n}\n");
+    write(
+        "c.rs",
+        "pub struct C(crate::a::A);\n// use crate::d::D; (a comment is no edge)\n",
+    );
+    write(
+        "d.rs",
+        "pub struct D;\n#[cfg(test)]\nmod tests {\n    use crate::a::A;\n}\n",
+    );
     let graph = import_graph(src);
     let found = cycles(&graph);
     let names = |c: &Vec<PathBuf>| {
@@ -282,13 +286,36 @@ fn manifest(c: &str) -> String {
 }
 
 fn depends_on(manifest: &str, dep: &str) -> bool {
-    manifest.lines().any(|l| l.trim_start().starts_with(&format!("{dep}.workspace")))
-        || manifest.lines().any(|l| l.trim_start().starts_with(&format!("{dep} =")))
+    manifest
+        .lines()
+        .any(|l| l.trim_start().starts_with(&format!("{dep}.workspace")))
+        || manifest
+            .lines()
+            .any(|l| l.trim_start().starts_with(&format!("{dep} =")))
 }
 
 #[test]
 fn export_reads_run_output_through_the_frames_crate_not_the_solver() {
     let m = manifest("tools/export");
-    assert!(depends_on(&m, "msdem-frames"), "export must use msdem-frames");
-    assert!(!depends_on(&m, "msdem-solver"), "export must not depend on the solver");
+    assert!(
+        depends_on(&m, "msdem-frames"),
+        "export must use msdem-frames"
+    );
+    assert!(
+        !depends_on(&m, "msdem-solver"),
+        "export must not depend on the solver"
+    );
+}
+
+#[test]
+fn one_scenario_schema_is_shared_by_the_solver_and_the_pipeline() {
+    assert!(depends_on(&manifest("solver/core"), "msdem-scenario"));
+    assert!(depends_on(&manifest("tools/pipeline"), "msdem-scenario"));
+    for gone in [
+        "tools/pipeline/src/scenario.rs",
+        "tools/pipeline/src/broadphase.rs",
+        "solver/core/src/scenario.rs",
+    ] {
+        assert!(!repo().join(gone).exists(), "{gone}: a second copy of the schema");
+    }
 }

@@ -6,22 +6,24 @@
 use std::path::Path;
 
 use msdem_e2e::{pipeline_binary, pipelines_dir, run_in, test_pipelines_dir, texts, yaml_files};
-use msdem_pipeline::scenario::GeneratorSpec;
 use msdem_pipeline::spec::{GeneratedMesh, MeshSpec};
 use msdem_pipeline::{load_pipeline, scenario_text, PipelineSpec};
+use msdem_scenario::GeneratorSpec;
 
 fn load(path: &Path) -> PipelineSpec {
     load_pipeline(path).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The solver's parser reads the scenario the runner would write for `path`.
+/// The solver's loader (`msdem_scenario::parse_scenario`, scenario-file form) reads the
+/// scenario the runner would write for `path`, and it is the pipeline's scenario with the
+/// trees turned into files.
 fn check_scenario_round_trip(path: &Path) {
     let spec = load(path);
     let text = scenario_text(&spec).unwrap();
     let out = Path::new("out")
         .join(spec.name.as_str())
         .join("scenario.yaml");
-    let scenario = msdem_solver::scenario::parse_scenario(&text, &out).unwrap_or_else(|e| {
+    let scenario = msdem_scenario::parse_scenario(&text, &out).unwrap_or_else(|e| {
         panic!(
             "{}: solver refuses the written scenario: {e}\n{text}",
             path.display()
@@ -31,6 +33,10 @@ fn check_scenario_round_trip(path: &Path) {
     assert_eq!(scenario.shapes.len(), spec.scenario.shapes.len());
     assert_eq!(scenario.obstacles.len(), spec.scenario.obstacles.len());
     assert_eq!(scenario.generators.len(), spec.scenario.generators.len());
+    assert_eq!(scenario.particles, spec.scenario.particles);
+    assert_eq!(scenario.generators, spec.scenario.generators);
+    assert_eq!(scenario.picard, spec.scenario.picard);
+    assert_eq!(scenario.broadphase, spec.scenario.broadphase);
     for (name, shape) in spec.scenario.shapes.iter() {
         let tree = shape.tree.as_str();
         let mesh = spec.trees.get(tree).unwrap().mesh.as_str();
@@ -94,14 +100,12 @@ fn particles(spec: &PipelineSpec) -> Vec<(String, u32)> {
         .scenario
         .particles
         .iter()
-        .map(|p| (p.shape.as_str().to_owned(), 1))
+        .map(|p| (p.shape.clone(), 1))
         .collect();
     for g in &spec.scenario.generators {
         out.push(match g {
-            GeneratorSpec::Lattice(l) => (l.shape.as_str().to_owned(), l.count.iter().product()),
-            GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => {
-                (b.shape.as_str().to_owned(), b.count)
-            }
+            GeneratorSpec::Lattice(l) => (l.shape.clone(), l.count.iter().product()),
+            GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => (b.shape.clone(), b.count),
         });
     }
     out
@@ -126,7 +130,7 @@ fn staircase_meets_its_specification() {
         .iter()
         .fold((f64::MAX, 0.0f64), |(lo, hi), r| (lo.min(*r), hi.max(*r)));
     assert!(max / min >= 4.0, "radius ratio {}", max / min);
-    let gravity = spec.scenario.gravity.unwrap();
+    let gravity = spec.scenario.gravity;
     assert!(gravity[2] < 0.0);
 }
 
@@ -146,15 +150,13 @@ fn hopper_particle_pair_and_slope_meet_their_specification() {
 
     let pair = load(&pipelines_dir().join("particle_pair.yaml"));
     assert_eq!(pair.scenario.particles.len(), 2);
-    assert!(pair.scenario.gravity.is_none_or(|g| g == [0.0; 3]));
+    assert_eq!(pair.scenario.gravity, [0.0; 3]);
     for p in &pair.scenario.particles {
         assert_eq!(sphere(&pair, p.shape.as_str()).1, 1280);
     }
     let [a, b] = [&pair.scenario.particles[0], &pair.scenario.particles[1]];
     let closing: f64 = (0..3)
-        .map(|i| {
-            (b.position[i] - a.position[i]) * (a.velocity.unwrap()[i] - b.velocity.unwrap()[i])
-        })
+        .map(|i| (b.position[i] - a.position[i]) * (a.velocity[i] - b.velocity[i]))
         .sum();
     assert!(closing > 0.0, "the spheres must approach each other");
 
@@ -248,8 +250,7 @@ fn the_binary_reports_bad_arguments_and_missing_files_in_one_line() {
 /// back from the written scenario, together with their `picard:` settings.
 #[test]
 fn implicit_pipelines_select_their_integrator_and_picard_settings() {
-    use msdem_pipeline::scenario::Integrator;
-    use msdem_solver::scenario::IntegratorSpec;
+    use msdem_scenario::{DetectionModeSpec, IntegratorSpec};
     for (file, count) in [
         ("particle_pair_implicit.yaml", 2),
         ("particle_on_slope_implicit.yaml", 1),
@@ -259,25 +260,17 @@ fn implicit_pipelines_select_their_integrator_and_picard_settings() {
         let spec = load(&path);
         assert_eq!(
             spec.scenario.integrator,
-            Some(Integrator::ImplicitMultiscale),
+            IntegratorSpec::ImplicitMultiscale,
             "{file}"
         );
         let written = scenario_text(&spec).unwrap();
-        let parsed = msdem_solver::scenario::parse_scenario(&written, Path::new("s.yaml"))
+        let parsed = msdem_scenario::parse_scenario(&written, Path::new("s.yaml"))
             .unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(parsed.integrator, IntegratorSpec::ImplicitMultiscale);
-        let picard = spec.scenario.picard.as_ref().expect("a picard section");
-        assert_eq!(Some(parsed.picard.tolerance), picard.tolerance, "{file}");
-        assert_eq!(
-            Some(parsed.picard.max_iterations),
-            picard.max_iterations,
-            "{file}"
-        );
-        assert!(spec
-            .scenario
-            .detection
-            .as_ref()
-            .is_none_or(|d| d.mode.is_none()));
+        assert_eq!(parsed.picard, spec.scenario.picard, "{file}");
+        assert_eq!(parsed.picard.tolerance, 0.01, "{file}");
+        assert_eq!(parsed.picard.max_iterations, 50, "{file}");
+        assert_eq!(spec.scenario.detection.mode, DetectionModeSpec::Hierarchy);
         assert_eq!(particles(&spec).len(), count, "{file}");
     }
     // Table 7: one 80-triangle unit sphere against partners scaled ×1, ×2, ×4, ×8.
@@ -296,11 +289,11 @@ fn implicit_pipelines_select_their_integrator_and_picard_settings() {
 }
 
 /// Every `broadphase:` form of a pipeline (short names and the map form with each key)
-/// reaches the solver's parser, through the written scenario, as the same choice: the
-/// pipeline's copy of the schema and the solver's cannot drift apart unnoticed.
+/// reaches the solver's parser, through the written scenario, as the same choice: what the
+/// runner writes (`Serialize`) reads back as what the pipeline file said.
 #[test]
 fn every_broadphase_form_reaches_the_solver_unchanged() {
-    use msdem_solver::scenario::BroadPhaseSpec;
+    use msdem_scenario::BroadPhaseSpec;
     let hgrid = |levels, cell_sizes: Option<Vec<f64>>, skin| BroadPhaseSpec::HGrid {
         levels,
         cell_sizes,
@@ -342,8 +335,9 @@ fn every_broadphase_form_reaches_the_solver_unchanged() {
         let text = tiny.replacen(anchor, &format!("{anchor}  {line}\n"), 1);
         let spec = msdem_pipeline::parse_pipeline(&text, Path::new("tiny.yaml"))
             .unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(spec.scenario.broadphase, expected, "{line}");
         let written = scenario_text(&spec).unwrap();
-        let parsed = msdem_solver::scenario::parse_scenario(&written, Path::new("s.yaml"))
+        let parsed = msdem_scenario::parse_scenario(&written, Path::new("s.yaml"))
             .unwrap_or_else(|e| panic!("{line}: solver refuses {written}: {e}"));
         assert_eq!(parsed.broadphase, expected, "{line}\n{written}");
     }

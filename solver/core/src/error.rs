@@ -135,3 +135,24 @@ pub enum StepError {
         source: BroadPhaseError,
     },
 }
+
+impl From<msdem_scenario::ScenarioError> for SolverError {
+    fn from(e: msdem_scenario::ScenarioError) -> Self {
+        use msdem_scenario::ScenarioError as E;
+        match e {
+            E::Io { path, source } => SolverError::Io { path, source },
+            E::Located {
+                file,
+                line,
+                column,
+                message,
+            } => SolverError::Scenario {
+                file,
+                line,
+                column,
+                message,
+            },
+            E::Unlocated { file, message } => SolverError::ScenarioUnlocated { file, message },
+        }
+    }
+}

@@ -29,7 +29,7 @@ pub mod model;
 pub mod motion;
 pub mod params;
 pub mod run;
-pub mod scenario;
+pub use msdem_scenario as scenario;
 pub mod setup;
 pub mod state;
 pub mod world;

@@ -5,9 +5,9 @@
 use msdem_broadphase::HGridConfig;
 use msdem_geom::math::Vec3;
 
-mod picard;
-
-pub use picard::{PicardParamError, PicardParams, PicardVariant};
+/// Settings of the implicit Euler (seed 000 Alg. 3 / Alg. 6, §6.1): pure data shared with
+/// the scenario schema.
+pub use msdem_scenario::picard::{PicardParamError, PicardParams, PicardVariant};
 
 /// Which time integrator a run uses (seed 000 §2, §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

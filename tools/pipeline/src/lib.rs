@@ -14,8 +14,9 @@
 //! trees:                       # name → treebuild options
 //!   grain: { mesh: grain }
 //!   stairs: { mesh: stairs, obstacle: true, leaf_size: 8 }
-//! scenario:                    # the solver scenario without version/name; shapes and
-//!   time: { dt: 1.0e-4, end: 1.0, output_every: 100 }   #   obstacles name trees
+//! scenario:                    # the solver scenario (msdem_scenario) without version and
+//!   time: { dt: 1.0e-4, end: 1.0, output_every: 100 }   #   name; shapes and obstacles
+//!                                                       #   name trees: `{ tree: NAME }`
 //!   gravity: [0, 0, -9.81]
 //!   materials: { rock: { density: 2500, friction: 0.5, restitution: 0.4 } }
 //!   shapes: { grain: { tree: grain } }
@@ -25,7 +26,9 @@
 //! export: { vtk: true, ply: true, plots: true, preview: last }   # optional
 //! ```
 //!
-//! Unknown keys, wrong types and dangling names are errors `FILE:LINE:COL: message`.
+//! Unknown keys, wrong types, dangling names and every value the solver would refuse in the
+//! scenario section (the schema and its checks are `msdem_scenario`'s, shared with the
+//! solver) are errors `FILE:LINE:COL: message`, reported before any stage runs.
 //!
 //! # Output folder (`out/NAME/` by default)
 //!
@@ -35,7 +38,6 @@
 //! stage output, see [`stamp`]).
 #![warn(missing_docs)]
 
-pub mod broadphase;
 pub mod error;
 pub mod load;
 pub mod names;
@@ -43,8 +45,6 @@ pub mod plan;
 mod process;
 mod report;
 pub mod runner;
-pub mod scenario;
-pub mod scenario_file;
 pub mod spec;
 pub mod stamp;
 

@@ -59,25 +59,6 @@ impl<'de> Deserialize<'de> for SupportedVersion {
     }
 }
 
-/// Just the declared names, for the reference check.
-#[derive(Deserialize)]
-struct NamesProbe {
-    #[serde(default)]
-    meshes: serde_norway::Mapping,
-    #[serde(default)]
-    trees: serde_norway::Mapping,
-    #[serde(default)]
-    scenario: Option<ScenarioNamesProbe>,
-}
-
-#[derive(Deserialize, Default)]
-struct ScenarioNamesProbe {
-    #[serde(default)]
-    shapes: serde_norway::Mapping,
-    #[serde(default)]
-    materials: serde_norway::Mapping,
-}
-
 /// Reads and checks the pipeline file at `path`.
 pub fn load_pipeline(path: &Path) -> Result<PipelineSpec, PipelineError> {
     let text = std::fs::read_to_string(path).map_err(|source| PipelineError::Read {
@@ -91,22 +72,22 @@ pub fn load_pipeline(path: &Path) -> Result<PipelineSpec, PipelineError> {
 pub fn parse_pipeline(text: &str, path: &Path) -> Result<PipelineSpec, PipelineError> {
     let yaml_err = |e: serde_norway::Error| yaml_error(path, e);
     let _: VersionProbe = serde_norway::from_str(text).map_err(yaml_err)?;
-    // Pass 1: the schema, references unchecked; pass 2: the references.
-    let _: PipelineSpec = serde_norway::from_str(text).map_err(yaml_err)?;
-    let names: NamesProbe = serde_norway::from_str(text).map_err(yaml_err)?;
-    let scenario = names.scenario.unwrap_or_default();
-    let keys = |m: &serde_norway::Mapping| -> Vec<String> {
-        m.keys()
-            .filter_map(|k| k.as_str().map(str::to_owned))
-            .collect()
-    };
+    // Pass 1: the schema, references unchecked; pass 2: the references (meshes here, the
+    // scenario's trees, shapes and materials and its integrator in msdem_scenario).
+    let first: PipelineSpec = serde_norway::from_str(text).map_err(yaml_err)?;
     let known = Known {
-        meshes: keys(&names.meshes),
-        trees: keys(&names.trees),
-        shapes: keys(&scenario.shapes),
-        materials: keys(&scenario.materials),
+        meshes: first.meshes.names(),
     };
-    with_known(known, || serde_norway::from_str(text)).map_err(yaml_err)
+    let scenario_known = msdem_scenario::Known {
+        trees: first.trees.names(),
+        ..msdem_scenario::Known::of(&first.scenario)
+    };
+    let mut spec: PipelineSpec = with_known(known, || {
+        msdem_scenario::with_known(scenario_known, || serde_norway::from_str(text))
+    })
+    .map_err(yaml_err)?;
+    spec.scenario.name = spec.name.to_string();
+    Ok(spec)
 }
 
 /// `FILE:LINE:COL: message` from a YAML error (the position moved out of the message).

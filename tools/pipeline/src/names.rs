@@ -1,10 +1,12 @@
 //! Names and by-name references inside a pipeline file.
 //!
-//! Meshes, trees, shapes and materials are declared under a name ([`Name`], usable as a
-//! file name) in an ordered map without duplicates ([`NamedMap`]), and referred to by name
+//! Meshes and trees are declared under a name ([`Name`], usable as a file name) in an
+//! ordered map without duplicates ([`NamedMap`]); a tree refers to its mesh by name
 //! ([`Ref`]). References are checked while deserializing, so that a dangling one is
 //! reported with the `line:column` of the reference itself: the loader parses the file
-//! twice, the second time with the declared names registered by [`with_known`].
+//! twice, the second time with the declared names registered by [`with_known`]. (The
+//! scenario section's references — trees, shapes, materials — are checked the same way by
+//! `msdem_scenario`.)
 
 use std::cell::RefCell;
 use std::fmt;
@@ -162,12 +164,6 @@ impl<T> Visitor<'_> for NewName<'_, T> {
 pub struct Known {
     /// Names under `meshes:`.
     pub meshes: Vec<String>,
-    /// Names under `trees:`.
-    pub trees: Vec<String>,
-    /// Names under `scenario.shapes:`.
-    pub shapes: Vec<String>,
-    /// Names under `scenario.materials:`.
-    pub materials: Vec<String>,
 }
 
 thread_local! {
@@ -212,19 +208,6 @@ namespace!(
     /// Names of `meshes:` entries.
     Meshes, "mesh", "meshes", meshes
 );
-namespace!(
-    /// Names of `trees:` entries.
-    Trees, "tree", "trees", trees
-);
-namespace!(
-    /// Names of `scenario.shapes:` entries.
-    Shapes, "shape", "scenario.shapes", shapes
-);
-namespace!(
-    /// Names of `scenario.materials:` entries.
-    Materials, "material", "scenario.materials", materials
-);
-
 /// A reference by name to an entry of namespace `N`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ref<N> {

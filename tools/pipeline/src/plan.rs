@@ -274,9 +274,14 @@ fn solve_stage(spec: &PipelineSpec) -> Stage {
     let used_trees = spec
         .scenario
         .shapes
-        .iter()
-        .map(|(_, s)| s.tree.as_str())
-        .chain(spec.scenario.obstacles.iter().map(|o| o.tree.as_str()));
+        .values()
+        .map(|s| s.tree.as_str())
+        .chain(
+            spec.scenario
+                .obstacles
+                .iter()
+                .map(|o| o.geometry.tree.as_str()),
+        );
     for tree in used_trees {
         let Some(t) = spec.trees.get(tree) else {
             continue;

@@ -6,12 +6,13 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use msdem_scenario::{MeshFiles, TreeName};
+
 use crate::error::PipelineError;
 use crate::load::load_pipeline;
 use crate::plan::{self, Stage, StageKind, SCENARIO_FILE};
 use crate::process::execute;
 use crate::report::{describe, report_products, say};
-use crate::scenario_file::scenario_yaml;
 use crate::spec::PipelineSpec;
 use crate::stamp::{self, Digest32};
 
@@ -79,13 +80,18 @@ impl StageFilter {
     }
 }
 
-/// The text of `scenario.yaml` for `spec`: the inline scenario with version, name and the
-/// mesh and tree files (relative to the output folder) filled in.
+/// The text of `scenario.yaml` for `spec`: the inline scenario with the pipeline's name and
+/// each tree turned into its mesh and tree files (relative to the output folder).
 pub fn scenario_text(spec: &PipelineSpec) -> Result<String, serde_norway::Error> {
-    scenario_yaml(&spec.name, &spec.scenario, |tree| {
+    let files = spec.scenario.map_geometry(|source: &TreeName| {
+        let tree = source.tree.as_str();
         let mesh = spec.trees.get(tree).map_or(tree, |t| t.mesh.as_str());
-        (plan::mesh_file(mesh), plan::tree_file(tree))
-    })
+        MeshFiles {
+            mesh: plan::mesh_file(mesh).into(),
+            tree: plan::tree_file(tree).into(),
+        }
+    });
+    serde_norway::to_string(&files)
 }
 
 /// Runs the pipeline of `opts`, writing progress lines to `log`. The stages' own output

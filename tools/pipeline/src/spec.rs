@@ -11,7 +11,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::names::{Meshes, Name, NamedMap, Ref};
-use crate::scenario::ScenarioSpec;
+use msdem_scenario::{Scenario, TreeName};
 
 /// The only pipeline file version this runner reads.
 pub const PIPELINE_VERSION: u32 = 1;
@@ -31,8 +31,9 @@ pub struct PipelineSpec {
     pub meshes: NamedMap<MeshSpec>,
     /// Surrogate trees to build (stage 2, `treebuild`), written to `trees/NAME.tree`.
     pub trees: NamedMap<TreeSpec>,
-    /// The solver scenario (stage 3), with shapes and obstacles naming trees.
-    pub scenario: ScenarioSpec,
+    /// The solver scenario (stage 3), with shapes and obstacles naming trees; its `name` is
+    /// the pipeline's (set by the loader).
+    pub scenario: Scenario<TreeName>,
     /// Exporter options (stage 4); all outputs by default.
     #[serde(default)]
     pub export: ExportSpec,

@@ -154,8 +154,8 @@ pub fn load_obstacle(
     spec: &ObstacleSpec,
 ) -> Result<(Obstacle, SetupMesh), SolverError> {
     let context = format!("obstacles[{index}] ({})", spec.name);
-    let mesh_path = scenario.resolve(&spec.mesh);
-    let tree_path = scenario.resolve(&spec.tree);
+    let mesh_path = scenario.resolve(&spec.geometry.mesh);
+    let tree_path = scenario.resolve(&spec.geometry.tree);
     let (mesh, hash) = read_checked(scenario, &context, &mesh_path, Role::Obstacle)?;
     let tree = load_tree_for(scenario, &context, &tree_path, &mesh_path, hash)?;
     let [w, x, y, z] = spec.rotation;

@@ -5,9 +5,10 @@
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
-use serde::Deserialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
 
-use super::{names, values, BoxSpec, GeneratorSpec, LatticeSpec};
+use crate::{names, values, BoxSpec, GeneratorSpec, LatticeSpec};
 
 const GENERATOR_KINDS: &[&str] = &["lattice", "random_box", "drop"];
 
@@ -128,4 +129,19 @@ fn next_box<'de, A: MapAccess<'de>>(
         velocity: raw.velocity.unwrap_or_default(),
         random_orientation: raw.random_orientation,
     })
+}
+
+impl Serialize for GeneratorSpec {
+    /// The single-key form it was read from (`random_box` writes its velocity, 0 by
+    /// default).
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(1))?;
+        match self {
+            GeneratorSpec::Lattice(l) => map.serialize_entry(self.kind(), l)?,
+            GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => {
+                map.serialize_entry(self.kind(), b)?
+            }
+        }
+        map.end()
+    }
 }

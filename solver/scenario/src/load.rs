@@ -6,28 +6,27 @@ use std::path::Path;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
-use super::names::{self, Known};
-use super::{Scenario, SCENARIO_VERSION};
-use crate::error::SolverError;
+use crate::names::{self, Known};
+use crate::{Scenario, ScenarioError, SCENARIO_VERSION};
 
-/// Reads and validates the scenario at `path` (see the schema in [`crate::scenario`]).
+/// Reads and validates the scenario file at `path` (see the schema in [`crate`]).
 ///
 /// Errors are one line, `FILE:LINE:COLUMN: key.path: message`.
-pub fn load_scenario(path: &Path) -> Result<Scenario, SolverError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SolverError::Io {
+pub fn load_scenario(path: &Path) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     parse_scenario(&text, path)
 }
 
-/// Parses scenario text; `file` names the file in errors and anchors relative paths.
-pub fn parse_scenario(text: &str, file: &Path) -> Result<Scenario, SolverError> {
-    let located = |e: serde_norway::Error| locate(file, e);
+/// Parses scenario-file text; `file` names the file in errors and anchors relative paths.
+pub fn parse_scenario(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
+    let located = |e: serde_norway::Error| ScenarioError::from_yaml(file, e);
     // 1. The version, before anything else: a file of another version may use other keys.
     let probe: VersionProbe = serde_norway::from_str(text).map_err(located)?;
     if probe.version.is_none() {
-        return Err(SolverError::Scenario {
+        return Err(ScenarioError::Located {
             file: file.to_path_buf(),
             line: 1,
             column: 1,
@@ -38,39 +37,16 @@ pub fn parse_scenario(text: &str, file: &Path) -> Result<Scenario, SolverError> 
     }
     // 2. The whole schema; references to shapes and materials are not checked yet.
     let first: Scenario = serde_norway::from_str(text).map_err(located)?;
+    //    `name` is optional in the shared schema (a pipeline's scenario has none).
+    let _: NameProbe = serde_norway::from_str(text).map_err(located)?;
     // 3. Again with the defined names (and the integrator) installed, so that an unknown
     //    name, or a detection mode that contradicts the integrator, is reported where it is
     //    written.
-    let known = Known {
-        shapes: first.shapes.keys().cloned().collect(),
-        materials: first.materials.keys().cloned().collect(),
-        integrator: first.integrator,
-    };
+    let known = Known::of(&first);
     let mut scenario: Scenario =
         names::with_known(known, || serde_norway::from_str(text)).map_err(located)?;
     scenario.file = file.to_path_buf();
     Ok(scenario)
-}
-
-/// Turns a YAML error into `FILE:LINE:COLUMN: message` (or `FILE: message` without position).
-fn locate(file: &Path, err: serde_norway::Error) -> SolverError {
-    let text = err.to_string();
-    match err.location() {
-        Some(loc) => {
-            let suffix = format!(" at line {} column {}", loc.line(), loc.column());
-            let message = text.replacen(&suffix, "", 1);
-            SolverError::Scenario {
-                file: file.to_path_buf(),
-                line: loc.line(),
-                column: loc.column(),
-                message,
-            }
-        }
-        None => SolverError::ScenarioUnlocated {
-            file: file.to_path_buf(),
-            message: text,
-        },
-    }
 }
 
 /// Only the `version` key; everything else is ignored in this pass.
@@ -107,4 +83,11 @@ fn version<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
         }
     }
     d.deserialize_u64(V)
+}
+
+/// Only the `name` key, required in a scenario file.
+#[derive(Deserialize)]
+struct NameProbe {
+    #[serde(rename = "name")]
+    _name: de::IgnoredAny,
 }

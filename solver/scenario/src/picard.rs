@@ -1,4 +1,8 @@
-//! Parameters of the implicit Euler (seed 000 Alg. 3 / Alg. 6, §6.1).
+//! Parameters of the implicit Euler (seed 000 Alg. 3 / Alg. 6, §6.1): the `picard:` section
+//! of a scenario and the variant its `integrator:` chooses. Pure data, used by the solver's
+//! `implicit` module.
+
+use serde::Serialize;
 
 /// Which contact detection runs inside the Picard iterations (seed 000 §5.2–5.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,7 +32,7 @@ pub enum PicardVariant {
 /// driven by its neighbours), it takes the weight the same rule gives for the residuals of
 /// all particles stacked into one vector instead of the lower bound (see `relax.rs`).
 /// The first iteration is the plain explicit guess of Alg. 3 (`W_0 = F_0`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PicardParams {
     /// Relative convergence threshold on every particle's force and torque update
     /// (seed 000 §6.1: 1 %) [-].
@@ -95,7 +99,7 @@ pub struct PicardParamError {
 }
 
 impl PicardParams {
-    /// Checks every field's range (for the scenario loader; [`super::implicit_step`]
+    /// Checks every field's range (for the scenario loader; the solver's `implicit_step`
     /// clamps out-of-range values instead of failing).
     pub fn validate(&self) -> Result<(), PicardParamError> {
         let bad = |field, value: f64, reason| {

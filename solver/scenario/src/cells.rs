@@ -7,7 +7,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use super::values;
+use crate::values;
 use msdem_broadphase::levels::MAX_LEVELS;
 
 /// `levels`: an integer in `[1, MAX_LEVELS]`, equal to the number of `cell_sizes` when both

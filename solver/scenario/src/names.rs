@@ -5,24 +5,43 @@
 //! `particles[3].shape: gravel` is checked inside the YAML scalar's visitor and the error
 //! carries that scalar's line and column. Outside the second pass references are accepted
 //! unchecked. The same pass makes the scenario's `integrator:` known, for the check of
-//! `detection.mode` (see `implicit`).
+//! `detection.mode` (see `implicit`), and, in a pipeline file, the pipeline's trees, for the
+//! check of `tree: NAME` (see `source`). A pipeline file is parsed the same way by its
+//! loader, which installs these names with [`with_known`].
 
 use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};
 
-use super::IntegratorSpec;
+use crate::source::GeometrySource;
+use crate::{IntegratorSpec, Scenario};
 
 /// Names defined by the scenario being parsed on this thread.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Known {
+pub struct Known {
     /// Shape names, sorted.
     pub shapes: Vec<String>,
     /// Material names, sorted.
     pub materials: Vec<String>,
     /// The scenario's `integrator:` (checked against `detection.mode`).
     pub integrator: IntegratorSpec,
+    /// The trees a pipeline declares under `trees:`, in file order (what `tree: NAME`
+    /// may name; unused by scenario files).
+    pub trees: Vec<String>,
+}
+
+impl Known {
+    /// The shapes, materials and integrator of `scenario` (parsed without them), and no
+    /// trees.
+    pub fn of<G: GeometrySource>(scenario: &Scenario<G>) -> Known {
+        Known {
+            shapes: scenario.shapes.keys().cloned().collect(),
+            materials: scenario.materials.keys().cloned().collect(),
+            integrator: scenario.integrator,
+            trees: Vec::new(),
+        }
+    }
 }
 
 thread_local! {
@@ -30,8 +49,8 @@ thread_local! {
 }
 
 /// Installs `known` for the duration of `f` on this thread (restored afterwards, also when
-/// `f` unwinds).
-pub(crate) fn with_known<T>(known: Known, f: impl FnOnce() -> T) -> T {
+/// `f` unwinds): scenarios deserialized inside `f` check their references against it.
+pub fn with_known<T>(known: Known, f: impl FnOnce() -> T) -> T {
     struct Restore(Option<Known>);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -105,4 +124,22 @@ pub(crate) fn shape_ref<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Er
 /// A reference to a material name.
 pub(crate) fn material_ref<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     d.deserialize_str(NameVisitor(Kind::Material))
+}
+
+/// A pipeline's `tree: NAME`: accepted outside the second pass, else it must name a tree
+/// of [`Known::trees`].
+pub(crate) fn check_tree(name: &str) -> Result<(), String> {
+    KNOWN.with(|k| match k.borrow().as_ref() {
+        Some(known) if !known.trees.iter().any(|t| t == name) => {
+            let listing = if known.trees.is_empty() {
+                "none".to_owned()
+            } else {
+                known.trees.join(", ")
+            };
+            Err(format!(
+                "unknown tree `{name}` (declared under trees: {listing})"
+            ))
+        }
+        _ => Ok(()),
+    })
 }

@@ -10,10 +10,8 @@ use std::fmt;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
-use super::names;
-use super::values;
-use super::{DetectionModeSpec, IntegratorSpec};
-use crate::params::{PicardParams, PicardVariant};
+use crate::picard::{PicardParams, PicardVariant};
+use crate::{names, values, DetectionModeSpec, IntegratorSpec};
 
 impl IntegratorSpec {
     /// The Picard variant of an implicit integrator, `None` for `explicit`.

@@ -24,9 +24,10 @@
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
-use serde::Deserialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
 
-use super::cells::{CellSizesSeed, LevelsSeed, NonNegative, Positive};
+use crate::cells::{CellSizesSeed, LevelsSeed, NonNegative, Positive};
 
 /// `broadphase:` value: the broad-phase algorithm and its parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -303,4 +304,53 @@ impl<'de> Deserialize<'de> for BroadPhaseSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(SpecVisitor)
     }
+}
+
+impl Serialize for BroadPhaseSpec {
+    /// The short name where no parameter is given, else the map form with the given ones.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let kind = Kind::of(self).name();
+        let entries: Vec<(&str, Param<'_>)> = match self {
+            BroadPhaseSpec::HGrid {
+                levels,
+                cell_sizes,
+                skin,
+            } => [
+                levels.map(|l| ("levels", Param::Count(l))),
+                cell_sizes
+                    .as_ref()
+                    .map(|c| ("cell_sizes", Param::Lengths(c))),
+                skin.map(|k| ("skin", Param::Length(k))),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            BroadPhaseSpec::LinkedCells { cell_size, skin } => [
+                cell_size.map(|c| ("cell_size", Param::Length(c))),
+                skin.map(|k| ("skin", Param::Length(k))),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            BroadPhaseSpec::AllPairs => Vec::new(),
+        };
+        if entries.is_empty() {
+            return s.serialize_str(kind);
+        }
+        let mut map = s.serialize_map(Some(entries.len() + 1))?;
+        map.serialize_entry("kind", kind)?;
+        for (key, value) in &entries {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+/// A parameter value of the map form, for [`BroadPhaseSpec`]'s `Serialize`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Param<'a> {
+    Count(u32),
+    Lengths(&'a [f64]),
+    Length(f64),
 }

@@ -1,0 +1,356 @@
+//! The types of a scenario: one schema for scenario files and for the `scenario:` section of
+//! a pipeline file, which differ only in their [`GeometrySource`] (see [`crate::source`]).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::picard::PicardParams;
+use crate::source::{self, GeometrySource, MeshFiles, ObstacleSpec};
+use crate::{implicit, names, values, BroadPhaseSpec, SCENARIO_VERSION};
+
+/// A parsed and validated scenario: a scenario file (`G` = [`MeshFiles`], the default) or
+/// the `scenario:` section of a pipeline file (`G` = [`crate::TreeName`]), which has no
+/// `version` and `name` of its own (the pipeline's are used) and whose shapes and
+/// obstacles name a tree of the pipeline.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a scenario mapping",
+    bound(deserialize = "G: GeometrySource", serialize = "G: GeometrySource")
+)]
+pub struct Scenario<G = MeshFiles> {
+    /// Format version (always [`SCENARIO_VERSION`] once parsed; not written in a pipeline).
+    #[serde(
+        default = "scenario_version",
+        deserialize_with = "source::version::<G, _>"
+    )]
+    pub version: u32,
+    /// Scenario name (a pipeline's scenario takes the pipeline's name).
+    #[serde(default, deserialize_with = "source::name::<G, _>")]
+    pub name: String,
+    /// Time stepping and output.
+    pub time: TimeSpec,
+    /// Gravity [m/s²].
+    #[serde(default, deserialize_with = "values::vec3")]
+    pub gravity: [f64; 3],
+    /// Time integrator.
+    #[serde(default)]
+    pub integrator: IntegratorSpec,
+    /// Picard settings of the implicit integrators (ignored by `explicit`).
+    #[serde(
+        default,
+        deserialize_with = "implicit::picard",
+        skip_serializing_if = "is_default"
+    )]
+    pub picard: PicardParams,
+    /// Contact detection options.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub detection: DetectionSpec,
+    /// Broad-phase algorithm.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub broadphase: BroadPhaseSpec,
+    /// Seed of the generators' random number generator.
+    #[serde(default)]
+    pub seed: u64,
+    /// Materials by name.
+    pub materials: BTreeMap<String, MaterialSpec>,
+    /// Particle shapes by name: where each one's geometry comes from.
+    pub shapes: BTreeMap<String, G>,
+    /// Static obstacles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub obstacles: Vec<ObstacleSpec<G>>,
+    /// Explicitly listed particles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub particles: Vec<ParticleSpec>,
+    /// Particle generators.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generators: Vec<GeneratorSpec>,
+    /// The scenario file (set by [`crate::load_scenario`] / [`crate::parse_scenario`]); relative paths are
+    /// resolved against its folder.
+    #[serde(skip)]
+    pub file: PathBuf,
+}
+
+fn scenario_version() -> u32 {
+    SCENARIO_VERSION
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+impl<G: GeometrySource> Scenario<G> {
+    /// The same scenario with every shape's and obstacle's geometry source replaced by
+    /// `f(source)` (a pipeline turns its tree names into the files the runner writes).
+    pub fn map_geometry<H>(&self, mut f: impl FnMut(&G) -> H) -> Scenario<H> {
+        let shapes = self
+            .shapes
+            .iter()
+            .map(|(name, shape)| (name.clone(), f(shape)))
+            .collect();
+        let obstacles = self
+            .obstacles
+            .iter()
+            .map(|o| ObstacleSpec {
+                name: o.name.clone(),
+                geometry: f(&o.geometry),
+                epsilon: o.epsilon,
+                friction: o.friction,
+                restitution: o.restitution,
+                translation: o.translation,
+                rotation: o.rotation,
+            })
+            .collect();
+        Scenario {
+            version: self.version,
+            name: self.name.clone(),
+            time: self.time.clone(),
+            gravity: self.gravity,
+            integrator: self.integrator,
+            picard: self.picard.clone(),
+            detection: self.detection,
+            broadphase: self.broadphase.clone(),
+            seed: self.seed,
+            materials: self.materials.clone(),
+            shapes,
+            obstacles,
+            particles: self.particles.clone(),
+            generators: self.generators.clone(),
+            file: self.file.clone(),
+        }
+    }
+}
+
+impl Scenario {
+    /// Resolves a path written in the scenario against the scenario file's folder.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        match self.file.parent() {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path.to_path_buf(),
+        }
+    }
+}
+
+/// `time:` section.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeSpec {
+    /// Time step \[s\], > 0.
+    #[serde(deserialize_with = "values::positive")]
+    pub dt: f64,
+    /// End time \[s\], > 0.
+    #[serde(deserialize_with = "values::positive")]
+    pub end: f64,
+    /// Steps between two output frames, ≥ 1.
+    #[serde(deserialize_with = "values::count")]
+    pub output_every: u32,
+}
+
+/// `integrator:` value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntegratorSpec {
+    /// Explicit Euler (seed 000 Alg. 1).
+    #[default]
+    Explicit,
+    /// Implicit Euler, Picard iterations with flat detection in every iteration (Alg. 3).
+    ImplicitFlat,
+    /// Implicit Euler, *surrogate within Picard* (§5.2): Alg. 5 from the roots in every
+    /// iteration.
+    ImplicitSurrogate,
+    /// Implicit Euler, *multiscale Picard* (Alg. 6): active sets unfolded one level per
+    /// iteration.
+    ImplicitMultiscale,
+}
+
+/// `detection:` section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectionSpec {
+    /// Tree traversal or flat all-triangle search (explicit integrator only; refused
+    /// where it contradicts an implicit variant, so the default is not written back).
+    #[serde(
+        default,
+        deserialize_with = "implicit::detection_mode",
+        skip_serializing_if = "is_default"
+    )]
+    pub mode: DetectionModeSpec,
+    /// Triangle–triangle kernel.
+    #[serde(default)]
+    pub kernel: KernelSpec,
+    /// Explicit hierarchy detection: keep each particle pair's active set from step to
+    /// step (default) instead of descending from the roots in every step; the contacts
+    /// are the same either way.
+    #[serde(default = "yes")]
+    pub kept_sets: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for DetectionSpec {
+    fn default() -> Self {
+        DetectionSpec {
+            mode: DetectionModeSpec::default(),
+            kernel: KernelSpec::default(),
+            kept_sets: true,
+        }
+    }
+}
+
+/// `detection.mode:` value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DetectionModeSpec {
+    /// Multiresolution traversal (seed 000 Alg. 5).
+    #[default]
+    Hierarchy,
+    /// Every real triangle against every real triangle.
+    Flat,
+}
+
+/// `detection.kernel:` value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KernelSpec {
+    /// Comparison-based exact distance.
+    #[default]
+    Exact,
+    /// Iterative kernel with exact fallback (seed 000 Alg. 4).
+    Hybrid,
+}
+
+fn default_epsilon() -> f64 {
+    0.01
+}
+fn default_spring() -> f64 {
+    1000.0
+}
+pub(crate) fn default_restitution() -> f64 {
+    1.0
+}
+pub(crate) fn identity_quaternion() -> [f64; 4] {
+    [1.0, 0.0, 0.0, 0.0]
+}
+
+/// A material (`materials.NAME`).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialSpec {
+    /// Density [kg/m³], > 0.
+    #[serde(deserialize_with = "values::positive")]
+    pub density: f64,
+    /// Halo width relative to the particle's bounding diameter \[-\], > 0 (default 0.01).
+    #[serde(default = "default_epsilon", deserialize_with = "values::positive")]
+    pub epsilon: f64,
+    /// Spring constant `K_s` [N·kg^-1/2], > 0 (default 1000).
+    #[serde(default = "default_spring", deserialize_with = "values::positive")]
+    pub spring: f64,
+    /// Coulomb friction coefficient, ≥ 0 (default 0).
+    #[serde(default, deserialize_with = "values::non_negative")]
+    pub friction: f64,
+    /// Coefficient of restitution in (0, 1] (default 1).
+    #[serde(
+        default = "default_restitution",
+        deserialize_with = "values::restitution"
+    )]
+    pub restitution: f64,
+}
+
+/// An explicitly listed particle (`particles[i]`).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParticleSpec {
+    /// Shape name.
+    #[serde(deserialize_with = "names::shape_ref")]
+    pub shape: String,
+    /// Material name.
+    #[serde(deserialize_with = "names::material_ref")]
+    pub material: String,
+    /// World position of the centre of mass \[m\].
+    #[serde(deserialize_with = "values::vec3")]
+    pub position: [f64; 3],
+    /// Orientation `[w, x, y, z]` (default identity; normalised).
+    #[serde(
+        default = "identity_quaternion",
+        deserialize_with = "values::quaternion"
+    )]
+    pub orientation: [f64; 4],
+    /// Linear velocity \[m/s\] (default 0).
+    #[serde(default, deserialize_with = "values::vec3")]
+    pub velocity: [f64; 3],
+    /// Angular velocity, world frame \[rad/s\] (default 0).
+    #[serde(default, deserialize_with = "values::vec3")]
+    pub angular_velocity: [f64; 3],
+}
+
+/// `lattice:` generator: particles on a regular grid.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatticeSpec {
+    /// Shape name.
+    #[serde(deserialize_with = "names::shape_ref")]
+    pub shape: String,
+    /// Material name.
+    #[serde(deserialize_with = "names::material_ref")]
+    pub material: String,
+    /// Centre of mass of the first particle \[m\].
+    #[serde(deserialize_with = "values::vec3")]
+    pub origin: [f64; 3],
+    /// Distance between neighbours along x, y, z \[m\], each > 0.
+    #[serde(deserialize_with = "values::vec3")]
+    pub spacing: [f64; 3],
+    /// Particles along x, y, z, each ≥ 1.
+    #[serde(deserialize_with = "values::count3")]
+    pub count: [u32; 3],
+    /// Initial velocity \[m/s\] (default 0).
+    #[serde(default, deserialize_with = "values::vec3")]
+    pub velocity: [f64; 3],
+    /// Random orientations (default false).
+    #[serde(default)]
+    pub random_orientation: bool,
+}
+
+/// `random_box:` and `drop:` generators: random non-overlapping placement in a box.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BoxSpec {
+    /// Shape name.
+    pub shape: String,
+    /// Material name.
+    pub material: String,
+    /// Number of particles, ≥ 1.
+    pub count: u32,
+    /// Lower corner of the box \[m\].
+    pub min: [f64; 3],
+    /// Upper corner of the box \[m\].
+    pub max: [f64; 3],
+    /// Initial velocity \[m/s\] (required for `drop`, default 0 for `random_box`).
+    pub velocity: [f64; 3],
+    /// Random orientations (default false).
+    pub random_orientation: bool,
+}
+
+/// One item of `generators:` — a mapping with exactly one key naming the generator.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GeneratorSpec {
+    /// `lattice: {..}`.
+    Lattice(LatticeSpec),
+    /// `random_box: {..}`.
+    RandomBox(BoxSpec),
+    /// `drop: {..}`.
+    Drop(BoxSpec),
+}
+
+impl GeneratorSpec {
+    /// The generator's key in the scenario file.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GeneratorSpec::Lattice(_) => "lattice",
+            GeneratorSpec::RandomBox(_) => "random_box",
+            GeneratorSpec::Drop(_) => "drop",
+        }
+    }
+}
