@@ -316,6 +316,9 @@ fn one_scenario_schema_is_shared_by_the_solver_and_the_pipeline() {
         "tools/pipeline/src/broadphase.rs",
         "solver/core/src/scenario.rs",
     ] {
-        assert!(!repo().join(gone).exists(), "{gone}: a second copy of the schema");
+        assert!(
+            !repo().join(gone).exists(),
+            "{gone}: a second copy of the schema"
+        );
     }
 }

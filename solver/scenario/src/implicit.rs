@@ -11,29 +11,8 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use crate::picard::{PicardParams, PicardVariant};
-use crate::{names, values, DetectionModeSpec, IntegratorSpec};
-
-impl IntegratorSpec {
-    /// The Picard variant of an implicit integrator, `None` for `explicit`.
-    pub fn picard_variant(self) -> Option<PicardVariant> {
-        match self {
-            IntegratorSpec::Explicit => None,
-            IntegratorSpec::ImplicitFlat => Some(PicardVariant::Flat),
-            IntegratorSpec::ImplicitSurrogate => Some(PicardVariant::Surrogate),
-            IntegratorSpec::ImplicitMultiscale => Some(PicardVariant::Multiscale),
-        }
-    }
-
-    /// The value as written in a scenario.
-    pub fn key(self) -> &'static str {
-        match self {
-            IntegratorSpec::Explicit => "explicit",
-            IntegratorSpec::ImplicitFlat => "implicit_flat",
-            IntegratorSpec::ImplicitSurrogate => "implicit_surrogate",
-            IntegratorSpec::ImplicitMultiscale => "implicit_multiscale",
-        }
-    }
-}
+use crate::spec::DetectionModeSpec;
+use crate::{names, values};
 
 fn default_tolerance() -> f64 {
     PicardParams::default().tolerance

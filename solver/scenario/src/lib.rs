@@ -135,6 +135,7 @@ mod cells;
 mod error;
 mod generator;
 mod implicit;
+mod integrator;
 mod load;
 mod names;
 pub mod picard;
@@ -144,13 +145,14 @@ mod values;
 
 pub use broadphase::BroadPhaseSpec;
 pub use error::ScenarioError;
+pub use integrator::IntegratorSpec;
 pub use load::{load_scenario, parse_scenario};
 pub use names::{with_known, Known};
 pub use picard::{PicardParamError, PicardParams, PicardVariant};
 pub use source::{GeometrySource, MeshFiles, ObstacleSpec, ShapeSpec, TreeName};
 pub use spec::{
-    BoxSpec, DetectionModeSpec, DetectionSpec, GeneratorSpec, IntegratorSpec, KernelSpec,
-    LatticeSpec, MaterialSpec, ParticleSpec, Scenario, TimeSpec,
+    BoxSpec, DetectionModeSpec, DetectionSpec, GeneratorSpec, KernelSpec, LatticeSpec,
+    MaterialSpec, ParticleSpec, Scenario, TimeSpec,
 };
 
 /// The only scenario format version this build reads.

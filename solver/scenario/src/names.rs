@@ -14,8 +14,7 @@ use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};
 
-use crate::source::GeometrySource;
-use crate::{IntegratorSpec, Scenario};
+use crate::integrator::IntegratorSpec;
 
 /// Names defined by the scenario being parsed on this thread.
 #[derive(Clone, Debug, Default)]
@@ -29,19 +28,6 @@ pub struct Known {
     /// The trees a pipeline declares under `trees:`, in file order (what `tree: NAME`
     /// may name; unused by scenario files).
     pub trees: Vec<String>,
-}
-
-impl Known {
-    /// The shapes, materials and integrator of `scenario` (parsed without them), and no
-    /// trees.
-    pub fn of<G: GeometrySource>(scenario: &Scenario<G>) -> Known {
-        Known {
-            shapes: scenario.shapes.keys().cloned().collect(),
-            materials: scenario.materials.keys().cloned().collect(),
-            integrator: scenario.integrator,
-            trees: Vec::new(),
-        }
-    }
 }
 
 thread_local! {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{default_restitution, identity_quaternion};
+use crate::values::{default_restitution, identity_quaternion};
 use crate::{names, values};
 
 /// The geometry of a shape or obstacle as one form of scenario writes it.

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::integrator::IntegratorSpec;
 use crate::picard::PicardParams;
 use crate::source::{self, GeometrySource, MeshFiles, ObstacleSpec};
+use crate::values::{default_restitution, identity_quaternion};
 use crate::{implicit, names, values, BroadPhaseSpec, SCENARIO_VERSION};
 
 /// A parsed and validated scenario: a scenario file (`G` = [`MeshFiles`], the default) or
@@ -148,23 +150,6 @@ pub struct TimeSpec {
     pub output_every: u32,
 }
 
-/// `integrator:` value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IntegratorSpec {
-    /// Explicit Euler (seed 000 Alg. 1).
-    #[default]
-    Explicit,
-    /// Implicit Euler, Picard iterations with flat detection in every iteration (Alg. 3).
-    ImplicitFlat,
-    /// Implicit Euler, *surrogate within Picard* (§5.2): Alg. 5 from the roots in every
-    /// iteration.
-    ImplicitSurrogate,
-    /// Implicit Euler, *multiscale Picard* (Alg. 6): active sets unfolded one level per
-    /// iteration.
-    ImplicitMultiscale,
-}
-
 /// `detection:` section.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -228,12 +213,6 @@ fn default_epsilon() -> f64 {
 }
 fn default_spring() -> f64 {
     1000.0
-}
-pub(crate) fn default_restitution() -> f64 {
-    1.0
-}
-pub(crate) fn identity_quaternion() -> [f64; 4] {
-    [1.0, 0.0, 0.0, 0.0]
 }
 
 /// A material (`materials.NAME`).
@@ -351,6 +330,19 @@ impl GeneratorSpec {
             GeneratorSpec::Lattice(_) => "lattice",
             GeneratorSpec::RandomBox(_) => "random_box",
             GeneratorSpec::Drop(_) => "drop",
+        }
+    }
+}
+
+impl names::Known {
+    /// The shapes, materials and integrator of `scenario` (parsed without them), and no
+    /// trees.
+    pub fn of<G: GeometrySource>(scenario: &Scenario<G>) -> names::Known {
+        names::Known {
+            shapes: scenario.shapes.keys().cloned().collect(),
+            materials: scenario.materials.keys().cloned().collect(),
+            integrator: scenario.integrator,
+            trees: Vec::new(),
         }
     }
 }

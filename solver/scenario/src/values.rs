@@ -239,3 +239,12 @@ pub(crate) fn count3<'de, D: Deserializer<'de>>(d: D) -> Result<[u32; 3], D::Err
     let [a, b, c] = <[Count; 3]>::deserialize(d)?;
     Ok([a.0, b.0, c.0])
 }
+
+/// Default coefficient of restitution (1: no damping) [-].
+pub(crate) fn default_restitution() -> f64 {
+    1.0
+}
+/// Default orientation: the identity quaternion `[w, x, y, z]`.
+pub(crate) fn identity_quaternion() -> [f64; 4] {
+    [1.0, 0.0, 0.0, 0.0]
+}
