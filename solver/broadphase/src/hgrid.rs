@@ -88,7 +88,7 @@ struct Verlet {
     candidates: Vec<(u32, u32)>,
 }
 
-/// Hierarchical grid broad phase (seed 001 §2; DESIGN.md §7).
+/// Hierarchical grid broad phase (seed 001 §2; docs/design.md §7).
 ///
 /// *Rebuild policy:* with `skin = 0` the grid is rebuilt from scratch (O(N), counting sort)
 /// on every [`BroadPhase::find_pairs`]; with `skin > 0` see [`HGridConfig::skin`]. The

@@ -5,7 +5,7 @@
 //!    mesh, mass properties per unit density (divergence theorem), bounding radius about the
 //!    centre of mass, prebuilt surrogate tree — refused when missing or built from another
 //!    mesh, naming `treebuild` (pipeline stage 2). One `Arc<SurrogateTree>` per shape, shared
-//!    by all its particles (DESIGN.md §2).
+//!    by all its particles (docs/design.md §2).
 //! 2. particles: the explicit list, then the generators in order (see [`place`]).
 //! 3. initial interpenetration check ([`overlap`]): particles whose real triangles cross or
 //!    that lie inside one another, and particles crossing an obstacle, are listed in one

@@ -1,7 +1,7 @@
 //! Topology and geometry checks of a triangle mesh.
 //!
 //! A particle must be a closed, consistently oriented, outward mesh (seed 000 §2: the
-//! mass properties come from the divergence theorem over the closed surface, DESIGN.md §3).
+//! mass properties come from the divergence theorem over the closed surface, docs/design.md §3).
 //! An obstacle may be open, but must still be finite, non-degenerate and edge-manifold.
 
 use crate::vec3::{cross, dot, norm, sub};

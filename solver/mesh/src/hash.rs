@@ -1,4 +1,4 @@
-//! SHA-256 content hashes of mesh files (keys of the surrogate-tree cache, DESIGN.md §5).
+//! SHA-256 content hashes of mesh files (keys of the surrogate-tree cache, docs/design.md §5).
 
 use crate::MeshError;
 use sha2::{Digest, Sha256};

@@ -1,4 +1,4 @@
-//! Mass properties of a closed triangle mesh (DESIGN.md §3).
+//! Mass properties of a closed triangle mesh (docs/design.md §3).
 //!
 //! Exact for polyhedra: the solid is decomposed into signed tetrahedra spanned by each
 //! triangle and a reference point (divergence theorem). For the tetrahedron with corners

@@ -1,4 +1,4 @@
-//! The `broadphase:` value of a scenario (DESIGN.md §7, seed 001): a short name or a mapping
+//! The `broadphase:` value of a scenario (docs/design.md §7, seed 001): a short name or a mapping
 //! with the algorithm's parameters.
 //!
 //! ```yaml

@@ -5,7 +5,7 @@
 //! every point of every real triangle below lies within `offset` of the surrogate, hence
 //! `real^ε ⊆ surrogate^(offset+ε)` for every ε: the surrogate is conservative (Def. 4.3),
 //! which is all the traversal's correctness argument (Lemma 5.1) needs. This is tighter
-//! than the recursive rule `ε_s = d + ε_child` of DESIGN.md §5 (which adds up the
+//! than the recursive rule `ε_s = d + ε_child` of docs/design.md §5 (which adds up the
 //! approximation errors of every level between the node and the leaves); the recursive
 //! variant is computed for comparison in [`crate::stats`].
 //!

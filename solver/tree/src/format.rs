@@ -1,4 +1,4 @@
-//! The `.tree` file (versioned, little-endian, checksummed; DESIGN.md §5).
+//! The `.tree` file (versioned, little-endian, checksummed; docs/design.md §5).
 //!
 //! ```text
 //! magic         8  b"MSDEMTRE"

@@ -1,4 +1,4 @@
-//! Surrogate-triangle trees (seed 000 §4, App. A/B; DESIGN.md §5) — pipeline stage 2 —
+//! Surrogate-triangle trees (seed 000 §4, App. A/B; docs/design.md §5) — pipeline stage 2 —
 //! and the multiresolution contact detection over them (seed 000 §5.1, Alg. 5).
 //!
 //! * [`build_tree`]: top-down k-means construction (Alg. 7) with eq. (6) surrogate fits,

@@ -19,7 +19,7 @@
 //! ```
 //!
 //! `A` the area and `P` the perimeter of `T`; `ε_ref` = [`REFERENCE_HALO`] × the mesh's
-//! bounding diameter stands for the mesh halo ε added at run time (DESIGN.md §3 default).
+//! bounding diameter stands for the mesh halo ε added at run time (docs/design.md §3 default).
 //! Without it a flat patch, covered at offset 0 by any large enough triangle in its
 //! plane, would have a zero objective however large the triangle (and the regulariser
 //! would grow it without bound). Minimising the offset alone is not enough either:

@@ -1,5 +1,5 @@
 //! Per-level summary of a surrogate tree (printed by `treebuild`, compared with seed 000
-//! Table 1), including the recursive offset variant `ε_s = d + ε_child` of DESIGN.md §5
+//! Table 1), including the recursive offset variant `ε_s = d + ε_child` of docs/design.md §5
 //! for comparison with the stored (direct) offsets.
 
 use crate::build::subtree_ranges;

@@ -1,4 +1,4 @@
-//! Exporter (pipeline stage 4, DESIGN.md §2): reads a solver run folder and writes
+//! Exporter (pipeline stage 4, docs/design.md §2): reads a solver run folder and writes
 //! * VTK XML PolyData per frame (`vtk/{particles,obstacles,contacts}_NNNNNN.vtp`) with
 //!   ParaView collections (`vtk/*.pvd`) carrying the simulated time of every frame;
 //! * binary PLY per frame (`ply/frame_NNNNNN.ply`) plus the static `ply/obstacles.ply`;

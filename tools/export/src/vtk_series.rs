@@ -1,4 +1,4 @@
-//! The three VTK series of a run (DESIGN.md §2, stage 4): posed particles, static
+//! The three VTK series of a run (docs/design.md §2, stage 4): posed particles, static
 //! obstacles and contact points, each frame as one [`PolyData`].
 
 use msdem_frames::{Frame, Other};

@@ -1,4 +1,4 @@
-//! Broad phase of the detection layer (seed 000 Alg. 1 line 3, DESIGN.md §7): the candidate body pairs
+//! Broad phase of the detection layer (seed 000 Alg. 1 line 3, docs/design.md §7): the candidate body pairs
 //! whose bounding spheres, including the halos ε, overlap.
 //!
 //! * particle–particle: spheres `(x, r + ε)` through `msdem-broadphase`, the algorithm and

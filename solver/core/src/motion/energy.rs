@@ -1,5 +1,5 @@
 //! Conserved and monitored quantities of the body state: kinetic and gravitational
-//! energy, linear and angular momentum (statistics of seed 000 §6 runs, DESIGN.md §6).
+//! energy, linear and angular momentum (statistics of seed 000 §6 runs, docs/design.md §6).
 
 use crate::state::Body;
 use msdem_geom::math::Vec3;

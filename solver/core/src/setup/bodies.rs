@@ -28,7 +28,7 @@ fn index_of<T>(items: &[T], name: &str, key: impl Fn(&T) -> &str) -> u32 {
     items.iter().position(|i| key(i) == name).unwrap_or(0) as u32
 }
 
-/// Halo width of a particle: `ε_rel × bounding diameter` \[m\] (DESIGN.md §3).
+/// Halo width of a particle: `ε_rel × bounding diameter` \[m\] (docs/design.md §3).
 fn halo(shape: &Shape, material: &Material) -> f64 {
     material.epsilon * 2.0 * shape.radius
 }

@@ -1,5 +1,5 @@
 //! The scenario's `broadphase:` → [`BroadPhaseChoice`], and the check, before the first
-//! step, that the chosen broad phase accepts the initial particles (DESIGN.md §7).
+//! step, that the chosen broad phase accepts the initial particles (docs/design.md §7).
 //!
 //! Bounding radii never change during a run, so a particle that fits the largest given
 //! cell (`cell_sizes` / `cell_size`) at the start fits it in every step: checking once here

@@ -1,5 +1,5 @@
 //! Loading instanced geometry: a shape's or obstacle's mesh (checked for its role), its mass
-//! properties (divergence theorem, DESIGN.md §3) and its prebuilt surrogate tree, refused
+//! properties (divergence theorem, docs/design.md §3) and its prebuilt surrogate tree, refused
 //! when missing or built from another mesh.
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! Triangle–triangle distance kernels (seed 000 §2 eq. (2), §3 eq. (3)/(4), Alg. 4;
-//! DESIGN.md §4).
+//! docs/design.md §4).
 //!
 //! * [`closest_point_on_triangle`], [`closest_points_segments`]: the primitive tests;
 //! * [`triangle_triangle_exact`]: the comparison-based reference (6 point–triangle + 9

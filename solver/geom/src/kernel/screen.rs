@@ -1,4 +1,4 @@
-//! Conservative separation pre-screen run before the distance kernels (DESIGN.md §4; a
+//! Conservative separation pre-screen run before the distance kernels (docs/design.md §4; a
 //! separating-axis bound in the sense of the certificate of seed 000 Alg. 4 line 11, see
 //! `iterative.rs`): pairs it proves farther apart than the margin never enter the SIMD
 //! lanes or the exact kernel.
