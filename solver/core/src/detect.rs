@@ -25,7 +25,7 @@ pub mod dispatch;
 
 mod active;
 mod kept;
-mod mesh_mesh;
+pub mod mesh_mesh;
 mod report;
 mod roots;
 

@@ -1,6 +1,6 @@
 //! Contact detection dispatched by the pair of particle kinds (in the manner of parry3d's
-//! query dispatcher): the generic passes of the detection layer ([`super::roots`],
-//! [`super::kept`]) call [`roots_pair`] and [`kept_pair`], which hand each candidate pair
+//! query dispatcher): the generic passes of the detection layer (`detect/roots.rs`,
+//! `detect/kept.rs`) call [`roots_pair`] and [`kept_pair`], which hand each candidate pair
 //! to the code of its two kinds. A new particle kind adds its pair files beside
 //! [`super::mesh_mesh`] and one arm per pair of kinds here; the existing pair code does
 //! not change.
@@ -67,8 +67,11 @@ pub fn roots_pair(
     }
 }
 
-/// What a pair keeps between detections, by pair kind.
+/// What a pair keeps between detections, by pair kind. (`Empty` is only the state before a
+/// pair's first detection, so the size difference to the mesh variant costs nothing: a
+/// box would add an allocation and an indirection per pair.)
 #[derive(Debug, Default)]
+#[allow(clippy::large_enum_variant)]
 pub enum KeptPair {
     /// Nothing kept yet.
     #[default]

@@ -162,14 +162,14 @@ impl KeptSets {
                 .iter_mut()
                 .zip(pairs)
                 .map(|item| one(ts, item))
-                .fold(Detection::default(), Detection::add)
+                .fold(Detection::default(), |a, b| a + b)
         } else {
             self.states
                 .par_iter_mut()
                 .zip(pairs.par_iter())
                 .with_min_len(8)
                 .map_init(ThreadScratch::default, one)
-                .reduce(Detection::default, Detection::add)
+                .reduce(Detection::default, |a, b| a + b)
         };
         out.pairs = pairs.len() as u32;
         fine.clear();

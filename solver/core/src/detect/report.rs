@@ -58,9 +58,11 @@ pub struct Detection {
     pub kept: u32,
 }
 
-impl Detection {
+impl std::ops::Add for Detection {
+    type Output = Detection;
+
     /// The sum of two reports (counts added).
-    pub fn add(mut self, o: Detection) -> Detection {
+    fn add(mut self, o: Detection) -> Detection {
         self.pairs += o.pairs;
         self.stats += &o.stats;
         self.counts.unfolds += o.counts.unfolds;

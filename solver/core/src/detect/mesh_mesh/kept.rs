@@ -1,8 +1,8 @@
 //! Kept active sets of a mesh–mesh pair (seed 000 Alg. 6, remarks 4–6): the pair's
-//! [`ActiveSet`] is checked where its separation certificates do not already decide,
-//! widened and narrowed (one Picard iteration, [`ActiveSet::iterate`]) or widened at the
+//! `ActiveSet` is checked where its separation certificates do not already decide,
+//! widened and narrowed (one Picard iteration, `ActiveSet::iterate`) or widened at the
 //! current pose until no surrogate pair is in contact (an explicit step,
-//! [`ActiveSet::settle`]); real hits become world-frame contacts through the same mapping
+//! `ActiveSet::settle`); real hits become world-frame contacts through the same mapping
 //! as the traversal from the roots ([`super::fine_contacts_with`]), so every path gives
 //! the same contacts bit for bit.
 
@@ -61,7 +61,7 @@ struct TreeData {
     normals: Vec<Vec3>,
 }
 
-/// [`TreeData`] of every mesh shape and obstacle, refreshed when a tree changes.
+/// `TreeData` of every mesh shape and obstacle, refreshed when a tree changes.
 #[derive(Debug, Default)]
 pub struct TreeCache {
     shapes: Vec<Option<TreeData>>,
