@@ -1,6 +1,5 @@
-//! Builds worlds for the physics tests programmatically: generated meshes, in-memory
-//! surrogate trees, no files. Included by the `physics_*` tests via `#[path]`.
-#![allow(dead_code)]
+//! Worlds built programmatically: generated meshes, in-memory surrogate trees, no files;
+//! the explicit integrator and detector for them; contact detection from the roots.
 
 use std::sync::Arc;
 
@@ -8,35 +7,76 @@ use msdem_geom::math::{Iso3, Mat3, Quat, Vec3};
 use msdem_mesh::generate::{noise_sphere, NoiseSphere};
 use msdem_mesh::mass::mass_properties;
 use msdem_mesh::TriMesh;
-use msdem_solver::world::{
-    Body, BroadPhaseChoice, DetectionMode, Integrator, KernelChoice, Material, Obstacle, Params,
-    Shape, World,
+use msdem_solver::contact::pair::PairParams;
+use msdem_solver::contact::Contact;
+use msdem_solver::detect::{Detection, Detector, Search};
+use msdem_solver::frames::PhaseTimes;
+use msdem_solver::integrator::explicit::ExplicitEuler;
+use msdem_solver::model::{Geometry, Material, MeshGeometry, Model, Obstacle, Shape};
+use msdem_solver::params::{
+    BroadPhaseChoice, DetectionMode, IntegratorChoice, KernelChoice, Params,
 };
+use msdem_solver::state::{Body, State};
+use msdem_solver::world::World;
 use msdem_tree::{build_tree, BuildParams};
 
 /// An empty world with time step `dt` [s] and gravity `g` [m/s²].
 pub fn empty_world(dt: f64, g: [f64; 3]) -> World {
     World {
-        name: "test".into(),
-        shapes: Vec::new(),
-        materials: Vec::new(),
-        bodies: Vec::new(),
-        obstacles: Vec::new(),
+        model: Model {
+            name: "test".into(),
+            ..Model::default()
+        },
+        state: State::default(),
         params: Params {
             dt,
             end: 1.0,
             output_every: 1,
             gravity: Vec3::from(g),
-            integrator: Integrator::Explicit,
+            integrator: IntegratorChoice::Explicit,
             detection: DetectionMode::Hierarchy,
             kept_sets: true,
             kernel: KernelChoice::Exact,
             broadphase: BroadPhaseChoice::Grid,
             picard: Default::default(),
         },
-        time: 0.0,
-        step: 0,
     }
+}
+
+/// The explicit integrator `world.params` select (time step, gravity, search: kept active
+/// sets for the hierarchy with `kept_sets`) and a detector with its kernel and broad phase.
+/// Both read the parameters once: build new ones after changing `world.params`.
+pub fn explicit(world: &World) -> (ExplicitEuler, Detector) {
+    (
+        ExplicitEuler::new(&world.params),
+        Detector::new(&world.params),
+    )
+}
+
+/// Merged contacts of `world`'s current state, searched from the roots in
+/// `world.params.detection`'s mode (Alg. 5 or flat; never the kept sets), and what the
+/// detection counted.
+pub fn detect(world: &World, det: &mut Detector) -> (Vec<Contact>, Detection) {
+    let mut contacts = Vec::new();
+    let search = Search::Roots(world.params.detection);
+    let d = det
+        .detect(
+            &world.model,
+            &world.state,
+            search,
+            &mut contacts,
+            &mut PhaseTimes::default(),
+        )
+        .expect("detect");
+    (contacts, d)
+}
+
+/// Contact spring energy of `contacts` at `world`'s state [J].
+pub fn spring_energy(world: &World, contacts: &[Contact]) -> f64 {
+    contacts
+        .iter()
+        .map(|c| PairParams::of(&world.model, &world.state.bodies, c.a, c.b).spring_energy(c.dist))
+        .sum()
 }
 
 /// Surrogate tree of a mesh with default builder parameters.
@@ -44,21 +84,29 @@ pub fn tree(mesh: &TriMesh) -> Arc<msdem_tree::SurrogateTree> {
     Arc::new(build_tree(mesh, [0; 32], &BuildParams::default()).expect("tree builds"))
 }
 
-/// Adds a particle shape; returns its index.
-pub fn add_shape(world: &mut World, mesh: &TriMesh) -> u32 {
-    let mp = mass_properties(mesh, 1.0).expect("closed mesh");
-    world.shapes.push(Shape {
-        name: format!("shape{}", world.shapes.len()),
+/// Mesh geometry of `mesh` with its tree ([`tree`]), no file behind it.
+pub fn mesh_geometry(mesh: &TriMesh) -> Geometry {
+    Geometry::Mesh(MeshGeometry {
         tree: tree(mesh),
         mesh_path: String::new(),
         mesh_hash: [0; 32],
         triangles: mesh.triangles.len() as u32,
+    })
+}
+
+/// Adds a particle shape; returns its index.
+pub fn add_shape(world: &mut World, mesh: &TriMesh) -> u32 {
+    let mp = mass_properties(mesh, 1.0).expect("closed mesh");
+    let shapes = &mut world.model.shapes;
+    shapes.push(Shape {
+        name: format!("shape{}", shapes.len()),
+        geometry: mesh_geometry(mesh),
         volume: mp.volume,
         com: Vec3::from(mp.com),
         unit_inertia: Mat3::from_fn(|i, j| mp.inertia[i][j]),
         radius: mp.bounding_radius,
     });
-    (world.shapes.len() - 1) as u32
+    (shapes.len() - 1) as u32
 }
 
 /// Adds a material; returns its index.
@@ -70,23 +118,25 @@ pub fn add_material(
     friction: f64,
     restitution: f64,
 ) -> u32 {
-    world.materials.push(Material {
-        name: format!("mat{}", world.materials.len()),
+    let materials = &mut world.model.materials;
+    materials.push(Material {
+        name: format!("mat{}", materials.len()),
         density,
         epsilon,
         spring,
         friction,
         restitution,
     });
-    (world.materials.len() - 1) as u32
+    (materials.len() - 1) as u32
 }
 
 /// Adds a particle at rest with centre of mass at `position`; returns its id.
 pub fn add_particle(world: &mut World, shape: u32, material: u32, position: [f64; 3]) -> u32 {
-    let s = &world.shapes[shape as usize];
-    let m = &world.materials[material as usize];
+    let s = &world.model.shapes[shape as usize];
+    let m = &world.model.materials[material as usize];
     let inertia = s.unit_inertia * m.density;
-    world.bodies.push(Body {
+    let bodies = &mut world.state.bodies;
+    bodies.push(Body {
         shape,
         material,
         mass: s.volume * m.density,
@@ -99,7 +149,7 @@ pub fn add_particle(world: &mut World, shape: u32, material: u32, position: [f64
         velocity: Vec3::zeros(),
         angular_velocity: Vec3::zeros(),
     });
-    (world.bodies.len() - 1) as u32
+    (bodies.len() - 1) as u32
 }
 
 /// Adds a static obstacle with absolute halo `epsilon` [m] at `pose`.
@@ -118,11 +168,10 @@ pub fn add_obstacle(
         lo = lo.inf(&w.coords);
         hi = hi.sup(&w.coords);
     }
-    world.obstacles.push(Obstacle {
-        name: format!("obstacle{}", world.obstacles.len()),
-        tree: tree(mesh),
-        mesh_path: String::new(),
-        mesh_hash: [0; 32],
+    let obstacles = &mut world.model.obstacles;
+    obstacles.push(Obstacle {
+        name: format!("obstacle{}", obstacles.len()),
+        geometry: mesh_geometry(mesh),
         pose,
         epsilon,
         friction,
@@ -133,24 +182,20 @@ pub fn add_obstacle(
 
 /// Lowest world z of a particle's mesh [m].
 pub fn lowest_z(world: &World, mesh: &TriMesh, id: u32) -> f64 {
-    let b = &world.bodies[id as usize];
-    let iso = b.mesh_to_world(&world.shapes[b.shape as usize].com);
+    let b = &world.state.bodies[id as usize];
+    let iso = b.mesh_to_world(&world.model.shapes[b.shape as usize].com);
     mesh.vertices
         .iter()
         .map(|v| (iso * nalgebra::Point3::from(Vec3::from(*v))).z)
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Total energy: kinetic + gravitational + contact springs at the current state [J].
-pub fn total_energy(world: &World, ws: &mut msdem_solver::step::StepWorkspace) -> f64 {
-    use msdem_solver::contact::pair::PairParams;
-    let obs = msdem_solver::integrate::energy::observables(&world.bodies, &world.params.gravity);
-    let (contacts, _, _) = msdem_solver::step::detect_contacts(world, ws).expect("detect");
-    let spring: f64 = contacts
-        .iter()
-        .map(|c| PairParams::of(world, c.a, c.b).spring_energy(c.dist))
-        .sum();
-    obs.kinetic + obs.potential + spring
+/// Total energy: kinetic + gravitational + contact springs at the current state [J]
+/// (contacts from the roots, [`detect`]).
+pub fn total_energy(world: &World, det: &mut Detector) -> f64 {
+    let obs = msdem_solver::motion::energy::observables(&world.state.bodies, &world.params.gravity);
+    let (contacts, _) = detect(world, det);
+    obs.kinetic + obs.potential + spring_energy(world, &contacts)
 }
 
 /// Noisy sphere mesh (Perlin noise, vertex radii in `[radius, eta·radius]` [m]) with
