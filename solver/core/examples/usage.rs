@@ -1,17 +1,19 @@
-//! The solver as a library: load a scenario file, build its world, run 100 steps with the
-//! run loop's [`Stepper`] and print the contacts of the last step (bodies, points, forces).
+//! The solver as a library: load a scenario file, build its world, run 100 steps (or
+//! STEPS) with the run loop's [`Stepper`] and print the contacts of the last step: their
+//! count and the first few records (bodies, point, force).
 //!
-//! A scenario names mesh and tree files, which the pipeline makes; the default scenario is
-//! that of the smallest test pipeline (two grains falling onto a plane):
+//! A scenario names mesh and tree files, which the pipeline makes. The default scenario is
+//! that of the smallest test pipeline, two grains falling onto a plane (the lower one is
+//! on the plane in steps ≈ 126–165, so pass 150 to see a contact):
 //!
 //! ```text
 //! cargo build --release --bins
 //! ./target/release/pipeline tests/pipelines/tiny.yaml    # writes out/tiny/scenario.yaml
-//! cargo run --release -p msdem-solver --example usage [-- SCENARIO.yaml]
+//! cargo run --release -p msdem-solver --example usage [-- [SCENARIO.yaml [STEPS]]]
 //! ```
 //!
-//! Any other scenario works the same way, e.g. `make pipeline SCENARIO=particle_pair` then
-//! `-- out/particle_pair/scenario.yaml` (whose spheres meet only after 2,000 steps).
+//! Any other scenario works the same way, e.g. after `make pipeline SCENARIO=particle_pair`
+//! with `-- out/particle_pair/scenario.yaml 2200` (its spheres touch around step 2,200).
 
 use std::path::Path;
 
@@ -26,10 +28,9 @@ use msdem_solver::world::World;
 /// `steps` steps of the integrator the scenario selects; returns the world and the
 /// contacts, with their forces, of the last step.
 pub fn simulate(scenario: &Path, steps: u64) -> Result<(World, Vec<ContactRecord>)> {
-    let loaded = load_scenario(scenario).context("no scenario: see examples/usage.rs")?;
+    let loaded = load_scenario(scenario).context("loading the scenario (see examples/usage.rs)")?;
     let mut world = build_world(&loaded)?;
-    // One detector and one integrator for the whole run: the detector keeps its active
-    // sets from step to step.
+    // One detector (it keeps the active sets between steps) and one integrator per run.
     let mut stepper = Stepper::new(&world.params);
     let mut contacts = Vec::new();
     for k in 1..=steps {
@@ -42,9 +43,12 @@ pub fn simulate(scenario: &Path, steps: u64) -> Result<(World, Vec<ContactRecord
 }
 
 fn main() -> Result<()> {
-    let path = std::env::args().nth(1);
-    let path = path.as_deref().unwrap_or("out/tiny/scenario.yaml");
-    let (world, contacts) = simulate(Path::new(path), 100)?;
+    let mut args = std::env::args().skip(1);
+    let path = args
+        .next()
+        .unwrap_or_else(|| "out/tiny/scenario.yaml".into());
+    let steps = args.next().map_or(Ok(100), |s| s.parse())?;
+    let (world, contacts) = simulate(Path::new(&path), steps)?;
     let state = &world.state;
     println!(
         "{}: {} particles, step {} at t = {:.4} s: {} contacts",
