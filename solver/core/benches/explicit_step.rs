@@ -2,15 +2,16 @@
 //! Table 4: 1.5e6 flat vs 8.2e3 hierarchy checks per step): triangle-pair checks and time
 //! per step, flat vs hierarchy in the same run.
 
-#[path = "../tests/physics_support.rs"]
-mod support;
+#[path = "../tests/common/mod.rs"]
+mod common;
 
+use common::world::*;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use msdem_geom::math::Vec3;
 use msdem_mesh::generate::{noise_sphere, NoiseSphere};
-use msdem_solver::step::{step, StepWorkspace};
-use msdem_solver::world::{DetectionMode, World};
-use support::*;
+use msdem_solver::detect::{Detector, Search};
+use msdem_solver::params::DetectionMode;
+use msdem_solver::world::World;
 
 /// Two unit noisy spheres (η_r = 1.1) whose halos overlap, approaching at 0.2 m/s.
 fn pair_in_contact() -> World {
@@ -29,19 +30,18 @@ fn pair_in_contact() -> World {
         add_particle(&mut world, s, m, [0.0, 0.0, 0.0]);
     }
     // Close the gap along x until the pair has contacts.
-    let mut ws = StepWorkspace::new();
-    let mut gap = world.bodies[0].radius + world.bodies[1].radius;
+    let mut det = Detector::new(&world.params);
+    let mut gap = world.state.bodies[0].radius + world.state.bodies[1].radius;
     loop {
-        world.bodies[1].position = Vec3::new(gap, 0.0, 0.0);
-        let (contacts, _, _) =
-            msdem_solver::step::detect_contacts(&world, &mut ws).expect("detect");
+        world.state.bodies[1].position = Vec3::new(gap, 0.0, 0.0);
+        let (contacts, _) = detect(&world, &mut det);
         if contacts.len() >= 2 {
             break;
         }
         gap -= 1e-3;
     }
-    world.bodies[0].velocity = Vec3::new(0.1, 0.0, 0.0);
-    world.bodies[1].velocity = Vec3::new(-0.1, 0.0, 0.0);
+    world.state.bodies[0].velocity = Vec3::new(0.1, 0.0, 0.0);
+    world.state.bodies[1].velocity = Vec3::new(-0.1, 0.0, 0.0);
     world
 }
 
@@ -56,11 +56,14 @@ fn bench(c: &mut Criterion) {
     ] {
         let mut world = base.clone();
         world.params.detection = mode;
-        let mut ws = StepWorkspace::new();
+        let (mut ex, mut det) = explicit(&world);
         // Alg. 5 from the roots in every step (seed Table 4); the kept active sets would
         // find every pair certified at the repeated pose of this bench.
-        ws.set_detection_from_roots(true);
-        let out = step(&mut world.clone(), &mut ws, false).expect("step");
+        ex.set_search(Search::Roots(mode));
+        let mut first = world.clone();
+        let out = ex
+            .advance(&first.model, &mut first.state, &mut det, false)
+            .expect("step");
         let checks: u64 = out.stats.checks_per_level[..out.stats.checks_per_level.len() - 1]
             .iter()
             .sum();
@@ -74,7 +77,10 @@ fn bench(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter_batched(
                 || world.clone(),
-                |mut w| step(&mut w, &mut ws, false).expect("step"),
+                |mut w| {
+                    ex.advance(&w.model, &mut w.state, &mut det, false)
+                        .expect("step")
+                },
                 BatchSize::SmallInput,
             )
         });

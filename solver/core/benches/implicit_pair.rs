@@ -17,15 +17,18 @@
 //! timings repeat one step from the same state, where kept sets find every pair
 //! certified: lower bounds.
 
-#[path = "../tests/implicit_support.rs"]
-mod support;
+#[path = "../tests/common/mod.rs"]
+mod common;
 
+use common::implicit::*;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use msdem_solver::implicit::{implicit_step, ImplicitWorkspace, PicardParams, PicardVariant};
-use msdem_solver::step::{step, StepWorkspace};
-use msdem_solver::world::{KernelChoice, World};
+use msdem_solver::detect::Detector;
+use msdem_solver::integrator::explicit::ExplicitEuler;
+use msdem_solver::integrator::implicit::{ImplicitEuler, PicardParams, PicardVariant};
+use msdem_solver::integrator::Integrator;
+use msdem_solver::params::KernelChoice;
+use msdem_solver::world::World;
 use std::time::Instant;
-use support::*;
 
 const STEPS: usize = 40;
 
@@ -33,6 +36,23 @@ const STEPS: usize = 40;
 enum Scheme {
     Explicit,
     Implicit(PicardVariant),
+}
+
+/// The integrator of `scheme` with `base`'s time step and gravity (explicit: its
+/// detection, i.e. the kept active sets; implicit: the default Picard settings) and a
+/// detector for it.
+fn integrator_for(base: &World, scheme: Scheme) -> (Box<dyn Integrator>, Detector) {
+    let p = &base.params;
+    let integrator: Box<dyn Integrator> = match scheme {
+        Scheme::Explicit => Box::new(ExplicitEuler::new(p)),
+        Scheme::Implicit(v) => Box::new(ImplicitEuler::with(
+            p.dt,
+            p.gravity,
+            &PicardParams::default(),
+            v,
+        )),
+    };
+    (integrator, Detector::new(p))
 }
 
 /// Repetitions of each run; the fastest counts (runs of tens of µs per step are at the
@@ -62,19 +82,16 @@ fn run_once(base: &World, scheme: Scheme, flat_steps: usize) -> (f64, f64, f64, 
         STEPS
     };
     let (mut its, mut checks, mut contacts) = (0u64, 0u64, 0u64);
-    let mut es = StepWorkspace::new();
-    let mut is = ImplicitWorkspace::new();
-    let params = PicardParams::default();
+    let (mut integrator, mut det) = integrator_for(base, scheme);
     let t = Instant::now();
     for _ in 0..steps {
-        let stats = match scheme {
-            Scheme::Explicit => step(&mut w, &mut es, false).expect("step").stats,
-            Scheme::Implicit(v) => {
-                let o = implicit_step(&mut w, &mut is, &params, v, false).expect("step");
-                assert!(o.converged, "{v:?} did not converge");
-                o.stats
-            }
-        };
+        let stats = integrator
+            .step(&w.model, &mut w.state, &mut det, false)
+            .expect("step")
+            .stats;
+        if let Scheme::Implicit(v) = scheme {
+            assert!(stats.converged, "{v:?} did not converge");
+        }
         its += u64::from(stats.iterations);
         let c = &stats.checks_per_level;
         checks += c[..c.len() - 1].iter().sum::<u64>();
@@ -129,19 +146,14 @@ fn report(name: &str, base: &World, c: &mut Criterion) {
         if label == "flat" {
             continue; // seconds per step: reported above from a short run only
         }
-        let mut es = StepWorkspace::new();
-        let mut is = ImplicitWorkspace::new();
-        let params = PicardParams::default();
+        let (mut integrator, mut det) = integrator_for(base, scheme);
         group.bench_function(label, |b| {
             b.iter_batched(
                 || base.clone(),
-                |mut w| match scheme {
-                    Scheme::Explicit => {
-                        step(&mut w, &mut es, false).expect("step");
-                    }
-                    Scheme::Implicit(v) => {
-                        implicit_step(&mut w, &mut is, &params, v, false).expect("step");
-                    }
+                |mut w| {
+                    integrator
+                        .step(&w.model, &mut w.state, &mut det, false)
+                        .expect("step");
                 },
                 BatchSize::SmallInput,
             )

@@ -40,10 +40,13 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::{Parser, ValueEnum};
 use grid_world::{build_grid, Grid, GridSpec};
+use msdem_solver::detect::Detector;
 use msdem_solver::frames::StepStats;
-use msdem_solver::implicit::{implicit_step, ImplicitWorkspace, PicardParams, PicardVariant};
-use msdem_solver::step::{step, StepWorkspace};
-use msdem_solver::world::{Body, KernelChoice, World};
+use msdem_solver::integrator::explicit::ExplicitEuler;
+use msdem_solver::integrator::implicit::{ImplicitEuler, PicardParams, PicardVariant};
+use msdem_solver::params::KernelChoice;
+use msdem_solver::state::Body;
+use msdem_solver::world::World;
 use proc_stats::{cpu_seconds, mib, peak, reset_peak, rss};
 
 /// Time-stepping variant to measure.
@@ -177,11 +180,14 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
     params.local_updates = !args.no_local_updates;
     let mut out = Vec::new();
     let label = format!("{variant:?}").to_lowercase();
+    // One detector for the variant's run (it keeps the active sets between steps).
+    let mut det = Detector::new(&world.params);
     match variant {
         Variant::Explicit => {
-            let mut ws = StepWorkspace::new();
+            let mut ex = ExplicitEuler::new(&world.params);
             for k in 1..=steps {
-                let (o, wall, cpu) = timed(|| Ok(step(&mut world, &mut ws, false)?))?;
+                let (o, wall, cpu) =
+                    timed(|| Ok(ex.advance(&world.model, &mut world.state, &mut det, false)?))?;
                 let m = Measured {
                     wall,
                     cpu,
@@ -197,18 +203,19 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
             } else {
                 PicardVariant::Surrogate
             };
-            let mut ws = ImplicitWorkspace::new();
+            let (dt, gravity) = (world.params.dt, world.params.gravity);
+            let mut im = ImplicitEuler::with(dt, gravity, &params, v);
             for k in 1..=steps {
                 let (o, wall, cpu) =
-                    timed(|| Ok(implicit_step(&mut world, &mut ws, &params, v, false)?))?;
+                    timed(|| Ok(im.advance(&world.model, &mut world.state, &mut det, false)?))?;
                 let extra = format!(
                     ", unfolds {} narrows {}, skipped {}, active element pairs {} in {} \
                      (active sets), RSS {}",
                     o.unfolds,
                     o.narrows,
                     o.skipped,
-                    ws.active_pairs(),
-                    mib(Some(ws.active_bytes() as u64)),
+                    det.active_pairs(),
+                    mib(Some(det.active_bytes() as u64)),
                     mib(rss())
                 );
                 let m = Measured {
@@ -243,6 +250,7 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
         }
     }
     let speed = world
+        .state
         .bodies
         .iter()
         .map(|b| b.velocity.norm())
@@ -253,8 +261,11 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
 
 fn describe(grid: &Grid, spec: &GridSpec) {
     let w = &grid.world;
-    let tree = &w.shapes[0].tree;
-    let n = w.bodies.len();
+    let tree = w.model.shapes[0]
+        .geometry
+        .tree()
+        .expect("the grid's shape is a mesh");
+    let n = w.state.bodies.len();
     let tree_bytes = tree.nodes.len() * std::mem::size_of::<msdem_tree::Node>()
         + tree.soup.len() * std::mem::size_of::<msdem_geom::math::Tri>()
         + tree.source.len() * 4;
@@ -268,7 +279,7 @@ fn describe(grid: &Grid, spec: &GridSpec) {
         grid.mesh.triangles.len(),
         spec.eta,
         spec.radius,
-        w.shapes[0].radius,
+        w.model.shapes[0].radius,
         grid.epsilon,
         2.0 * grid.epsilon
     );
@@ -388,7 +399,7 @@ fn main() -> Result<()> {
         eprintln!("{line}");
         summary.push((variant, mean(&walls[later..]), line));
     }
-    eprintln!("summary ({} particles):", grid.world.bodies.len());
+    eprintln!("summary ({} particles):", grid.world.state.bodies.len());
     for (_, _, line) in &summary {
         eprintln!("  {line}");
     }

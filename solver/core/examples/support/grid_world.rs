@@ -11,11 +11,15 @@ use msdem_geom::math::{Mat3, Quat, Vec3};
 use msdem_mesh::generate::{noise_sphere, NoiseSphere};
 use msdem_mesh::mass::mass_properties;
 use msdem_mesh::TriMesh;
-use msdem_solver::implicit::PicardParams;
-use msdem_solver::step::{detect_contacts, stable_dt_estimate, StepWorkspace};
-use msdem_solver::world::{
-    Body, BroadPhaseChoice, DetectionMode, Integrator, KernelChoice, Material, Params, Shape, World,
+use msdem_solver::contact::stability::stable_dt_estimate;
+use msdem_solver::detect::{Detector, Search};
+use msdem_solver::frames::PhaseTimes;
+use msdem_solver::model::{Geometry, Material, MeshGeometry, Model, Shape};
+use msdem_solver::params::{
+    BroadPhaseChoice, DetectionMode, IntegratorChoice, KernelChoice, Params, PicardParams,
 };
+use msdem_solver::state::{Body, State};
+use msdem_solver::world::World;
 use msdem_tree::{build_tree, BuildParams, SurrogateTree};
 use rand::Rng;
 use rand::SeedableRng;
@@ -84,10 +88,12 @@ fn shape(mesh: &TriMesh, tree: Arc<SurrogateTree>) -> Result<Shape> {
     let mp = mass_properties(mesh, 1.0).context("mass properties")?;
     Ok(Shape {
         name: "grain".into(),
-        tree,
-        mesh_path: String::new(),
-        mesh_hash: [0; 32],
-        triangles: mesh.triangles.len() as u32,
+        geometry: Geometry::Mesh(MeshGeometry {
+            tree,
+            mesh_path: String::new(),
+            mesh_hash: [0; 32],
+            triangles: mesh.triangles.len() as u32,
+        }),
         volume: mp.volume,
         com: Vec3::from(mp.com),
         unit_inertia: Mat3::from_fn(|i, j| mp.inertia[i][j]),
@@ -97,8 +103,8 @@ fn shape(mesh: &TriMesh, tree: Arc<SurrogateTree>) -> Result<Shape> {
 
 /// A particle of shape 0 / material 0 at `position`, at rest, identity orientation.
 fn body(world: &World, position: Vec3) -> Result<Body> {
-    let s = &world.shapes[0];
-    let m = &world.materials[0];
+    let s = &world.model.shapes[0];
+    let m = &world.model.materials[0];
     let inertia = s.unit_inertia * m.density;
     Ok(Body {
         shape: 0,
@@ -117,32 +123,32 @@ fn body(world: &World, position: Vec3) -> Result<Body> {
 
 fn empty_world(spec: &GridSpec, shape: Shape) -> World {
     World {
-        name: "grid".into(),
-        shapes: vec![shape],
-        materials: vec![Material {
-            name: "grain".into(),
-            density: DENSITY,
-            epsilon: EPSILON,
-            spring: SPRING,
-            friction: 0.4,
-            restitution: 1.0,
-        }],
-        bodies: Vec::new(),
-        obstacles: Vec::new(),
+        model: Model {
+            name: "grid".into(),
+            shapes: vec![shape],
+            materials: vec![Material {
+                name: "grain".into(),
+                density: DENSITY,
+                epsilon: EPSILON,
+                spring: SPRING,
+                friction: 0.4,
+                restitution: 1.0,
+            }],
+            obstacles: Vec::new(),
+        },
+        state: State::default(),
         params: Params {
             dt: 1.0,
             end: 1.0,
             output_every: 1,
             gravity: Vec3::zeros(),
-            integrator: Integrator::Explicit,
+            integrator: IntegratorChoice::Explicit,
             detection: DetectionMode::Hierarchy,
             kept_sets: true,
             kernel: spec.kernel,
             broadphase: BroadPhaseChoice::Grid,
             picard: PicardParams::default(),
         },
-        time: 0.0,
-        step: 0,
     }
 }
 
@@ -161,17 +167,22 @@ fn extent(mesh: &TriMesh, com: &Vec3, axis: usize) -> (f64, f64) {
 /// apart, a separating plane) and move closer in steps of 1 % of 2ε until the pair has a
 /// contact (the extreme vertices of the two copies need not face each other).
 fn spacing(world: &World, axis: usize, lo: f64, hi: f64, gap_fraction: f64) -> Result<f64> {
-    let margin = 2.0 * world.bodies[0].epsilon;
+    let margin = 2.0 * world.state.bodies[0].epsilon;
     let mut pair = world.clone();
-    pair.bodies.truncate(1);
-    pair.bodies[0].position = Vec3::zeros();
-    pair.bodies.push(pair.bodies[0].clone());
-    let mut ws = StepWorkspace::new();
+    let bodies = &mut pair.state.bodies;
+    bodies.truncate(1);
+    bodies[0].position = Vec3::zeros();
+    bodies.push(bodies[0].clone());
+    let mut det = Detector::new(&pair.params);
+    let search = Search::Roots(pair.params.detection);
+    let mut contacts = Vec::new();
     let mut s = hi - lo + gap_fraction * margin;
     while s > hi - lo - margin {
-        pair.bodies[1].position = Vec3::zeros();
-        pair.bodies[1].position[axis] = s;
-        if !detect_contacts(&pair, &mut ws)?.0.is_empty() {
+        pair.state.bodies[1].position = Vec3::zeros();
+        pair.state.bodies[1].position[axis] = s;
+        let mut wall = PhaseTimes::default();
+        det.detect(&pair.model, &pair.state, search, &mut contacts, &mut wall)?;
+        if !contacts.is_empty() {
             return Ok(s);
         }
         s -= 0.01 * margin;
@@ -190,8 +201,9 @@ pub fn build_grid(spec: &GridSpec) -> Result<Grid> {
 
     let t = Instant::now();
     let mut world = empty_world(spec, shape(&mesh, tree)?);
-    world.bodies.push(body(&world, Vec3::zeros())?);
-    let com = world.shapes[0].com;
+    let template = body(&world, Vec3::zeros())?;
+    world.state.bodies.push(template);
+    let com = world.model.shapes[0].com;
     let mut spacing_xyz = [0.0; 3];
     let mut extent_xyz = [0.0; 3];
     for axis in 0..3 {
@@ -202,11 +214,11 @@ pub fn build_grid(spec: &GridSpec) -> Result<Grid> {
     let t_spacing = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
-    let template = world.bodies.pop().context("template body")?;
+    let template = world.state.bodies.pop().context("template body")?;
     let epsilon = template.epsilon;
     let [nx, ny, nz] = spec.n;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(spec.seed);
-    world.bodies.reserve((nx * ny * nz) as usize);
+    world.state.bodies.reserve((nx * ny * nz) as usize);
     for k in 0..nz {
         for j in 0..ny {
             for i in 0..nx {
@@ -219,11 +231,13 @@ pub fn build_grid(spec: &GridSpec) -> Result<Grid> {
                 if spec.speed > 0.0 {
                     b.velocity = Vec3::from_fn(|_, _| rng.gen_range(-spec.speed..=spec.speed));
                 }
-                world.bodies.push(b);
+                world.state.bodies.push(b);
             }
         }
     }
-    world.params.dt = spec.dt.unwrap_or_else(|| stable_dt_estimate(&world));
+    world.params.dt = spec
+        .dt
+        .unwrap_or_else(|| stable_dt_estimate(&world.model, &world.state.bodies));
     let t_place = t.elapsed().as_secs_f64();
     Ok(Grid {
         world,

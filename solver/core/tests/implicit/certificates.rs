@@ -6,21 +6,17 @@
 //! the previous step's evaluation of the accepted state in a step's first iteration
 //! changes nothing.
 
-#[path = "implicit_support.rs"]
-mod support;
-
+use crate::common::implicit::*;
 use msdem_geom::math::Vec3;
-use msdem_solver::implicit::{
-    implicit_step, ImplicitOutput, ImplicitWorkspace, PicardParams, PicardVariant,
-};
-use msdem_solver::world::{KernelChoice, World};
+use msdem_solver::integrator::implicit::{ImplicitOutput, PicardParams, PicardVariant};
+use msdem_solver::params::KernelChoice;
+use msdem_solver::world::World;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use support::*;
 
 /// A random kick of every particle's velocity [m/s] and angular velocity [rad/s].
 fn kick(w: &mut World, rng: &mut Xoshiro256PlusPlus, dv: f64, dw: f64) {
-    for b in &mut w.bodies {
+    for b in &mut w.state.bodies {
         b.velocity += Vec3::from_fn(|_, _| rng.gen_range(-dv..=dv));
         b.angular_velocity += Vec3::from_fn(|_, _| rng.gen_range(-dw..=dw));
     }
@@ -38,8 +34,10 @@ fn total_checks(o: &ImplicitOutput) -> u64 {
 fn skipping_equals_rechecking(base: World, steps: usize, seed: u64, dv: f64, dw: f64) -> u64 {
     let params = PicardParams::default();
     let (mut w_skip, mut w_all) = (base.clone(), base);
-    let (mut ws_skip, mut ws_all) = (ImplicitWorkspace::new(), ImplicitWorkspace::new());
-    ws_all.set_recheck_all(true);
+    let m = PicardVariant::Multiscale;
+    let (mut im_skip, mut det_skip) = picard(&w_skip, &params, m);
+    let (mut im_all, mut det_all) = picard(&w_all, &params, m);
+    det_all.set_recheck_all(true);
     let mut rng_skip = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut rng_all = Xoshiro256PlusPlus::seed_from_u64(seed);
     let (mut checks_skip, mut checks_all, mut skipped, mut contact_steps) = (0, 0, 0, 0);
@@ -47,12 +45,15 @@ fn skipping_equals_rechecking(base: World, steps: usize, seed: u64, dv: f64, dw:
     for s in 0..steps {
         kick(&mut w_skip, &mut rng_skip, dv, dw);
         kick(&mut w_all, &mut rng_all, dv, dw);
-        let m = PicardVariant::Multiscale;
-        let a = implicit_step(&mut w_skip, &mut ws_skip, &params, m, true).unwrap();
-        let b = implicit_step(&mut w_all, &mut ws_all, &params, m, true).unwrap();
+        let a = im_skip
+            .advance(&w_skip.model, &mut w_skip.state, &mut det_skip, true)
+            .unwrap();
+        let b = im_all
+            .advance(&w_all.model, &mut w_all.state, &mut det_all, true)
+            .unwrap();
         assert_eq!(a.stats.iterations, b.stats.iterations, "step {s}");
         assert_eq!(a.contacts, b.contacts, "step {s}: contacts and forces");
-        assert_eq!(ws_skip.contacts(), ws_all.contacts(), "step {s}");
+        assert_eq!(im_skip.contacts(), im_all.contacts(), "step {s}");
         for (i, (x, y)) in a.per_iteration.iter().zip(&b.per_iteration).enumerate() {
             let what = format!("step {s} iteration {i}");
             assert_eq!(x.contacts, y.contacts, "{what}");
@@ -65,14 +66,14 @@ fn skipping_equals_rechecking(base: World, steps: usize, seed: u64, dv: f64, dw:
             assert_eq!(x.moved, y.moved, "{what}");
             kept += u64::from(x.kept);
         }
-        for (p, q) in w_skip.bodies.iter().zip(&w_all.bodies) {
+        for (p, q) in w_skip.state.bodies.iter().zip(&w_all.state.bodies) {
             assert_eq!(p.position, q.position, "step {s}");
             assert_eq!(p.orientation, q.orientation, "step {s}");
             assert_eq!(p.velocity, q.velocity, "step {s}");
             assert_eq!(p.angular_velocity, q.angular_velocity, "step {s}");
         }
-        ws_skip
-            .validate_active_sets(&w_skip)
+        det_skip
+            .validate_kept_sets(&w_skip.model, &w_skip.state)
             .unwrap_or_else(|e| panic!("step {s}: {e}"));
         checks_skip += total_checks(&a);
         checks_all += total_checks(&b);
@@ -115,7 +116,7 @@ fn skipping_equals_rechecking_for_a_kicked_sphere_on_a_slope() {
 #[test]
 fn keeping_unmoved_pairs_equals_rechecking_in_a_kicked_cluster() {
     let pair = colliding_pair(1, KernelChoice::Hybrid, 0.0, 0.3, 0.8);
-    let d = pair.bodies[1].position.x;
+    let d = pair.state.bodies[1].position.x;
     let mut w = world(2e-4, [0.0; 3], KernelChoice::Hybrid);
     for (k, (i, j, l)) in (0..3)
         .flat_map(|i| (0..2).flat_map(move |j| (0..2).map(move |l| (i, j, l))))
@@ -136,7 +137,8 @@ fn keeping_unmoved_pairs_equals_rechecking_in_a_kicked_cluster() {
 fn reuse_changes_nothing(base: World, variant: PicardVariant, steps: usize) {
     let params = PicardParams::default();
     let (mut w_re, mut w_new) = (base.clone(), base);
-    let (mut ws_re, mut ws_new) = (ImplicitWorkspace::new(), ImplicitWorkspace::new());
+    let (mut im_re, mut det_re) = picard(&w_re, &params, variant);
+    let (mut im_new, mut det_new) = picard(&w_new, &params, variant);
     let mut rng_re = Xoshiro256PlusPlus::seed_from_u64(5);
     let mut rng_new = Xoshiro256PlusPlus::seed_from_u64(5);
     let mut reused = 0;
@@ -145,9 +147,13 @@ fn reuse_changes_nothing(base: World, variant: PicardVariant, steps: usize) {
             kick(&mut w_re, &mut rng_re, 0.02, 0.2);
             kick(&mut w_new, &mut rng_new, 0.02, 0.2);
         }
-        ws_new.forget_last_evaluation();
-        let a = implicit_step(&mut w_re, &mut ws_re, &params, variant, true).unwrap();
-        let b = implicit_step(&mut w_new, &mut ws_new, &params, variant, true).unwrap();
+        im_new.forget_last_evaluation();
+        let a = im_re
+            .advance(&w_re.model, &mut w_re.state, &mut det_re, true)
+            .unwrap();
+        let b = im_new
+            .advance(&w_new.model, &mut w_new.state, &mut det_new, true)
+            .unwrap();
         assert_eq!(a.stats.iterations, b.stats.iterations, "step {s}");
         assert_eq!(a.contacts, b.contacts, "step {s}");
         assert!(!b.per_iteration[0].reused);
@@ -165,7 +171,7 @@ fn reuse_changes_nothing(base: World, variant: PicardVariant, steps: usize) {
             assert_eq!(x.residual.to_bits(), y.residual.to_bits(), "step {s}");
             assert_eq!(x.contacts, y.contacts, "step {s}");
         }
-        for (p, q) in w_re.bodies.iter().zip(&w_new.bodies) {
+        for (p, q) in w_re.state.bodies.iter().zip(&w_new.state.bodies) {
             assert_eq!(p.position, q.position, "step {s}");
             assert_eq!(p.velocity, q.velocity, "step {s}");
             assert_eq!(p.angular_velocity, q.angular_velocity, "step {s}");

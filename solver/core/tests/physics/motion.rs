@@ -1,13 +1,14 @@
 //! Single-body physics: free fall against the analytic parabola, restitution of an
 //! isolated impact, and the non-finite state check.
 
-#[path = "physics_support.rs"]
-mod support;
-
+use crate::common::world::*;
 use msdem_geom::math::{Iso3, Quat, Vec3};
 use msdem_mesh::generate::{icosphere, plane};
-use msdem_solver::step::{step, StepError, StepWorkspace};
-use support::*;
+use msdem_solver::contact::stability::stable_dt_estimate;
+use msdem_solver::detect::Detector;
+use msdem_solver::error::StepError;
+use msdem_solver::integrator::explicit::ExplicitEuler;
+use msdem_solver::world::World;
 
 /// Free fall from `x0` with `v0` for 0.25 s: the Euler–Cromer position error against
 /// `x0 + v0 t + ½ g t²`.
@@ -18,18 +19,19 @@ fn free_fall_error(dt: f64) -> f64 {
     let s = add_shape(&mut world, &mesh);
     let m = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, 1.0);
     let id = add_particle(&mut world, s, m, [0.0, 0.0, 5.0]);
-    world.bodies[id as usize].velocity = Vec3::new(1.0, 0.0, 2.0);
-    world.bodies[id as usize].angular_velocity = Vec3::new(0.0, 3.0, 0.0);
-    let mut ws = StepWorkspace::new();
+    world.state.bodies[id as usize].velocity = Vec3::new(1.0, 0.0, 2.0);
+    world.state.bodies[id as usize].angular_velocity = Vec3::new(0.0, 3.0, 0.0);
+    let (mut ex, mut det) = explicit(&world);
     let steps = (0.25 / dt).round() as u64;
     for _ in 0..steps {
-        step(&mut world, &mut ws, false).unwrap();
+        ex.advance(&world.model, &mut world.state, &mut det, false)
+            .unwrap();
     }
-    let t = world.time;
+    let t = world.state.time;
     assert!((t - 0.25).abs() < 1e-12);
     let exact =
         Vec3::new(0.0, 0.0, 5.0) + t * Vec3::new(1.0, 0.0, 2.0) + 0.5 * t * t * Vec3::from(g);
-    (world.bodies[id as usize].position - exact).norm()
+    (world.state.bodies[id as usize].position - exact).norm()
 }
 
 #[test]
@@ -59,15 +61,17 @@ fn rebound_ratio(e: f64, speed: f64) -> f64 {
     // Turn vertex 0 of the icosahedron straight down; lift it 50 steps of flight above
     // the halos.
     let v0 = Vec3::from(mesh.vertices[0]);
-    let b = &mut world.bodies[id as usize];
+    let b = &mut world.state.bodies[id as usize];
     b.orientation = Quat::rotation_between(&v0, &(-Vec3::z())).unwrap();
     b.position.z = 0.1 + b.epsilon + 0.002 + 50.0 * 2e-5 * speed;
     b.velocity = Vec3::new(0.0, 0.0, -speed);
-    let mut ws = StepWorkspace::new();
+    let (mut ex, mut det) = explicit(&world);
     let mut max_contacts = 0;
     let mut touched = false;
     for _ in 0..20_000 {
-        let out = step(&mut world, &mut ws, false).unwrap();
+        let out = ex
+            .advance(&world.model, &mut world.state, &mut det, false)
+            .unwrap();
         max_contacts = max_contacts.max(out.stats.contacts);
         touched |= out.stats.contacts > 0;
         if touched && out.stats.contacts == 0 {
@@ -79,7 +83,7 @@ fn rebound_ratio(e: f64, speed: f64) -> f64 {
         max_contacts, 1,
         "vertex-first impact must merge into one contact"
     );
-    let b = &world.bodies[id as usize];
+    let b = &world.state.bodies[id as usize];
 
     // Only single-precision noise of the contact geometry may leak sideways.
     assert!(b.velocity.xy().norm() < 1e-6 * speed && b.angular_velocity.norm() < 1e-4 * speed);
@@ -111,10 +115,13 @@ fn injected_nan_is_reported_with_particle_id() {
     for i in 0..4 {
         add_particle(&mut world, s, m, [f64::from(i), 0.0, 0.0]);
     }
-    let mut ws = StepWorkspace::new();
-    step(&mut world, &mut ws, false).unwrap();
-    world.bodies[2].velocity.x = f64::NAN;
-    let err = step(&mut world, &mut ws, false).unwrap_err();
+    let (mut ex, mut det) = explicit(&world);
+    ex.advance(&world.model, &mut world.state, &mut det, false)
+        .unwrap();
+    world.state.bodies[2].velocity.x = f64::NAN;
+    let err = ex
+        .advance(&world.model, &mut world.state, &mut det, false)
+        .unwrap_err();
     match err {
         StepError::NonFinite {
             step,
@@ -123,43 +130,45 @@ fn injected_nan_is_reported_with_particle_id() {
         } => assert_eq!((step, particle, quantity), (2, 2, "velocity")),
         e => panic!("unexpected {e}"),
     }
-    assert!(err_text(&mut world, &mut ws).contains("particle 2"));
+    assert!(err_text(&mut world, &mut ex, &mut det).contains("particle 2"));
     // An infinite angular velocity becomes a non-finite orientation during the step.
-    world.bodies[2].velocity.x = 0.0;
-    world.bodies[1].angular_velocity.y = f64::INFINITY;
-    let err = step(&mut world, &mut ws, false).unwrap_err();
+    world.state.bodies[2].velocity.x = 0.0;
+    world.state.bodies[1].angular_velocity.y = f64::INFINITY;
+    let err = ex
+        .advance(&world.model, &mut world.state, &mut det, false)
+        .unwrap_err();
     assert!(
         matches!(err, StepError::NonFinite { particle: 1, .. }),
         "{err}"
     );
 }
 
-fn err_text(world: &mut msdem_solver::world::World, ws: &mut StepWorkspace) -> String {
-    step(world, ws, false).unwrap_err().to_string()
+fn err_text(world: &mut World, ex: &mut ExplicitEuler, det: &mut Detector) -> String {
+    ex.advance(&world.model, &mut world.state, det, false)
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
 fn stable_dt_estimate_follows_the_contact_frequency() {
     let mut world = empty_world(1e-4, [0.0, 0.0, -9.81]);
-    assert_eq!(
-        msdem_solver::step::stable_dt_estimate(&world),
-        f64::INFINITY
-    );
+    let estimate = |w: &World| stable_dt_estimate(&w.model, &w.state.bodies);
+    assert_eq!(estimate(&world), f64::INFINITY);
     let mesh = icosphere(0.1, 1).unwrap();
     let s = add_shape(&mut world, &mesh);
     let m = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, 1.0);
     let id = add_particle(&mut world, s, m, [0.0, 0.0, 1.0]) as usize;
     add_particle(&mut world, s, m, [1.0, 0.0, 1.0]);
-    let (mass, eps) = (world.bodies[id].mass, world.bodies[id].epsilon);
+    let (mass, eps) = (world.state.bodies[id].mass, world.state.bodies[id].epsilon);
     // Two equal particles: m_eff = M/2, margin 2ε.
     let omega_pp = (1000.0 * (mass / 2.0).sqrt() / (2.0 * eps * mass / 2.0)).sqrt();
-    let dt = msdem_solver::step::stable_dt_estimate(&world);
+    let dt = estimate(&world);
     assert!((dt - 2.0 * std::f64::consts::PI / omega_pp / 20.0).abs() < 1e-12 * dt);
     // A plane with a thin halo is stiffer: m_eff = M, margin ε + 1e-4.
     let ground = plane([2.0, 2.0], 1, [0.0, 0.0, 0.0]).unwrap();
     add_obstacle(&mut world, &ground, Iso3::identity(), 1e-4, 0.0, 1.0);
     let omega_po = (1000.0 * mass.sqrt() / ((eps + 1e-4) * mass)).sqrt();
     assert!(omega_po > omega_pp);
-    let dt = msdem_solver::step::stable_dt_estimate(&world);
+    let dt = estimate(&world);
     assert!((dt - 2.0 * std::f64::consts::PI / omega_po / 20.0).abs() < 1e-12 * dt);
 }

@@ -1,17 +1,16 @@
 //! Worlds for the implicit-integrator tests and benchmarks, built programmatically
-//! (generated meshes, in-memory surrogate trees, no files). Included via `#[path]`.
-#![allow(dead_code)]
+//! (generated meshes, in-memory surrogate trees, no files): the seed's colliding pair and
+//! sphere on a slope; energies and state differences.
 
 use msdem_geom::math::{Iso3, Vec3};
 use msdem_mesh::generate::{noise_sphere, slope, NoiseSphere};
 use msdem_mesh::TriMesh;
-use msdem_solver::contact::pair::PairParams;
-use msdem_solver::step::{detect_contacts, StepWorkspace};
-use msdem_solver::world::{KernelChoice, World};
+use msdem_solver::detect::Detector;
+use msdem_solver::integrator::implicit::{ImplicitEuler, PicardParams, PicardVariant};
+use msdem_solver::params::KernelChoice;
+use msdem_solver::world::World;
 
-/// The physics tests' world builders (relative to this file's folder).
-#[path = "physics_support.rs"]
-mod physics;
+use super::world as physics;
 
 /// An empty world with time step `dt` [s], gravity `g` [m/s²] and triangle kernel `kernel`.
 pub fn world(dt: f64, g: [f64; 3], kernel: KernelChoice) -> World {
@@ -45,10 +44,27 @@ pub fn add_obstacle(world: &mut World, mesh: &TriMesh, epsilon: f64, mu: f64, e:
     physics::add_obstacle(world, mesh, Iso3::identity(), epsilon, mu, e);
 }
 
-/// Merged contacts of `world`'s current state (its own detection mode).
+/// Implicit Euler of `variant` with `world`'s time step and gravity and the Picard
+/// settings `params` (fixed for its lifetime: build a new one for other settings), and a
+/// detector with `world`'s kernel and broad phase (one per simulated world: it keeps the
+/// active sets of multiscale Picard).
+pub fn picard(
+    world: &World,
+    params: &PicardParams,
+    variant: PicardVariant,
+) -> (ImplicitEuler, Detector) {
+    let p = &world.params;
+    (
+        ImplicitEuler::with(p.dt, p.gravity, params, variant),
+        Detector::new(p),
+    )
+}
+
+/// Merged contacts of `world`'s current state (from the roots in its own detection mode,
+/// with a fresh detector).
 pub fn contact_count(world: &World) -> usize {
-    let mut ws = StepWorkspace::new();
-    detect_contacts(world, &mut ws).expect("detect").0.len()
+    let mut det = Detector::new(&world.params);
+    physics::detect(world, &mut det).0.len()
 }
 
 /// Two noisy spheres (radius 0.5 m, `subdivisions`) on a head-on course along x with a
@@ -64,16 +80,16 @@ pub fn colliding_pair(
     let mut w = world(1e-3, [0.0; 3], kernel);
     let a = add_sphere(&mut w, &sphere_mesh(0.5, subdivisions, 1), mu, e, [0.0; 3]);
     let b = add_sphere(&mut w, &sphere_mesh(0.5, subdivisions, 2), mu, e, [0.0; 3]);
-    let mut gap = w.bodies[a].radius + w.bodies[b].radius + 0.05;
+    let mut gap = w.state.bodies[a].radius + w.state.bodies[b].radius + 0.05;
     loop {
-        w.bodies[b].position = Vec3::new(gap, 0.08, 0.03);
+        w.state.bodies[b].position = Vec3::new(gap, 0.08, 0.03);
         if contact_count(&w) >= 1 || gap < 0.5 {
             break;
         }
         gap -= 5e-4;
     }
-    w.bodies[a].velocity = Vec3::new(0.5 * speed, 0.0, 0.0);
-    w.bodies[b].velocity = Vec3::new(-0.5 * speed, 0.0, 0.0);
+    w.state.bodies[a].velocity = Vec3::new(0.5 * speed, 0.0, 0.0);
+    w.state.bodies[b].velocity = Vec3::new(-0.5 * speed, 0.0, 0.0);
     w
 }
 
@@ -91,35 +107,29 @@ pub fn sphere_on_slope(subdivisions: u32, kernel: KernelChoice) -> World {
         [0.0; 3],
     );
     let normal = Vec3::new(0.0, 20f64.to_radians().sin(), 20f64.to_radians().cos());
-    let mut h = w.bodies[id].radius + 0.05;
+    let mut h = w.state.bodies[id].radius + 0.05;
     loop {
-        w.bodies[id].position = h * normal;
+        w.state.bodies[id].position = h * normal;
         if contact_count(&w) >= 1 || h < 0.2 {
             break;
         }
         h -= 5e-4;
     }
-    w.bodies[id].velocity = Vec3::new(0.0, 0.05, -0.02);
+    w.state.bodies[id].velocity = Vec3::new(0.0, 0.05, -0.02);
     w
 }
 
 /// Kinetic energy plus contact spring energy of `world`'s state [J] (no gravity term).
 pub fn mechanical_energy(world: &World) -> f64 {
-    let obs = msdem_solver::integrate::energy::observables(&world.bodies, &world.params.gravity);
-    let mut ws = StepWorkspace::new();
-    let (contacts, _, _) = detect_contacts(world, &mut ws).expect("detect");
-    let spring: f64 = contacts
-        .iter()
-        .map(|c| PairParams::of(world, c.a, c.b).spring_energy(c.dist))
-        .sum();
-    obs.kinetic + obs.potential + spring
+    let mut det = Detector::new(&world.params);
+    physics::total_energy(world, &mut det)
 }
 
 /// Largest difference of positions [m] and velocities [m/s] between two worlds' bodies.
 pub fn state_difference(a: &World, b: &World) -> (f64, f64) {
     let mut dx: f64 = 0.0;
     let mut dv: f64 = 0.0;
-    for (p, q) in a.bodies.iter().zip(&b.bodies) {
+    for (p, q) in a.state.bodies.iter().zip(&b.state.bodies) {
         dx = dx.max((p.position - q.position).norm());
         dx = dx.max((p.orientation.coords - q.orientation.coords).norm() * p.radius);
         dv = dv.max((p.velocity - q.velocity).norm());

@@ -3,13 +3,17 @@
 //! explicit scheme gains an order of magnitude of energy in one collision, the implicit
 //! variants stay bounded; and a step that runs out of Picard iterations says so.
 
-#[path = "implicit_support.rs"]
-mod support;
+use crate::common::implicit::*;
+use crate::common::world::explicit;
+use msdem_solver::contact::stability;
+use msdem_solver::integrator::implicit::{ImplicitEuler, PicardParams, PicardVariant};
+use msdem_solver::params::KernelChoice;
+use msdem_solver::world::World;
 
-use msdem_solver::implicit::{implicit_step, ImplicitWorkspace, PicardParams, PicardVariant};
-use msdem_solver::step::{stable_dt_estimate, step, StepWorkspace};
-use msdem_solver::world::KernelChoice;
-use support::*;
+/// The explicit scheme's recommended time step for `world` [s].
+fn stable_dt_estimate(world: &World) -> f64 {
+    stability::stable_dt_estimate(&world.model, &world.state.bodies)
+}
 
 #[test]
 fn implicit_stays_bounded_where_explicit_gains_energy() {
@@ -19,15 +23,16 @@ fn implicit_stays_bounded_where_explicit_gains_energy() {
     let e0 = mechanical_energy(&base);
     let steps = 25;
 
-    let mut explicit = base.clone();
-    let mut ws = StepWorkspace::new();
+    let mut w_explicit = base.clone();
+    let (mut ex, mut det) = explicit(&w_explicit);
     let mut explicit_peak: f64 = 0.0;
     for _ in 0..steps {
-        if step(&mut explicit, &mut ws, false).is_err() {
+        let out = ex.advance(&w_explicit.model, &mut w_explicit.state, &mut det, false);
+        if out.is_err() {
             explicit_peak = f64::INFINITY;
             break;
         }
-        explicit_peak = explicit_peak.max(mechanical_energy(&explicit));
+        explicit_peak = explicit_peak.max(mechanical_energy(&w_explicit));
     }
     assert!(
         explicit_peak > 5.0 * e0,
@@ -40,10 +45,11 @@ fn implicit_stays_bounded_where_explicit_gains_energy() {
         PicardVariant::Multiscale,
     ] {
         let mut w = base.clone();
-        let mut ws = ImplicitWorkspace::new();
+        let (mut im, mut det) = picard(&w, &PicardParams::default(), variant);
         let mut contact_steps = 0;
         for s in 0..steps {
-            let out = implicit_step(&mut w, &mut ws, &PicardParams::default(), variant, false)
+            let out = im
+                .advance(&w.model, &mut w.state, &mut det, false)
                 .unwrap_or_else(|e| panic!("{variant:?} step {s}: {e}"));
             assert!(out.converged, "{variant:?} step {s}: not converged");
             contact_steps += usize::from(out.stats.contacts > 0);
@@ -55,7 +61,7 @@ fn implicit_stays_bounded_where_explicit_gains_energy() {
         }
         assert!(contact_steps > 0, "{variant:?}: the pair must collide");
         // The particles separate again (implicit Euler dissipates, never sticks here).
-        let gap = w.bodies[1].velocity.x - w.bodies[0].velocity.x;
+        let gap = w.state.bodies[1].velocity.x - w.state.bodies[0].velocity.x;
         assert!(
             gap > 0.0,
             "{variant:?}: must separate, relative velocity {gap}"
@@ -68,15 +74,17 @@ fn running_out_of_iterations_is_reported() {
     let mut w = colliding_pair(2, KernelChoice::Exact, 0.4, 0.0, 1.0);
     w.params.dt = 10.0 * stable_dt_estimate(&w);
     // Move into the stiff regime, where one iteration cannot converge.
-    w.bodies[1].position.x -= 0.005;
+    w.state.bodies[1].position.x -= 0.005;
     for variant in [PicardVariant::Surrogate, PicardVariant::Multiscale] {
         let params = PicardParams {
             max_iterations: 3,
             ..PicardParams::default()
         };
         let mut wv = w.clone();
-        let mut ws = ImplicitWorkspace::new();
-        let out = implicit_step(&mut wv, &mut ws, &params, variant, false).unwrap();
+        let (mut im, mut det) = picard(&wv, &params, variant);
+        let out = im
+            .advance(&wv.model, &mut wv.state, &mut det, false)
+            .unwrap();
         assert!(!out.converged, "{variant:?}");
         assert_eq!(out.stats.iterations, 3);
         assert_eq!(out.per_iteration.len(), 3);
@@ -87,11 +95,14 @@ fn running_out_of_iterations_is_reported() {
             "{last:?}"
         );
         // The step is accepted anyway: time advances.
-        assert_eq!(wv.step, 1);
-        // With the default budget the same step converges.
+        assert_eq!(wv.state.step, 1);
+        // With the default budget the same step converges (a new integrator for the new
+        // settings; the same detector, whose kept active sets carry over as before).
         let mut wv = w.clone();
-        let out =
-            implicit_step(&mut wv, &mut ws, &PicardParams::default(), variant, false).unwrap();
+        let (dt, g) = (wv.params.dt, wv.params.gravity);
+        let out = ImplicitEuler::with(dt, g, &PicardParams::default(), variant)
+            .advance(&wv.model, &mut wv.state, &mut det, false)
+            .unwrap();
         assert!(
             out.converged,
             "{variant:?}: {} iterations",
@@ -104,22 +115,15 @@ fn running_out_of_iterations_is_reported() {
 fn free_flight_converges_in_two_iterations_and_matches_ballistics() {
     let mut w = world(0.01, [0.0, 0.0, -9.81], KernelChoice::Hybrid);
     add_sphere(&mut w, &sphere_mesh(0.5, 1, 7), 0.0, 1.0, [0.0, 0.0, 5.0]);
-    w.bodies[0].velocity = msdem_geom::math::Vec3::new(1.0, 0.0, 2.0);
-    let mut ws = ImplicitWorkspace::new();
+    w.state.bodies[0].velocity = msdem_geom::math::Vec3::new(1.0, 0.0, 2.0);
+    let (mut im, mut det) = picard(&w, &PicardParams::default(), PicardVariant::Multiscale);
     for _ in 0..10 {
-        let out = implicit_step(
-            &mut w,
-            &mut ws,
-            &PicardParams::default(),
-            PicardVariant::Multiscale,
-            false,
-        )
-        .unwrap();
+        let out = im.advance(&w.model, &mut w.state, &mut det, false).unwrap();
         assert!(out.converged);
         assert_eq!(out.stats.iterations, 2);
     }
     // Implicit (= Euler–Cromer without forces) free flight: v exact, x with O(Δt) error.
-    let b = &w.bodies[0];
+    let b = &w.state.bodies[0];
     assert!((b.velocity.z - (2.0 - 9.81 * 0.1)).abs() < 1e-12);
     let z = 5.0 + 2.0 * 0.1 - 9.81 * 0.01 * 0.01 * 55.0; // Σ_{k=1..10} k·Δt²·g
     assert!((b.position.z - z).abs() < 1e-12, "{} vs {z}", b.position.z);

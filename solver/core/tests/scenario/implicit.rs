@@ -2,13 +2,11 @@
 //! `integrator:` value maps to its Picard variant, `picard:` keys override the defaults
 //! one by one, and a `detection.mode` that agrees with the variant is accepted.
 
-mod scenario_support;
-
-use msdem_solver::implicit::{PicardParams, PicardVariant};
+use crate::common::fixture::{scenario_text, Fixture};
+use msdem_solver::params::{IntegratorChoice as Integrator, PicardParams, PicardVariant};
 use msdem_solver::scenario::load_scenario;
 use msdem_solver::setup::build_world;
-use msdem_solver::world::{Integrator, World};
-use scenario_support::{scenario_text, Fixture};
+use msdem_solver::world::World;
 
 fn world(f: &Fixture, keys: &str) -> World {
     let body = format!(

@@ -4,14 +4,12 @@
 //! and states in every step, bit for bit, while the kept sets skip pairs by their
 //! certificates and check fewer pairs.
 
-#[path = "physics_support.rs"]
-mod support;
-
+use crate::common::world::*;
 use msdem_geom::math::Iso3;
 use msdem_mesh::generate::plane;
-use msdem_solver::step::{step, StepWorkspace};
-use msdem_solver::world::{KernelChoice, World};
-use support::*;
+use msdem_solver::detect::Search;
+use msdem_solver::params::{DetectionMode, KernelChoice};
+use msdem_solver::world::World;
 
 fn heap(kernel: KernelChoice) -> World {
     let mut w = empty_world(2e-4, [0.0, 0.0, -9.81]);
@@ -38,16 +36,21 @@ fn heap(kernel: KernelChoice) -> World {
 fn kept_equals_roots(kernel: KernelChoice, steps: usize) {
     let base = heap(kernel);
     let (mut kept, mut roots) = (base.clone(), base);
-    let (mut ws_kept, mut ws_roots) = (StepWorkspace::new(), StepWorkspace::new());
-    ws_roots.set_detection_from_roots(true);
+    let (mut ex_kept, mut det_kept) = explicit(&kept);
+    let (mut ex_roots, mut det_roots) = explicit(&roots);
+    ex_roots.set_search(Search::Roots(DetectionMode::Hierarchy));
     let (mut checks_kept, mut checks_roots, mut skipped, mut contact_steps) = (0, 0, 0, 0);
     let sum = |v: &[u64]| v[..v.len() - 1].iter().sum::<u64>();
     for s in 0..steps {
-        let a = step(&mut kept, &mut ws_kept, true).unwrap();
-        let b = step(&mut roots, &mut ws_roots, true).unwrap();
+        let a = ex_kept
+            .advance(&kept.model, &mut kept.state, &mut det_kept, true)
+            .unwrap();
+        let b = ex_roots
+            .advance(&roots.model, &mut roots.state, &mut det_roots, true)
+            .unwrap();
         assert_eq!(a.contacts, b.contacts, "step {s}: contacts and forces");
         assert_eq!(a.stats.candidate_pairs, b.stats.candidate_pairs, "step {s}");
-        for (p, q) in kept.bodies.iter().zip(&roots.bodies) {
+        for (p, q) in kept.state.bodies.iter().zip(&roots.state.bodies) {
             assert_eq!(p.position, q.position, "step {s}");
             assert_eq!(p.orientation, q.orientation, "step {s}");
             assert_eq!(p.velocity, q.velocity, "step {s}");
@@ -94,31 +97,43 @@ fn a_jump_into_contact_is_widened_within_the_step() {
         add_particle(&mut w, s, m, [0.0; 3]);
     }
     // Closest approach along y with contacts, found with the descent from the roots.
-    let mut probe = StepWorkspace::new();
-    probe.set_detection_from_roots(true);
+    let (mut probe, mut probe_det) = explicit(&w);
+    probe.set_search(Search::Roots(DetectionMode::Hierarchy));
     let mut touch = 1.2;
     loop {
         let mut t = w.clone();
-        t.bodies[1].position.y = touch;
-        if step(&mut t, &mut probe, false).unwrap().stats.contacts >= 3 || touch < 0.8 {
+        t.state.bodies[1].position.y = touch;
+        let out = probe
+            .advance(&t.model, &mut t.state, &mut probe_det, false)
+            .unwrap();
+        if out.stats.contacts >= 3 || touch < 0.8 {
             break;
         }
         touch -= 1e-3;
     }
-    w.bodies[1].position.x = touch + 0.03;
+    w.state.bodies[1].position.x = touch + 0.03;
     let (mut kept, mut roots) = (w.clone(), w);
-    let (mut ws_kept, mut ws_roots) = (StepWorkspace::new(), StepWorkspace::new());
-    ws_roots.set_detection_from_roots(true);
-    let a = step(&mut kept, &mut ws_kept, true).unwrap();
-    let b = step(&mut roots, &mut ws_roots, true).unwrap();
+    let (mut ex_kept, mut det_kept) = explicit(&kept);
+    let (mut ex_roots, mut det_roots) = explicit(&roots);
+    ex_roots.set_search(Search::Roots(DetectionMode::Hierarchy));
+    let a = ex_kept
+        .advance(&kept.model, &mut kept.state, &mut det_kept, true)
+        .unwrap();
+    let b = ex_roots
+        .advance(&roots.model, &mut roots.state, &mut det_roots, true)
+        .unwrap();
     assert_eq!(a.contacts, b.contacts);
     assert_eq!(a.stats.contacts, 0, "apart before the jump");
     assert!(a.stats.candidate_pairs > 0, "the pair must keep a set");
     for world in [&mut kept, &mut roots] {
-        world.bodies[1].position = msdem_geom::math::Vec3::new(0.0, touch, 0.0);
+        world.state.bodies[1].position = msdem_geom::math::Vec3::new(0.0, touch, 0.0);
     }
-    let a = step(&mut kept, &mut ws_kept, true).unwrap();
-    let b = step(&mut roots, &mut ws_roots, true).unwrap();
+    let a = ex_kept
+        .advance(&kept.model, &mut kept.state, &mut det_kept, true)
+        .unwrap();
+    let b = ex_roots
+        .advance(&roots.model, &mut roots.state, &mut det_roots, true)
+        .unwrap();
     assert!(b.stats.contacts >= 3);
     assert!(a.stats.unfolds > 0, "the jump must widen the kept sets");
     assert_eq!(a.contacts, b.contacts, "contacts and forces after the jump");

@@ -1,16 +1,14 @@
 //! Setup from a scenario: instanced geometry, mass properties, generators, halos, touching
 //! versus interpenetrating bodies, the time-step warning.
 
-mod scenario_support;
-
 use std::sync::Arc;
 
+use crate::common::fixture::{scenario_text, Fixture, CUBE_SIZE, GRAIN_RADIUS};
 use msdem_geom::math::Vec3;
 use msdem_solver::run::time_step_warning;
 use msdem_solver::scenario::load_scenario;
 use msdem_solver::setup::build_world;
 use msdem_solver::world::World;
-use scenario_support::{scenario_text, Fixture, CUBE_SIZE, GRAIN_RADIUS};
 
 const TIME: &str = "{ dt: 1.0e-4, end: 0.01, output_every: 10 }";
 
@@ -20,7 +18,7 @@ fn world(f: &Fixture, body: &str) -> World {
 }
 
 fn shape_index(w: &World, name: &str) -> u32 {
-    w.shapes.iter().position(|s| s.name == name).unwrap() as u32
+    w.model.shapes.iter().position(|s| s.name == name).unwrap() as u32
 }
 
 #[test]
@@ -35,15 +33,16 @@ generators:
                count: [3, 2, 2], velocity: [0, 0, -1] }
 ",
     );
-    assert_eq!(w.bodies.len(), 13);
-    assert_eq!(w.shapes.len(), 3);
+    assert_eq!(w.state.bodies.len(), 13);
+    assert_eq!(w.model.shapes.len(), 3);
     let grain = shape_index(&w, "grain");
-    assert!(w.bodies[1..].iter().all(|b| b.shape == grain));
+    assert!(w.state.bodies[1..].iter().all(|b| b.shape == grain));
     // One tree per shape, held only by the shape: particles carry no geometry.
-    for s in &w.shapes {
-        assert_eq!(Arc::strong_count(&s.tree), 1);
+    for s in &w.model.shapes {
+        let tree = s.geometry.tree().expect("mesh shape");
+        assert_eq!(Arc::strong_count(tree), 1);
     }
-    let cube = &w.bodies[0];
+    let cube = &w.state.bodies[0];
     assert_eq!(cube.shape, shape_index(&w, "cube"));
     let m = 2500.0 * CUBE_SIZE.powi(3);
     assert!((cube.mass - m).abs() < 1e-12 * m, "{}", cube.mass);
@@ -61,14 +60,14 @@ generators:
     assert!((cube.epsilon - 0.01 * 2.0 * radius).abs() < 1e-15);
     assert_eq!(cube.orientation.quaternion().w, 1.0, "normalised");
     // Icosphere: every vertex on the sphere, so the bounding radius is the sphere's.
-    assert!((w.bodies[1].radius - GRAIN_RADIUS).abs() < 1e-12);
+    assert!((w.state.bodies[1].radius - GRAIN_RADIUS).abs() < 1e-12);
     // Lattice: x fastest, then y, then z; initial velocity.
-    let pos: Vec<Vec3> = w.bodies[1..].iter().map(|b| b.position).collect();
+    let pos: Vec<Vec3> = w.state.bodies[1..].iter().map(|b| b.position).collect();
     assert_eq!(pos[0], Vec3::new(1.0, 0.0, 0.0));
     assert!((pos[1] - Vec3::new(1.2, 0.0, 0.0)).norm() < 1e-12);
     assert!((pos[3] - Vec3::new(1.0, 0.2, 0.0)).norm() < 1e-12);
     assert!((pos[6] - Vec3::new(1.0, 0.0, 0.2)).norm() < 1e-12);
-    assert!(w.bodies[1..]
+    assert!(w.state.bodies[1..]
         .iter()
         .all(|b| b.velocity == Vec3::new(0.0, 0.0, -1.0)));
     assert_eq!((w.params.dt, w.params.output_every), (1.0e-4, 10));
@@ -87,10 +86,10 @@ generators:
 fn random_generators_place_disjoint_particles_in_the_box_clear_of_obstacles() {
     let f = Fixture::new();
     let w = world(&f, DROP);
-    assert_eq!(w.bodies.len(), 35);
+    assert_eq!(w.state.bodies.len(), 35);
     let floor_z = 0.1;
     let eps_floor = 0.002;
-    for (i, a) in w.bodies.iter().enumerate() {
+    for (i, a) in w.state.bodies.iter().enumerate() {
         let r = a.radius + a.epsilon;
         for k in 0..3 {
             let (lo, hi) = ([-0.5, -0.5, 0.0][k], [0.5, 0.5, 0.4][k]);
@@ -101,20 +100,26 @@ fn random_generators_place_disjoint_particles_in_the_box_clear_of_obstacles() {
             "{i}: {}",
             a.position
         );
-        for b in &w.bodies[i + 1..] {
+        for b in &w.state.bodies[i + 1..] {
             assert!((a.position - b.position).norm() > r + b.radius + b.epsilon);
         }
         assert!((a.orientation.norm() - 1.0).abs() < 1e-12);
     }
     let grain = shape_index(&w, "grain");
-    assert!(w.bodies[..25]
+    assert!(w.state.bodies[..25]
         .iter()
         .all(|b| b.shape == grain && b.velocity.z == -2.0));
-    assert!(w.bodies[25..].iter().all(|b| b.velocity == Vec3::zeros()));
-    assert!(w.bodies[..25].iter().all(|b| b.orientation.angle() > 1e-6));
-    assert!(w.bodies[25..].iter().all(|b| b.orientation.angle() == 0.0));
+    assert!(w.state.bodies[25..]
+        .iter()
+        .all(|b| b.velocity == Vec3::zeros()));
+    assert!(w.state.bodies[..25]
+        .iter()
+        .all(|b| b.orientation.angle() > 1e-6));
+    assert!(w.state.bodies[25..]
+        .iter()
+        .all(|b| b.orientation.angle() == 0.0));
     // Obstacle pose and bounds incl. halo.
-    let o = &w.obstacles[0];
+    let o = &w.model.obstacles[0];
     assert_eq!(o.pose.translation.vector, Vec3::new(0.0, 0.0, 0.1));
     assert!((o.aabb.0 - Vec3::new(-1.002, -1.002, 0.098)).norm() < 1e-12);
     assert!((o.aabb.1 - Vec3::new(1.002, 1.002, 0.102)).norm() < 1e-12);
@@ -125,6 +130,7 @@ fn placement_depends_on_the_seed_only() {
     let f = Fixture::new();
     let positions = |seed: u64| -> Vec<Vec3> {
         world(&f, &format!("seed: {seed}\n{DROP}"))
+            .state
             .bodies
             .iter()
             .map(|b| b.position)
@@ -154,7 +160,7 @@ particles:
             CUBE_SIZE / 2.0
         ),
     );
-    assert_eq!(w.bodies.len(), 3);
+    assert_eq!(w.state.bodies.len(), 3);
 }
 
 #[test]

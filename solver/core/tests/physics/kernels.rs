@@ -5,16 +5,14 @@
 //! one side when its distance lies in the kernels' ambiguity band at the margin. The two
 //! trajectories, each integrated with its own kernel, must end at the same state.
 
-#[path = "physics_support.rs"]
-mod support;
-
+use crate::common::world::*;
 use msdem_geom::math::{Iso3, Vec3};
 use msdem_mesh::generate::{noise_sphere, slope, NoiseSphere};
 use msdem_solver::contact::Contact;
+use msdem_solver::detect::Detector;
 use msdem_solver::frames::Other;
-use msdem_solver::step::{detect_contacts, step, StepWorkspace};
-use msdem_solver::world::{KernelChoice, World};
-use support::*;
+use msdem_solver::params::KernelChoice;
+use msdem_solver::world::World;
 
 fn sphere(seed: u32) -> msdem_mesh::TriMesh {
     noise_sphere(&NoiseSphere {
@@ -34,7 +32,7 @@ fn pair() -> World {
     for (seed, x, v) in [(5, -0.56, 0.5), (6, 0.56, -0.5)] {
         let s = add_shape(&mut world, &sphere(seed));
         let id = add_particle(&mut world, s, m, [x, 0.02, 0.0]);
-        world.bodies[id as usize].velocity = Vec3::new(v, 0.0, 0.0);
+        world.state.bodies[id as usize].velocity = Vec3::new(v, 0.0, 0.0);
     }
     world
 }
@@ -52,10 +50,10 @@ fn on_slope() -> World {
 
 fn margin(world: &World, c: &Contact) -> f64 {
     let other = match c.b {
-        Other::Particle(j) => world.bodies[j as usize].epsilon,
-        Other::Obstacle(k) => world.obstacles[k as usize].epsilon,
+        Other::Particle(j) => world.state.bodies[j as usize].epsilon,
+        Other::Obstacle(k) => world.model.obstacles[k as usize].epsilon,
     };
-    world.bodies[c.a as usize].epsilon + other
+    world.state.bodies[c.a as usize].epsilon + other
 }
 
 /// Every contact of `from` has a partner in `to` (same bodies, point within 0.1·margin),
@@ -82,23 +80,23 @@ fn unmatched(world: &World, from: &[Contact], to: &[Contact]) -> usize {
 /// Runs `steps` explicit steps with the exact kernel and compares the hybrid's contacts on
 /// every state; returns (steps with contacts, final exact world).
 fn compare_per_step(mut world: World, steps: usize) -> (usize, World) {
-    let mut ws_exact = StepWorkspace::new();
-    let mut ws_hybrid = StepWorkspace::new();
+    let (mut ex, mut det_exact) = explicit(&world);
+    let mut hybrid_params = world.params.clone();
+    hybrid_params.kernel = KernelChoice::Hybrid;
+    let mut det_hybrid = Detector::new(&hybrid_params);
     let (mut with_contacts, mut band_misses, mut total) = (0, 0, 0);
     for _ in 0..steps {
-        let mut hybrid_world = world.clone();
-        hybrid_world.params.kernel = KernelChoice::Hybrid;
-        let (hybrid, _, _) = detect_contacts(&hybrid_world, &mut ws_hybrid).unwrap();
-        let hybrid = hybrid.to_vec();
-        let (exact, _, _) = detect_contacts(&world, &mut ws_exact).unwrap();
-        let exact = exact.to_vec();
+        // The kernel is the detector's: the same world through the hybrid detector.
+        let (hybrid, _) = detect(&world, &mut det_hybrid);
+        let (exact, _) = detect(&world, &mut det_exact);
         if !exact.is_empty() {
             with_contacts += 1;
         }
         total += exact.len();
         band_misses += unmatched(&world, &exact, &hybrid);
         band_misses += unmatched(&world, &hybrid, &exact);
-        step(&mut world, &mut ws_exact, false).unwrap();
+        ex.advance(&world.model, &mut world.state, &mut det_exact, false)
+            .unwrap();
     }
     assert!(
         band_misses * 100 <= total.max(1),
@@ -109,9 +107,10 @@ fn compare_per_step(mut world: World, steps: usize) -> (usize, World) {
 
 fn final_state_with(mut world: World, kernel: KernelChoice, steps: usize) -> World {
     world.params.kernel = kernel;
-    let mut ws = StepWorkspace::new();
+    let (mut ex, mut det) = explicit(&world);
     for _ in 0..steps {
-        step(&mut world, &mut ws, false).unwrap();
+        ex.advance(&world.model, &mut world.state, &mut det, false)
+            .unwrap();
     }
     world
 }
@@ -119,7 +118,7 @@ fn final_state_with(mut world: World, kernel: KernelChoice, steps: usize) -> Wor
 fn assert_same_trajectory(world: World, steps: usize) {
     let exact = final_state_with(world.clone(), KernelChoice::Exact, steps);
     let hybrid = final_state_with(world, KernelChoice::Hybrid, steps);
-    for (e, h) in exact.bodies.iter().zip(&hybrid.bodies) {
+    for (e, h) in exact.state.bodies.iter().zip(&hybrid.state.bodies) {
         let tol = 1e-3 * e.radius;
         assert!(
             (e.position - h.position).norm() <= tol,
@@ -144,7 +143,7 @@ fn hybrid_matches_exact_through_a_head_on_pair_collision() {
         "the pair must collide ({with_contacts} steps)"
     );
     // They bounced: particle 0 now moves in −x.
-    assert!(end.bodies[0].velocity.x < 0.0);
+    assert!(end.state.bodies[0].velocity.x < 0.0);
     assert_same_trajectory(pair(), 400);
 }
 
@@ -156,6 +155,6 @@ fn hybrid_matches_exact_for_a_sphere_hopping_down_a_slope() {
         "the sphere must land ({with_contacts} steps)"
     );
     // It moves down the slope (towards +y) after landing.
-    assert!(end.bodies[0].velocity.y > 0.0);
+    assert!(end.state.bodies[0].velocity.y > 0.0);
     assert_same_trajectory(on_slope(), 600);
 }

@@ -1,18 +1,16 @@
-//! The bad-input corpus `tests/config/bad/*.yaml` (repository root): every file states its
-//! exact one-line error in a `# expect: ` comment (`{file}` = the scenario's path, `{dir}` =
-//! its folder). Each is copied next to the fixture meshes and trees and run through the
+//! The bad-input corpus `bad/*.yaml` beside this file: every file states its exact
+//! one-line error in a `# expect: ` comment (`{file}` = the scenario's path, `{dir}` = its
+//! folder). Each is copied next to the fixture meshes and trees and run through the
 //! `solver` binary, which must print exactly `error: <expected>` on stderr, exit ≠ 0 and
 //! write nothing.
-
-mod scenario_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use scenario_support::Fixture;
+use crate::common::fixture::Fixture;
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/config/bad")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenario/bad")
 }
 
 fn expected_line(path: &Path, text: &str) -> String {

@@ -1,13 +1,11 @@
 //! The `solver` binary: flags, exit codes, one-line errors, quiet mode, summary, a run that
-//! blows up. (The bad-scenario corpus is checked in `scenario_bad_corpus.rs`.)
-
-mod scenario_support;
+//! blows up. (The bad-scenario corpus is checked in `tests/scenario/bad_corpus.rs`.)
 
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::common::fixture::{scenario_text, Fixture};
 use msdem_solver::frames::{self, Frame, FRAME_MAGIC};
-use scenario_support::{scenario_text, Fixture};
 
 fn solver(args: &[&std::ffi::OsStr]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_solver"))

@@ -3,15 +3,14 @@
 //! step with exactly the flat contacts of its accepted state and a state within the
 //! Picard tolerance of flat Picard's.
 
-#[path = "implicit_support.rs"]
-mod support;
-
+use crate::common::implicit::*;
+use crate::common::world::detect;
 use msdem_geom::math::Vec3;
 use msdem_solver::contact::Contact;
-use msdem_solver::implicit::{implicit_step, ImplicitWorkspace, PicardParams, PicardVariant};
-use msdem_solver::step::{detect_contacts, StepWorkspace};
-use msdem_solver::world::{DetectionMode, KernelChoice, World};
-use support::*;
+use msdem_solver::detect::Detector;
+use msdem_solver::integrator::implicit::{PicardParams, PicardVariant};
+use msdem_solver::params::{DetectionMode, KernelChoice};
+use msdem_solver::world::World;
 
 fn same_contacts(a: &[Contact], b: &[Contact]) -> Result<(), String> {
     close_contacts(a, b, 1e-12)
@@ -38,8 +37,8 @@ fn close_contacts(a: &[Contact], b: &[Contact], tol: f64) -> Result<(), String> 
 fn flat_contacts(world: &World) -> Vec<Contact> {
     let mut w = world.clone();
     w.params.detection = DetectionMode::Flat;
-    let mut ws = StepWorkspace::new();
-    detect_contacts(&w, &mut ws).expect("detect").0.to_vec()
+    let mut det = Detector::new(&w.params);
+    detect(&w, &mut det).0
 }
 
 /// Flat and surrogate-within-Picard: same iterations, contacts and states (Cor. 5.5).
@@ -47,21 +46,19 @@ fn flat_equals_surrogate(mut base: World, steps: usize, dt: f64) {
     base.params.dt = dt;
     let params = PicardParams::default();
     let (mut wf, mut wsur) = (base.clone(), base);
-    let (mut ws_f, mut ws_s) = (ImplicitWorkspace::new(), ImplicitWorkspace::new());
+    let (mut im_f, mut det_f) = picard(&wf, &params, PicardVariant::Flat);
+    let (mut im_s, mut det_s) = picard(&wsur, &params, PicardVariant::Surrogate);
     let mut contact_steps = 0;
     for s in 0..steps {
-        let of = implicit_step(&mut wf, &mut ws_f, &params, PicardVariant::Flat, true).unwrap();
-        let os = implicit_step(
-            &mut wsur,
-            &mut ws_s,
-            &params,
-            PicardVariant::Surrogate,
-            true,
-        )
-        .unwrap();
+        let of = im_f
+            .advance(&wf.model, &mut wf.state, &mut det_f, true)
+            .unwrap();
+        let os = im_s
+            .advance(&wsur.model, &mut wsur.state, &mut det_s, true)
+            .unwrap();
         assert_eq!(of.stats.iterations, os.stats.iterations, "step {s}");
         assert_eq!(of.converged, os.converged, "step {s}");
-        same_contacts(ws_f.contacts(), ws_s.contacts()).unwrap_or_else(|e| panic!("step {s}: {e}"));
+        same_contacts(im_f.contacts(), im_s.contacts()).unwrap_or_else(|e| panic!("step {s}: {e}"));
         assert_eq!(of.contacts.len(), os.contacts.len());
         let (dx, dv) = state_difference(&wf, &wsur);
         assert!(dx <= 1e-12 && dv <= 1e-12, "step {s}: {dx} {dv}");
@@ -110,36 +107,36 @@ fn multiscale_matches_flat(mut base: World, steps: usize, dt: f64, keep: bool) {
         ..PicardParams::default()
     };
     let mut wf = base.clone();
-    let mut ws_f = ImplicitWorkspace::new();
-    let mut ws_m = ImplicitWorkspace::new();
+    let (mut im_f, mut det_f) = picard(&wf, &params, PicardVariant::Flat);
+    // Multiscale steps a fresh copy of the flat state in every step, with one integrator
+    // and one detector throughout (its kept active sets persist when `keep`).
+    let (mut im_m, mut det_m) = picard(&wf, &params, PicardVariant::Multiscale);
     let (mut contact_steps, mut unfolds, mut narrows) = (0, 0, 0);
     for s in 0..steps {
         let mut wm = wf.clone();
-        let of = implicit_step(&mut wf, &mut ws_f, &params, PicardVariant::Flat, false).unwrap();
-        let om = implicit_step(
-            &mut wm,
-            &mut ws_m,
-            &params,
-            PicardVariant::Multiscale,
-            false,
-        )
-        .unwrap();
+        let of = im_f
+            .advance(&wf.model, &mut wf.state, &mut det_f, false)
+            .unwrap();
+        let om = im_m
+            .advance(&wm.model, &mut wm.state, &mut det_m, false)
+            .unwrap();
         eprintln!(
             "step {s}: flat {} it, multiscale {} it ({} unfolds, {} narrows), {} contacts, checks {:?} vs {:?}",
             of.stats.iterations, om.stats.iterations, om.unfolds, om.narrows, om.stats.contacts,
             of.stats.checks_per_level, om.stats.checks_per_level
         );
         assert!(of.converged && om.converged, "step {s}");
-        same_contacts(ws_m.contacts(), &flat_contacts(&wm))
+        same_contacts(im_m.contacts(), &flat_contacts(&wm))
             .unwrap_or_else(|e| panic!("step {s}: multiscale vs flat detection: {e}"));
-        ws_m.validate_active_sets(&wm)
+        det_m
+            .validate_kept_sets(&wm.model, &wm.state)
             .unwrap_or_else(|e| panic!("step {s}: {e}"));
         let (dx, dv) = state_difference(&wf, &wm);
         // Both states satisfy the implicit equations within the tolerance (1e-3 of the
         // forces, floor 1e-3·K_s·sqrt(M)), so they differ by at most residual/(1 − L),
         // L the Lipschitz constant of the Picard map (close to 1 for the regularised
         // friction and the f32 kernel noise): allow 25 residuals.
-        let mass = wf.bodies[0].mass;
+        let mass = wf.state.bodies[0].mass;
         let force = om
             .contacts
             .iter()
@@ -150,7 +147,7 @@ fn multiscale_matches_flat(mut base: World, steps: usize, dt: f64, keep: bool) {
             dv <= 25.0 * dv_bound && dx <= 25.0 * dv_bound * dt,
             "step {s}: {dx} m, {dv} m/s (bound {dv_bound})"
         );
-        close_contacts(ws_m.contacts(), ws_f.contacts(), 1e-6)
+        close_contacts(im_m.contacts(), im_f.contacts(), 1e-6)
             .unwrap_or_else(|e| panic!("step {s}: multiscale vs flat Picard: {e}"));
         // The step statistics written to stats.msdem: one checks-per-level entry per
         // Picard iteration, summing to the step's total; the activity counts of the step.

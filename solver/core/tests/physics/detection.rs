@@ -2,16 +2,15 @@
 //! the same step on the same state, over many random poses; the hierarchy checks fewer
 //! triangle pairs.
 
-#[path = "physics_support.rs"]
-mod support;
-
+use crate::common::world::*;
 use msdem_geom::math::{Iso3, Quat, Vec3};
 use msdem_mesh::generate::plane;
-use msdem_solver::step::{detect_contacts, step, StepWorkspace};
-use msdem_solver::world::{DetectionMode, World};
+use msdem_solver::detect::Detector;
+use msdem_solver::integrator::explicit::ExplicitEuler;
+use msdem_solver::params::{BroadPhaseChoice, DetectionMode};
+use msdem_solver::world::World;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use support::*;
 
 fn random_rotation(rng: &mut Xoshiro256PlusPlus) -> Quat {
     let axis = Vec3::new(
@@ -39,9 +38,11 @@ fn scene() -> World {
 fn hierarchy_and_flat_agree_on_random_poses() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
     let mut world = scene();
-    let (ra, rb) = (world.bodies[0].radius, world.bodies[1].radius);
-    let mut ws_h = StepWorkspace::new();
-    let mut ws_f = StepWorkspace::new();
+    let (ra, rb) = (world.state.bodies[0].radius, world.state.bodies[1].radius);
+    // One detector per simulated world: the hierarchy's keeps its active sets from pose
+    // to pose (its steps run on them), the flat one's searches from scratch.
+    let mut det_h = Detector::new(&world.params);
+    let mut det_f = Detector::new(&world.params);
     let (mut poses_in_contact, mut checks_h, mut checks_f) = (0, 0u64, 0u64);
     for _ in 0..40 {
         // Particle 0 just above the plane; particle 1 touching it from a random direction.
@@ -51,23 +52,23 @@ fn hierarchy_and_flat_agree_on_random_poses() {
             rng.gen_range(0.2..1.0),
         )
         .normalize();
-        world.bodies[0].orientation = random_rotation(&mut rng);
-        world.bodies[1].orientation = random_rotation(&mut rng);
-        world.bodies[0].position = Vec3::new(0.1, -0.2, rng.gen_range(0.47..0.55));
-        world.bodies[1].position =
-            world.bodies[0].position + dir * (ra + rb) * rng.gen_range(0.88..1.0);
-        for b in &mut world.bodies {
+        let bodies = &mut world.state.bodies;
+        bodies[0].orientation = random_rotation(&mut rng);
+        bodies[1].orientation = random_rotation(&mut rng);
+        bodies[0].position = Vec3::new(0.1, -0.2, rng.gen_range(0.47..0.55));
+        bodies[1].position = bodies[0].position + dir * (ra + rb) * rng.gen_range(0.88..1.0);
+        for b in bodies {
             b.velocity = Vec3::new(rng.gen_range(-1.0..1.0), 0.0, -0.5);
             b.angular_velocity = Vec3::new(0.0, rng.gen_range(-3.0..3.0), 1.0);
         }
 
         world.params.detection = DetectionMode::Hierarchy;
-        let (ch, pairs_h, sh) = detect_contacts(&world, &mut ws_h).unwrap();
-        let ch = ch.to_vec();
+        let (ch, dh) = detect(&world, &mut det_h);
         world.params.detection = DetectionMode::Flat;
-        let (cf, pairs_f, sf) = detect_contacts(&world, &mut ws_f).unwrap();
+        let (cf, df) = detect(&world, &mut det_f);
+        let (pairs_h, sh, pairs_f, sf) = (dh.pairs, dh.stats, df.pairs, df.stats);
         assert_eq!(pairs_h, pairs_f);
-        assert_eq!(ch, cf.to_vec(), "merged contacts differ");
+        assert_eq!(ch, cf, "merged contacts differ");
         assert!(
             sh.fine <= sf.fine,
             "hierarchy must not check more real pairs"
@@ -77,14 +78,19 @@ fn hierarchy_and_flat_agree_on_random_poses() {
         checks_f += sf.total();
         poses_in_contact += usize::from(!ch.is_empty());
 
-        // One full step from the same state: identical bodies and contact forces.
+        // One full step from the same state: identical bodies and contact forces (the
+        // hierarchy's step on its kept active sets, the flat one's from scratch).
         let mut wh = world.clone();
         wh.params.detection = DetectionMode::Hierarchy;
         let mut wf = world.clone();
-        let oh = step(&mut wh, &mut ws_h, true).unwrap();
-        let of = step(&mut wf, &mut ws_f, true).unwrap();
+        let oh = ExplicitEuler::new(&wh.params)
+            .advance(&wh.model, &mut wh.state, &mut det_h, true)
+            .unwrap();
+        let of = ExplicitEuler::new(&wf.params)
+            .advance(&wf.model, &mut wf.state, &mut det_f, true)
+            .unwrap();
         assert_eq!(oh.contacts, of.contacts);
-        for (a, b) in wh.bodies.iter().zip(&wf.bodies) {
+        for (a, b) in wh.state.bodies.iter().zip(&wf.state.bodies) {
             assert_eq!((a.position, a.velocity), (b.position, b.velocity));
             assert_eq!(
                 (a.orientation, a.angular_velocity),
@@ -111,19 +117,19 @@ fn hierarchy_checks_100x_fewer_pairs_on_1280_triangle_spheres() {
         let m = add_material(&mut world, 1.0, 0.01, 1000.0, 0.0, 1.0);
         add_particle(&mut world, s, m, [0.0, 0.0, 0.0]);
     }
-    world.params.broadphase = msdem_solver::world::BroadPhaseChoice::AllPairs;
-    let mut ws = StepWorkspace::new();
-    let mut gap = world.bodies[0].radius + world.bodies[1].radius;
+    world.params.broadphase = BroadPhaseChoice::AllPairs;
+    let mut det = Detector::new(&world.params);
+    let mut gap = world.state.bodies[0].radius + world.state.bodies[1].radius;
     let hierarchy = loop {
-        world.bodies[1].position = Vec3::new(gap, 0.0, 0.0);
-        let (contacts, _, stats) = detect_contacts(&world, &mut ws).unwrap();
+        world.state.bodies[1].position = Vec3::new(gap, 0.0, 0.0);
+        let (contacts, d) = detect(&world, &mut det);
         if !contacts.is_empty() {
-            break stats;
+            break d.stats;
         }
         gap -= 1e-3;
     };
     world.params.detection = DetectionMode::Flat;
-    let (_, _, flat) = detect_contacts(&world, &mut ws).unwrap();
+    let flat = detect(&world, &mut det).1.stats;
     assert_eq!(flat.total(), 1280 * 1280);
     assert!(
         hierarchy.total() * 100 <= flat.total(),

@@ -5,14 +5,12 @@
 //! Picard tolerance; a step budget too small to converge is warned about (rate-limited)
 //! and recorded.
 
-mod scenario_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::common::fixture::{scenario_text, Fixture};
 use msdem_solver::frames::{self, Frame, StatsFile, FRAME_MAGIC, STATS_MAGIC};
 use msdem_solver::run::MAX_CONVERGENCE_WARNINGS;
-use scenario_support::{scenario_text, Fixture};
 
 /// Two grains (r = 0.05 m, ε = 1 mm) 4 mm apart closing at 1 m/s: contact from step ≈ 20,
 /// bounced apart well before step 100.

@@ -2,19 +2,18 @@
 //! with an independent stepping of the same world and with the analytic free fall;
 //! determinism; a run that blows up; reuse of an output folder.
 
-mod scenario_support;
-
 use std::path::Path;
 
+use crate::common::fixture::{scenario_text, Fixture};
+use msdem_solver::detect::Detector;
 use msdem_solver::frames::{
     self, Frame, Other, RunManifest, StatsFile, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC,
 };
+use msdem_solver::integrator::explicit::ExplicitEuler;
 use msdem_solver::run::{body_states, run, RunOptions};
 use msdem_solver::scenario::load_scenario;
 use msdem_solver::setup::build_world;
-use msdem_solver::step::{step, StepWorkspace};
 use msdem_solver::world::World;
-use scenario_support::{scenario_text, Fixture};
 
 fn quiet() -> RunOptions {
     RunOptions {
@@ -58,7 +57,7 @@ fn frames_round_trip_and_match_independent_stepping_and_free_fall() {
         ("test", 1e-3, 10)
     );
     assert_eq!(manifest.particles.len(), 2);
-    for (rec, b) in manifest.particles.iter().zip(&world.bodies) {
+    for (rec, b) in manifest.particles.iter().zip(&world.state.bodies) {
         assert_eq!(
             (rec.shape, rec.mass, rec.radius, rec.epsilon),
             (b.shape, b.mass, b.radius, b.epsilon)
@@ -75,16 +74,18 @@ fn frames_round_trip_and_match_independent_stepping_and_free_fall() {
 
     // Independent stepping of a clone gives the same states at every output step.
     let mut reference = world.clone();
-    let mut ws = StepWorkspace::new();
-    assert_eq!(frame(&out, 0).bodies, body_states(&reference));
+    let mut ex = ExplicitEuler::new(&reference.params);
+    let mut det = Detector::new(&reference.params);
+    assert_eq!(frame(&out, 0).bodies, body_states(&reference.state));
     for k in 1..=5u32 {
         for _ in 0..10 {
-            step(&mut reference, &mut ws, false).unwrap();
+            ex.advance(&reference.model, &mut reference.state, &mut det, false)
+                .unwrap();
         }
         let fr = frame(&out, k);
         assert_eq!(fr.step, u64::from(k) * 10);
         assert!((fr.time - f64::from(k) * 0.01).abs() < 1e-12);
-        assert_eq!(fr.bodies, body_states(&reference));
+        assert_eq!(fr.bodies, body_states(&reference.state));
         assert!(fr.contacts.is_empty());
     }
     // Euler–Cromer free fall: z_n = z0 + n v0 dt + g dt² n(n+1)/2.
@@ -243,11 +244,11 @@ fn a_world_that_cannot_run_is_refused_before_writing() {
         "{ dt: 1.0e-3, end: 0.01, output_every: 1 }",
         FALL,
     );
-    world.bodies[1].velocity.y = f64::NAN;
+    world.state.bodies[1].velocity.y = f64::NAN;
     let out = f.path().join("never");
     let e = run(world.clone(), &out, &quiet()).unwrap_err().to_string();
     assert_eq!(e, "step 0: particle 1: non-finite velocity");
-    world.bodies.clear();
+    world.state.bodies.clear();
     let e = run(world, &out, &quiet()).unwrap_err().to_string();
     assert_eq!(e, "world `test`: no particles");
     assert!(!out.exists());

@@ -3,19 +3,17 @@
 //! phase is exact, its order fixed; kept active sets find the same contacts), a skin
 //! really reuses its candidate lists, and the parsed forms map to the intended broad phase.
 
-mod scenario_support;
-
 use std::path::Path;
 
+use crate::common::fixture::{scenario_text, Fixture};
 use msdem_broadphase::HGridConfig;
-use msdem_solver::broad::{default_skin, BroadStage, CandidatePair, DEFAULT_SKIN_FRACTION};
+use msdem_solver::detect::broad::{default_skin, BroadStage, CandidatePair, DEFAULT_SKIN_FRACTION};
 use msdem_solver::frames::{StatsFile, STATS_MAGIC};
-use msdem_solver::run::{run, RunOptions};
+use msdem_solver::params::BroadPhaseChoice;
+use msdem_solver::run::{run, RunOptions, Stepper};
 use msdem_solver::scenario::load_scenario;
 use msdem_solver::setup::build_world;
-use msdem_solver::step::{step, StepWorkspace};
-use msdem_solver::world::{BroadPhaseChoice, World};
-use scenario_support::{scenario_text, Fixture};
+use msdem_solver::world::World;
 
 /// Two interleaved lattices, grains moving +x and pebbles moving −x, over a floor: grain–
 /// pebble collisions after ≈ 7 ms, floor contacts for the lower layer under gravity.
@@ -136,7 +134,11 @@ fn every_broadphase_and_skin_gives_byte_identical_outputs() {
 fn a_skin_reuses_candidates_and_finds_exactly_the_all_pairs_list() {
     let f = Fixture::new();
     let mut w = world(&f, "s.yaml", "broadphase: all_pairs");
-    assert!(w.bodies.iter().any(|b| (b.velocity.x - 1.5).abs() < 1e-12));
+    assert!(w
+        .state
+        .bodies
+        .iter()
+        .any(|b| (b.velocity.x - 1.5).abs() < 1e-12));
     let choices = [
         BroadPhaseChoice::HGrid(HGridConfig {
             skin: 0.004,
@@ -151,24 +153,25 @@ fn a_skin_reuses_candidates_and_finds_exactly_the_all_pairs_list() {
     let mut stages: Vec<BroadStage> = choices.iter().map(|_| BroadStage::default()).collect();
     let mut rebuilds = [0u32; 3];
     let mut reference = BroadStage::default();
-    let mut ws = StepWorkspace::new();
+    let mut stepper = Stepper::new(&w.params);
     let (mut expected, mut got): (Vec<CandidatePair>, Vec<CandidatePair>) = (vec![], vec![]);
     let mut particle_pairs = 0;
     let steps = 200;
     for _ in 0..steps {
-        reference.candidates(&w, &mut expected).unwrap();
+        let (model, bodies) = (&w.model, &w.state.bodies);
+        reference
+            .candidates(model, bodies, &w.params.broadphase, &mut expected)
+            .unwrap();
         particle_pairs += expected
             .iter()
             .filter(|c| matches!(c.b, msdem_solver::frames::Other::Particle(_)))
             .count();
         for ((choice, stage), n) in choices.iter().zip(&mut stages).zip(&mut rebuilds) {
-            let mut probe = w.clone();
-            probe.params.broadphase = choice.clone();
-            stage.candidates(&probe, &mut got).unwrap();
-            assert_eq!(got, expected, "{choice:?} at step {}", w.step);
+            stage.candidates(model, bodies, choice, &mut got).unwrap();
+            assert_eq!(got, expected, "{choice:?} at step {}", w.state.step);
             *n += u32::from(stage.stats().rebuilt);
         }
-        step(&mut w, &mut ws, false).unwrap();
+        stepper.step(&w.model, &mut w.state, false).unwrap();
     }
     assert!(particle_pairs > 0, "no particle pairs: the test is void");
     // skin 4 mm, speeds ≲ 1.6 m/s: a sphere moves 2 mm in ≳ 12 steps.
@@ -187,12 +190,16 @@ fn parsed_forms_map_to_the_intended_broad_phase() {
     let auto = {
         let w = world(&f, "auto.yaml", "");
         let smallest = w
+            .state
             .bodies
             .iter()
             .map(|b| 2.0 * (b.radius + b.epsilon))
             .fold(f64::INFINITY, f64::min);
         assert!((smallest - 2.0 * 0.03 * 1.02).abs() < 1e-9, "{smallest}");
-        assert_eq!(default_skin(&w.bodies), DEFAULT_SKIN_FRACTION * smallest);
+        assert_eq!(
+            default_skin(&w.state.bodies),
+            DEFAULT_SKIN_FRACTION * smallest
+        );
         DEFAULT_SKIN_FRACTION * smallest
     };
     let grid = |levels, cell_sizes, skin| {

@@ -1,0 +1,10 @@
+//! Implicit Euler by Picard iterations on worlds built in memory ([`common::implicit`]):
+//! the three variants against each other, exactness of the separation certificates and
+//! of the reuse of evaluations, stability at large time steps.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod certificates;
+mod stability;
+mod variants;

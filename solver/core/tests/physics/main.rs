@@ -1,0 +1,12 @@
+//! Physics of explicit steps on worlds built in memory ([`common::world`]): contact
+//! dynamics, hierarchy against flat detection, hybrid against exact kernel, single-body
+//! motion, kept active sets against the descent from the roots.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod contact;
+mod detection;
+mod explicit_kept;
+mod kernels;
+mod motion;
