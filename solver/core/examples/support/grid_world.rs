@@ -50,7 +50,7 @@ pub struct GridSpec {
 
 /// Halo width relative to the bounding diameter (seed 000 §6.1: ε = 10⁻²).
 pub const EPSILON: f64 = 0.01;
-/// Spring constant `K_s` of the seed's force law (DESIGN.md §3).
+/// Spring constant `K_s` of the seed's force law (docs/design.md §3).
 pub const SPRING: f64 = 1000.0;
 /// Density \[kg/m³\].
 pub const DENSITY: f64 = 1000.0;
