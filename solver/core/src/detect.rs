@@ -167,6 +167,19 @@ impl Detector {
         Ok(d)
     }
 
+    /// Every contact of `state` found by `search` (a convenience form of
+    /// [`Detector::detect`] for one-off looks: a new vector, phase times dropped).
+    pub fn contacts(
+        &mut self,
+        model: &Model,
+        state: &State,
+        search: Search,
+    ) -> Result<(Vec<Contact>, Detection), StepError> {
+        let mut out = Vec::new();
+        let d = self.detect(model, state, search, &mut out, &mut PhaseTimes::default())?;
+        Ok((out, d))
+    }
+
     /// One multiscale Picard iteration's detection at `state` (Alg. 6 lines 3–21): fine
     /// contacts (merged) to `fine`, merged coarse force estimates to `coarse`; the kept
     /// sets are widened and narrowed for the next iteration. `moved[i]`: particle `i`'s

@@ -10,7 +10,6 @@ use msdem_mesh::TriMesh;
 use msdem_solver::contact::pair::PairParams;
 use msdem_solver::contact::Contact;
 use msdem_solver::detect::{Detection, Detector, Search};
-use msdem_solver::frames::PhaseTimes;
 use msdem_solver::integrator::explicit::ExplicitEuler;
 use msdem_solver::model::{Geometry, Material, MeshGeometry, Model, Obstacle, Shape};
 use msdem_solver::params::{
@@ -57,18 +56,9 @@ pub fn explicit(world: &World) -> (ExplicitEuler, Detector) {
 /// `world.params.detection`'s mode (Alg. 5 or flat; never the kept sets), and what the
 /// detection counted.
 pub fn detect(world: &World, det: &mut Detector) -> (Vec<Contact>, Detection) {
-    let mut contacts = Vec::new();
     let search = Search::Roots(world.params.detection);
-    let d = det
-        .detect(
-            &world.model,
-            &world.state,
-            search,
-            &mut contacts,
-            &mut PhaseTimes::default(),
-        )
-        .expect("detect");
-    (contacts, d)
+    det.contacts(&world.model, &world.state, search)
+        .expect("detect")
 }
 
 /// Contact spring energy of `contacts` at `world`'s state [J].
