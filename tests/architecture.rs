@@ -6,7 +6,8 @@
 //!   names an item of module `B` through `crate::…`, `super::…` or a child module declared
 //!   in `A` (`mod x;` … `x::Item`), resolved to the file of the longest matching module;
 //! * the exporter reads run output through `msdem-frames`, not the solver;
-//! * the scenario schema is one crate used by both the solver and the pipeline runner.
+//! * the scenario schema is one crate used by both the solver and the pipeline runner;
+//! * the mesh-generator parameters are `msdem-mesh`'s, used by `meshgen` and the pipeline.
 //!
 //! The checker itself is tested on a synthetic crate with a known cycle.
 
@@ -319,6 +320,22 @@ fn one_scenario_schema_is_shared_by_the_solver_and_the_pipeline() {
         assert!(
             !repo().join(gone).exists(),
             "{gone}: a second copy of the schema"
+        );
+    }
+}
+
+#[test]
+fn mesh_generator_parameters_are_written_once() {
+    assert!(depends_on(&manifest("tools/pipeline"), "msdem-mesh"));
+    for (file, copy) in [
+        ("tools/pipeline/src/spec.rs", "enum GeneratedMesh"),
+        ("tools/pipeline/src/spec.rs", "enum Outlet"),
+        ("tools/pipeline/src/plan.rs", "fn generator_args"),
+    ] {
+        let text = std::fs::read_to_string(repo().join(file)).unwrap();
+        assert!(
+            !text.contains(copy),
+            "{file}: `{copy}`, a second copy of the generator parameters"
         );
     }
 }

@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use msdem_e2e::{pipeline_binary, pipelines_dir, run_in, test_pipelines_dir, texts, yaml_files};
-use msdem_pipeline::spec::{GeneratedMesh, MeshSpec};
+use msdem_mesh::generate::{defaults, MeshGenerator};
+use msdem_pipeline::spec::MeshSpec;
 use msdem_pipeline::{load_pipeline, scenario_text, PipelineSpec};
 use msdem_scenario::GeneratorSpec;
 
@@ -85,7 +86,7 @@ fn sphere(spec: &PipelineSpec, shape: &str) -> (f64, u32) {
     let tree = spec.scenario.shapes.get(shape).unwrap().tree.as_str();
     let mesh = spec.trees.get(tree).unwrap().mesh.as_str();
     match spec.meshes.get(mesh).unwrap() {
-        MeshSpec::Generate(GeneratedMesh::Sphere {
+        MeshSpec::Generate(MeshGenerator::Sphere {
             radius,
             subdivisions,
             ..
@@ -118,11 +119,11 @@ fn staircase_meets_its_specification() {
         .meshes
         .iter()
         .find_map(|(_, m)| match m {
-            MeshSpec::Generate(GeneratedMesh::Staircase { steps, .. }) => Some(*steps),
+            MeshSpec::Generate(MeshGenerator::Staircase { steps, .. }) => Some(*steps),
             _ => None,
         })
         .expect("a staircase mesh");
-    assert!(stairs.unwrap_or(20) >= 20);
+    assert!(stairs.unwrap_or(defaults::STEPS) >= 20);
     let list = particles(&spec);
     assert!(list.iter().map(|(_, n)| n).sum::<u32>() >= 50);
     let radii: Vec<f64> = list.iter().map(|(s, _)| sphere(&spec, s).0).collect();
@@ -146,7 +147,7 @@ fn hopper_particle_pair_and_slope_meet_their_specification() {
     assert!(hopper
         .meshes
         .iter()
-        .any(|(_, m)| matches!(m, MeshSpec::Generate(GeneratedMesh::Hopper { .. }))));
+        .any(|(_, m)| matches!(m, MeshSpec::Generate(MeshGenerator::Hopper { .. }))));
 
     let pair = load(&pipelines_dir().join("particle_pair.yaml"));
     assert_eq!(pair.scenario.particles.len(), 2);
@@ -165,7 +166,7 @@ fn hopper_particle_pair_and_slope_meet_their_specification() {
     assert!(slope
         .meshes
         .iter()
-        .any(|(_, m)| matches!(m, MeshSpec::Generate(GeneratedMesh::Slope { .. }))));
+        .any(|(_, m)| matches!(m, MeshSpec::Generate(MeshGenerator::Slope { .. }))));
 }
 
 #[test]

@@ -5,20 +5,11 @@
 use anyhow::Result;
 mod args;
 
-use args::{Cli, Command, OutletArg};
+use args::{Cli, Command};
 use clap::Parser;
 use msdem_mesh::check::{check_mesh, Role};
-use msdem_mesh::generate::{self, NoiseSphere, Outlet};
 use msdem_mesh::{hash, read_mesh, write_validated, MeshError, TriMesh};
 use std::path::Path;
-
-fn v3(v: &[f64]) -> [f64; 3] {
-    [v[0], v[1], v[2]]
-}
-
-fn v2(v: &[f64]) -> [f64; 2] {
-    [v[0], v[1]]
-}
 
 /// Writes a generated mesh after checking it for its role and prints a summary line.
 fn emit(mesh: Result<TriMesh, MeshError>, role: Role, output: &Path) -> Result<()> {
@@ -38,101 +29,9 @@ fn emit(mesh: Result<TriMesh, MeshError>, role: Role, output: &Path) -> Result<(
 fn run(cli: Cli) -> Result<()> {
     use Command::*;
     match cli.command {
-        Sphere {
-            radius,
-            subdivisions,
-            eta,
-            seed,
-            octaves,
-            stretch,
-            output,
-        } => {
-            let p = NoiseSphere {
-                radius,
-                subdivisions,
-                eta,
-                seed,
-                octaves,
-                stretch,
-            };
-            emit(generate::noise_sphere(&p), Role::Particle, &output)
-        }
-        Ellipsoid {
-            radii,
-            subdivisions,
-            output,
-        } => emit(
-            generate::ellipsoid(v3(&radii), subdivisions),
-            Role::Particle,
-            &output,
-        ),
-        Box {
-            size,
-            subdivisions,
-            output,
-        } => emit(
-            generate::cuboid(v3(&size), subdivisions),
-            Role::Particle,
-            &output,
-        ),
-        Plane {
-            size,
-            subdivisions,
-            center,
-            output,
-        } => emit(
-            generate::plane(v2(&size), subdivisions, v3(&center)),
-            Role::Obstacle,
-            &output,
-        ),
-        Slope {
-            size,
-            angle,
-            center,
-            output,
-        } => emit(
-            generate::slope(v2(&size), angle, v3(&center)),
-            Role::Obstacle,
-            &output,
-        ),
-        Hopper {
-            top_width,
-            outlet_width,
-            height,
-            outlet,
-            segments,
-            center,
-            output,
-        } => {
-            let p = generate::Hopper {
-                top_width,
-                outlet_width,
-                height,
-                outlet: match outlet {
-                    OutletArg::Square => Outlet::Square,
-                    OutletArg::Round => Outlet::Round,
-                },
-                segments,
-                center: v3(&center),
-            };
-            emit(generate::hopper(&p), Role::Obstacle, &output)
-        }
-        Staircase {
-            steps,
-            rise,
-            run,
-            width,
-            origin,
-            output,
-        } => {
-            let p = generate::Staircase {
-                steps,
-                rise,
-                run,
-                width,
-                origin: v3(&origin),
-            };
-            emit(generate::staircase(&p), Role::Obstacle, &output)
+        Generate(generator) => {
+            let (generator, output) = generator.into_parts();
+            emit(generator.generate(), generator.role(), &output)
         }
         Convert { input, output } => {
             let report = msdem_mesh::convert(&input, &output)?;

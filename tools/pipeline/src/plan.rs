@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::spec::{ExportSpec, GeneratedMesh, MeshSpec, Outlet, PipelineSpec, TreeSpec};
+use crate::spec::{ExportSpec, MeshSpec, PipelineSpec, TreeSpec};
 
 /// The four kinds of stage, in pipeline order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -104,11 +104,6 @@ pub fn tree_file(name: &str) -> String {
     format!("trees/{name}.tree")
 }
 
-/// Formats a number for a command line (shortest text that reads back to the same value).
-fn num(x: f64) -> String {
-    format!("{x}")
-}
-
 fn push_opt<T: fmt::Display>(args: &mut Vec<String>, flag: &str, value: Option<T>) {
     if let Some(v) = value {
         args.push(flag.to_owned());
@@ -116,113 +111,11 @@ fn push_opt<T: fmt::Display>(args: &mut Vec<String>, flag: &str, value: Option<T
     }
 }
 
-fn push_vec(args: &mut Vec<String>, flag: &str, values: &[f64]) {
-    args.push(flag.to_owned());
-    args.extend(values.iter().copied().map(num));
-}
-
-fn push_opt_vec(args: &mut Vec<String>, flag: &str, values: Option<&[f64]>) {
-    if let Some(v) = values {
-        push_vec(args, flag, v);
-    }
-}
-
-/// `meshgen` arguments for a generated mesh, without `-o`.
-fn generator_args(mesh: &GeneratedMesh) -> Vec<String> {
-    let mut a = Vec::new();
-    match mesh {
-        GeneratedMesh::Sphere {
-            radius,
-            subdivisions,
-            eta,
-            seed,
-            octaves,
-            stretch,
-        } => {
-            a.push("sphere".into());
-            push_opt(&mut a, "--radius", Some(num(*radius)));
-            push_opt(&mut a, "--subdivisions", Some(subdivisions));
-            push_opt(&mut a, "--eta", eta.map(num));
-            push_opt(&mut a, "--seed", *seed);
-            push_opt(&mut a, "--octaves", *octaves);
-            push_opt(&mut a, "--stretch", stretch.map(num));
-        }
-        GeneratedMesh::Ellipsoid {
-            radii,
-            subdivisions,
-        } => {
-            a.push("ellipsoid".into());
-            push_vec(&mut a, "--radii", radii);
-            push_opt(&mut a, "--subdivisions", Some(subdivisions));
-        }
-        GeneratedMesh::Box { size, subdivisions } => {
-            a.push("box".into());
-            push_vec(&mut a, "--size", size);
-            push_opt(&mut a, "--subdivisions", *subdivisions);
-        }
-        GeneratedMesh::Plane {
-            size,
-            subdivisions,
-            center,
-        } => {
-            a.push("plane".into());
-            push_vec(&mut a, "--size", size);
-            push_opt(&mut a, "--subdivisions", *subdivisions);
-            push_opt_vec(&mut a, "--center", center.as_ref().map(|c| &c[..]));
-        }
-        GeneratedMesh::Slope {
-            size,
-            angle,
-            center,
-        } => {
-            a.push("slope".into());
-            push_vec(&mut a, "--size", size);
-            push_opt(&mut a, "--angle", Some(num(*angle)));
-            push_opt_vec(&mut a, "--center", center.as_ref().map(|c| &c[..]));
-        }
-        GeneratedMesh::Hopper {
-            top_width,
-            outlet_width,
-            height,
-            outlet,
-            segments,
-            center,
-        } => {
-            a.push("hopper".into());
-            push_opt(&mut a, "--top-width", Some(num(*top_width)));
-            push_opt(&mut a, "--outlet-width", Some(num(*outlet_width)));
-            push_opt(&mut a, "--height", Some(num(*height)));
-            let outlet = outlet.map(|o| match o {
-                Outlet::Square => "square",
-                Outlet::Round => "round",
-            });
-            push_opt(&mut a, "--outlet", outlet);
-            push_opt(&mut a, "--segments", *segments);
-            push_opt_vec(&mut a, "--center", center.as_ref().map(|c| &c[..]));
-        }
-        GeneratedMesh::Staircase {
-            steps,
-            rise,
-            run,
-            width,
-            origin,
-        } => {
-            a.push("staircase".into());
-            push_opt(&mut a, "--steps", *steps);
-            push_opt(&mut a, "--rise", Some(num(*rise)));
-            push_opt(&mut a, "--run", Some(num(*run)));
-            push_opt(&mut a, "--width", Some(num(*width)));
-            push_opt_vec(&mut a, "--origin", origin.as_ref().map(|c| &c[..]));
-        }
-    }
-    a
-}
-
 /// The `meshgen` stage of mesh `name`; imports are resolved against `pipeline_dir`.
 fn mesh_stage(name: &str, mesh: &MeshSpec, pipeline_dir: &Path) -> Stage {
     let out = mesh_file(name);
     let (mut args, inputs) = match mesh {
-        MeshSpec::Generate(g) => (generator_args(g), Vec::new()),
+        MeshSpec::Generate(g) => (g.meshgen_args(), Vec::new()),
         MeshSpec::Import(i) => {
             let source = pipeline_dir.join(&i.import);
             (

@@ -4,16 +4,23 @@
 //! triangles. Obstacles (plane, slope, hopper, staircase) are open meshes whose normals face
 //! the side the particles are on (up for planes and treads, +x for risers, towards the axis
 //! for hopper walls). Parameters are validated; errors name the command-line flag.
+//!
+//! [`MeshGenerator`] is the one description of a generator and its parameters, shared by
+//! `meshgen`'s command line and the `meshes:` section of pipeline files; the defaults of
+//! its optional parameters are in [`defaults`].
 
+pub mod defaults;
 mod icosphere;
 mod noise_sphere;
 mod obstacles;
 mod solids;
+mod spec;
 
 pub use icosphere::{icosphere, MAX_SUBDIVISIONS};
 pub use noise_sphere::{noise_sphere, NoiseSphere};
 pub use obstacles::{hopper, plane, slope, staircase, Hopper, Outlet, Staircase};
 pub use solids::{cuboid, ellipsoid};
+pub use spec::MeshGenerator;
 
 use crate::MeshError;
 

@@ -1,12 +1,13 @@
 //! Noisy (Perlin) spheres, optionally stretched along x (seed 000 §6.1 and Table 1).
 
 use super::icosphere::{unit_icosphere, MAX_SUBDIVISIONS};
-use super::positive;
+use super::{defaults, positive};
 use crate::vec3::scale;
 use crate::{MeshError, TriMesh};
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 
-/// Parameters of [`noise_sphere`] (defaults as in docs/cli.md).
+/// Parameters of [`noise_sphere`]; the [`Default`] takes its optional ones from
+/// [`defaults`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NoiseSphere {
     /// Base radius `r` \[m\]: the smallest vertex radius.
@@ -28,10 +29,10 @@ impl Default for NoiseSphere {
         NoiseSphere {
             radius: 1.0,
             subdivisions: 3,
-            eta: 1.0,
-            seed: 0,
-            octaves: 4,
-            stretch: 1.0,
+            eta: defaults::ETA,
+            seed: defaults::SEED,
+            octaves: defaults::OCTAVES,
+            stretch: defaults::STRETCH,
         }
     }
 }

@@ -3,6 +3,7 @@
 use super::{finite3, grid_count, positive};
 use crate::vec3::add;
 use crate::{MeshError, TriMesh};
+use serde::{Deserialize, Serialize};
 
 /// Horizontal rectangle `size[0] × size[1]` \[m\] centred at `center`, normal +z, split into
 /// `subdivisions × subdivisions` quads (two triangles each).
@@ -52,13 +53,24 @@ pub fn slope(size: [f64; 2], angle_deg: f64, center: [f64; 3]) -> Result<TriMesh
     Ok(mesh)
 }
 
-/// Shape of a hopper outlet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Shape of a hopper outlet (`square` or `round` in YAML and on the command line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Outlet {
     /// Square outlet and top: four trapezoid walls.
     Square,
     /// Circular outlet and top: `segments` wall quads.
     Round,
+}
+
+impl Outlet {
+    /// The name in YAML and on `meshgen`'s command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outlet::Square => "square",
+            Outlet::Round => "round",
+        }
+    }
 }
 
 /// Parameters of [`hopper`].
