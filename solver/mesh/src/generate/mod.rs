@@ -1,4 +1,4 @@
-//! Deterministic mesh generators (pipeline stage 1, DESIGN.md §2).
+//! Deterministic mesh generators (pipeline stage 1, docs/design.md §2).
 //!
 //! Particles (spheres, ellipsoids, boxes) are closed, outward and free of degenerate
 //! triangles. Obstacles (plane, slope, hopper, staircase) are open meshes whose normals face
