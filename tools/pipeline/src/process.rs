@@ -15,13 +15,15 @@ pub fn execute(program: &Path, stage: &Stage, out_dir: &Path) -> Result<(), Pipe
         program: program.to_owned(),
         source,
     };
-    let mut child = Command::new(program)
-        .args(&stage.args)
-        .current_dir(out_dir)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(spawn_err)?;
+    let mut child = spawn_retrying(|| {
+        Command::new(program)
+            .args(&stage.args)
+            .current_dir(out_dir)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+    })
+    .map_err(spawn_err)?;
     let tee = child
         .stderr
         .take()
@@ -36,6 +38,29 @@ pub fn execute(program: &Path, stage: &Stage, out_dir: &Path) -> Result<(), Pipe
         status: status.to_string(),
         message: message.unwrap_or_else(|| "(it wrote nothing to stderr)".to_owned()),
     })
+}
+
+/// Attempts of [`spawn_retrying`] while the program file is busy.
+const BUSY_ATTEMPTS: u32 = 50;
+
+/// Runs `spawn`, retrying for up to about half a second while it fails with "text file
+/// busy" (`ETXTBSY`): an executable that was just written (a rebuilt stage binary) can stay
+/// open for writing in a child that another thread forked in that instant, until that
+/// child execs. Any other error, or a file that stays busy, is returned.
+fn spawn_retrying<T>(mut spawn: impl FnMut() -> std::io::Result<T>) -> std::io::Result<T> {
+    let mut attempt = 1;
+    loop {
+        match spawn() {
+            Err(e)
+                if e.kind() == std::io::ErrorKind::ExecutableFileBusy
+                    && attempt < BUSY_ATTEMPTS =>
+            {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Copies `input` to this process's stderr and returns the error message in it: the first
@@ -68,4 +93,38 @@ fn tee_stderr(input: impl Read) -> Option<String> {
         last = Some(text);
     }
     first_error.or(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Error, ErrorKind};
+
+    #[test]
+    fn a_busy_program_is_retried_and_other_errors_are_not() {
+        let mut calls = 0;
+        let r = spawn_retrying(|| {
+            calls += 1;
+            if calls < 3 {
+                Err(Error::from(ErrorKind::ExecutableFileBusy))
+            } else {
+                Ok(calls)
+            }
+        });
+        assert_eq!(r.unwrap(), 3);
+        let mut calls = 0;
+        let r: std::io::Result<()> = spawn_retrying(|| {
+            calls += 1;
+            Err(Error::from(ErrorKind::NotFound))
+        });
+        assert_eq!(r.unwrap_err().kind(), ErrorKind::NotFound);
+        assert_eq!(calls, 1);
+        let mut calls = 0;
+        let r: std::io::Result<()> = spawn_retrying(|| {
+            calls += 1;
+            Err(Error::from(ErrorKind::ExecutableFileBusy))
+        });
+        assert_eq!(r.unwrap_err().kind(), ErrorKind::ExecutableFileBusy);
+        assert_eq!(calls, BUSY_ATTEMPTS);
+    }
 }
