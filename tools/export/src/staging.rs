@@ -26,7 +26,8 @@ pub const STAGING_PREFIX: &str = ".export-staging-";
 #[derive(Debug)]
 pub struct Staging {
     out: PathBuf,
-    dir: Option<tempfile::TempDir>,
+    /// The staging folder; `None` once kept or removed.
+    dir: Option<PathBuf>,
     /// The output folder did not exist before this export.
     created_out: bool,
 }
@@ -42,21 +43,24 @@ impl Staging {
             created_out,
         };
         // On failure the drop of `staging` removes an output folder created above.
-        staging.dir = Some(
-            tempfile::Builder::new()
-                .prefix(STAGING_PREFIX)
-                .tempdir_in(out)
-                .map_err(ExportError::io(out))?,
-        );
+        let pid = std::process::id();
+        for n in 0u32.. {
+            let dir = out.join(format!("{STAGING_PREFIX}{pid}-{n}"));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => {
+                    staging.dir = Some(dir);
+                    break;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => {}
+                Err(e) => return Err(ExportError::io(out)(e)),
+            }
+        }
         Ok(staging)
     }
 
     /// The staging folder: write the outputs here, under their final names.
     pub fn path(&self) -> &Path {
-        match &self.dir {
-            Some(d) => d.path(),
-            None => &self.out,
-        }
+        self.dir.as_deref().unwrap_or(&self.out)
     }
 
     /// Swaps the staged outputs `names` into the output folder (see the module
@@ -113,7 +117,7 @@ impl Staging {
         } else {
             // Never delete the only copy of a previous output.
             self.created_out = false;
-            self.dir.take().map(tempfile::TempDir::keep)
+            self.dir.take()
         };
         Err(ExportError::Swap { path, source, kept })
     }
@@ -122,7 +126,8 @@ impl Staging {
 impl Drop for Staging {
     fn drop(&mut self) {
         if let Some(dir) = self.dir.take() {
-            let _ = dir.close();
+            // Best effort: what is left holds no previous output that is not also in place.
+            let _ = std::fs::remove_dir_all(dir);
         }
         if self.created_out {
             // Only removes an empty folder: nothing of anyone else's is lost.
