@@ -1,16 +1,21 @@
 //! Encoding, decoding, atomic reading and writing of run-output files, and the paths of
 //! the files inside a run folder.
 //!
-//! A file is `magic (8 bytes) + FORMAT_VERSION (u32, little-endian) + postcard(record)`.
+//! A file is `magic (8) + FORMAT_VERSION (u32 LE) + body length (u64 LE) + SHA-256(body)
+//! (32) + body`, body = `postcard(record)`; the table is in the crate documentation.
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use crate::FrameError;
 
-/// Format version of every run-output file. 2: [`StepStats`](crate::StepStats) gained
-/// `unfolds`, `narrows`, `skipped` and `iteration_checks` (version-1 files are refused with
-/// a version error).
-pub const FORMAT_VERSION: u32 = 2;
+/// Format version of every run-output file. 3: a body length and the SHA-256 of the body
+/// follow the version (see the module table); 2: [`StepStats`](crate::StepStats) gained
+/// `unfolds`, `narrows`, `skipped` and `iteration_checks`. Files of other versions are
+/// refused with a version error.
+pub const FORMAT_VERSION: u32 = 3;
+/// Length of the header before the postcard body: magic, version, body length, SHA-256.
+pub const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 /// Magic of the manifest file.
 pub const MANIFEST_MAGIC: [u8; 8] = *b"MSDEMRUN";
 /// Magic of a frame file.
@@ -31,31 +36,48 @@ fn kind_of(magic: &[u8; 8]) -> &'static str {
     }
 }
 
-/// Encodes `magic + version + postcard(record)`.
+/// Encodes `magic + version + body length + SHA-256(body) + body`, body = postcard(record).
 pub fn encode<T: Serialize>(magic: &[u8; 8], record: &T) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256);
-    out.extend_from_slice(magic);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     // Encoding plain structs into a Vec cannot fail.
     let body = postcard::to_allocvec(record).unwrap_or_default();
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(&body));
     out.extend_from_slice(&body);
     out
 }
 
 /// Decodes bytes written by [`encode`]; `path` only names the file in errors.
+///
+/// Checks, in this order: magic, version (so a file of another version is always reported
+/// as such), length (truncation), checksum, then that the body decodes completely.
 pub fn decode<T: for<'de> Deserialize<'de>>(
     path: &std::path::Path,
     magic: &[u8; 8],
     bytes: &[u8],
 ) -> Result<T, FrameError> {
     let what = kind_of(magic);
-    if bytes.len() < 12 || &bytes[..8] != magic {
+    let truncated = |expected: u64| FrameError::Truncated {
+        path: path.to_path_buf(),
+        what,
+        found: bytes.len() as u64,
+        expected,
+    };
+    if bytes.len() < 8 && magic.starts_with(bytes) {
+        return Err(truncated(HEADER_LEN as u64));
+    }
+    if bytes.len() < 8 || &bytes[..8] != magic {
         return Err(FrameError::Magic {
             path: path.to_path_buf(),
             what,
         });
     }
-    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    let Some(version) = bytes.get(8..12) else {
+        return Err(truncated(HEADER_LEN as u64));
+    };
+    let version = u32::from_le_bytes([version[0], version[1], version[2], version[3]]);
     if version != FORMAT_VERSION {
         return Err(FrameError::Version {
             path: path.to_path_buf(),
@@ -63,17 +85,43 @@ pub fn decode<T: for<'de> Deserialize<'de>>(
             expected: FORMAT_VERSION,
         });
     }
-    let (value, rest) =
-        postcard::take_from_bytes::<T>(&bytes[12..]).map_err(|e| FrameError::Corrupt {
+    if bytes.len() < HEADER_LEN {
+        return Err(truncated(HEADER_LEN as u64));
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[12..20]);
+    let body_len = u64::from_le_bytes(len);
+    let body = &bytes[HEADER_LEN..];
+    let expected = body_len.saturating_add(HEADER_LEN as u64);
+    if (bytes.len() as u64) < expected {
+        return Err(truncated(expected));
+    }
+    if (bytes.len() as u64) > expected {
+        return Err(FrameError::Corrupt {
             path: path.to_path_buf(),
             what,
-            detail: e.to_string(),
-        })?;
+            detail: format!(
+                "{} bytes after the {body_len}-byte body",
+                bytes.len() as u64 - expected
+            ),
+        });
+    }
+    if Sha256::digest(body).as_slice() != &bytes[20..HEADER_LEN] {
+        return Err(FrameError::Checksum {
+            path: path.to_path_buf(),
+            what,
+        });
+    }
+    let (value, rest) = postcard::take_from_bytes::<T>(body).map_err(|e| FrameError::Corrupt {
+        path: path.to_path_buf(),
+        what,
+        detail: e.to_string(),
+    })?;
     if !rest.is_empty() {
         return Err(FrameError::Corrupt {
             path: path.to_path_buf(),
             what,
-            detail: format!("{} trailing bytes", rest.len()),
+            detail: format!("{} bytes left after the record", rest.len()),
         });
     }
     Ok(value)
@@ -101,7 +149,8 @@ pub fn write_record<T: Serialize>(
     Ok(())
 }
 
-/// Reads a record written by [`write_record`], checking magic and version first.
+/// Reads a record written by [`write_record`], checking magic, version, length and
+/// checksum first ([`decode`]).
 pub fn read_record<T: for<'de> Deserialize<'de>>(
     path: &std::path::Path,
     magic: &[u8; 8],

@@ -3,6 +3,7 @@
 
 use super::*;
 use serde::{Deserialize, Serialize};
+use sha2::Digest;
 use std::fmt::Debug;
 use std::path::Path;
 
@@ -153,15 +154,42 @@ fn timings_round_trip_byte_identically() {
     assert_round_trip(&TIMINGS_MAGIC, &sample_timings());
 }
 
+/// Header of a version-3 file around a body written by hand.
+fn with_header(magic: &[u8; 8], body: &[u8]) -> Vec<u8> {
+    let mut out = magic.to_vec();
+    out.extend_from_slice(&[3, 0, 0, 0]);
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&sha2::Sha256::digest(body));
+    out.extend_from_slice(body);
+    out
+}
+
 /// The byte layout, derived by hand from the postcard format: pins magics, version,
-/// varint integers, little-endian `f64`, enum variant indices and field order.
+/// header (length, SHA-256), varint integers, little-endian `f64`, enum variant indices and
+/// field order.
 #[test]
 fn byte_layout_is_pinned() {
-    assert_eq!(FORMAT_VERSION, 2);
+    assert_eq!(FORMAT_VERSION, 3);
+    assert_eq!(HEADER_LEN, 52);
     assert_eq!(&MANIFEST_MAGIC, b"MSDEMRUN");
     assert_eq!(&FRAME_MAGIC, b"MSDEMFRM");
     assert_eq!(&STATS_MAGIC, b"MSDEMSTA");
     assert_eq!(&TIMINGS_MAGIC, b"MSDEMTIM");
+
+    // The whole header spelled out once: an empty statistics file has the one-byte body
+    // [0] (no steps), whose SHA-256 is a known constant.
+    let mut want = b"MSDEMSTA".to_vec();
+    want.extend_from_slice(&[3, 0, 0, 0]);
+    want.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
+    want.extend((0..32).map(|i| {
+        u8::from_str_radix(
+            &"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d"[2 * i..2 * i + 2],
+            16,
+        )
+        .unwrap()
+    }));
+    want.push(0);
+    assert_eq!(encode(&STATS_MAGIC, &StatsFile::default()), want);
 
     let f64s = |out: &mut Vec<u8>, xs: &[f64]| {
         for x in xs {
@@ -177,10 +205,12 @@ fn byte_layout_is_pinned() {
             integrate: 0.25,
         }],
     };
-    let mut want = b"MSDEMTIM".to_vec();
-    want.extend_from_slice(&[2, 0, 0, 0, 1]);
-    f64s(&mut want, &[1.0, 2.0, 0.5, 0.25]);
-    assert_eq!(encode(&TIMINGS_MAGIC, &timings), want);
+    let mut body = vec![1];
+    f64s(&mut body, &[1.0, 2.0, 0.5, 0.25]);
+    assert_eq!(
+        encode(&TIMINGS_MAGIC, &timings),
+        with_header(b"MSDEMTIM", &body)
+    );
 
     let frame = Frame {
         step: 300,
@@ -203,16 +233,16 @@ fn byte_layout_is_pinned() {
             },
         ],
     };
-    let mut want = b"MSDEMFRM".to_vec();
-    want.extend_from_slice(&[2, 0, 0, 0]);
-    want.extend_from_slice(&[0xac, 0x02]); // step 300 (varint)
-    f64s(&mut want, &[0.5]);
-    want.extend_from_slice(&[0, 2]); // no bodies, two contacts
-    want.extend_from_slice(&[1, 1, 2]); // a = 1, Obstacle (variant 1), index 2
-    f64s(&mut want, &[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
-    want.extend_from_slice(&[3, 0, 0xc8, 0x01]); // a = 3, Particle (variant 0), id 200
-    f64s(&mut want, &[0.0; 9]);
-    assert_eq!(encode(&FRAME_MAGIC, &frame), want);
+    let mut body = vec![0xac, 0x02]; // step 300 (varint)
+    f64s(&mut body, &[0.5]);
+    body.extend_from_slice(&[0, 2]); // no bodies, two contacts
+    body.extend_from_slice(&[1, 1, 2]); // a = 1, Obstacle (variant 1), index 2
+    f64s(&mut body, &[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    body.extend_from_slice(&[3, 0, 0xc8, 0x01]); // a = 3, Particle (variant 0), id 200
+    f64s(&mut body, &[0.0; 9]);
+    let encoded = encode(&FRAME_MAGIC, &frame);
+    assert_eq!(encoded, with_header(b"MSDEMFRM", &body));
+    assert_eq!(encoded.len(), HEADER_LEN + body.len());
 }
 
 #[test]
@@ -241,21 +271,35 @@ fn wrong_magic_version_and_truncation_are_refused() {
         ),
         "{e:?}"
     );
-    assert!(e.to_string().contains("format version 9"), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "x.msdem: format version 9, this build reads version 3; it was written by a newer \
+         msdem: export it with that build"
+    );
 
     let e = decode::<Frame>(p, &FRAME_MAGIC, &good[..good.len() - 3]).unwrap_err();
-    assert!(
-        matches!(e, FrameError::Corrupt { what: "frame", .. }),
-        "{e:?}"
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "x.msdem: truncated frame file: {} bytes, expected {}",
+            good.len() - 3,
+            good.len()
+        )
     );
-    assert!(e.to_string().contains("corrupt or truncated"), "{e}");
 
-    // Every truncation point gives an error, never a panic: inside the 12-byte header it
-    // is reported as a wrong magic, inside the body as a corrupt file.
+    // Every truncation point gives an error, never a panic: a cut magic or header or body
+    // is reported as truncated.
     for len in 0..good.len() {
         match decode::<Frame>(p, &FRAME_MAGIC, &good[..len]) {
-            Err(FrameError::Magic { .. }) if len < 12 => {}
-            Err(FrameError::Corrupt { .. }) if len >= 12 => {}
+            Err(FrameError::Truncated {
+                found, expected, ..
+            }) if found == len as u64
+                && expected
+                    == if len < HEADER_LEN {
+                        52
+                    } else {
+                        good.len() as u64
+                    } => {}
             other => panic!("length {len}: {other:?}"),
         }
     }
@@ -264,11 +308,77 @@ fn wrong_magic_version_and_truncation_are_refused() {
     let mut long = good.clone();
     long.extend_from_slice(&[0, 0]);
     let e = decode::<Frame>(p, &FRAME_MAGIC, &long).unwrap_err();
-    assert!(e.to_string().contains("2 trailing bytes"), "{e}");
-    let mut garbage = good[..12].to_vec();
-    garbage.extend_from_slice(&[0xff; 40]);
+    assert!(matches!(e, FrameError::Corrupt { .. }), "{e:?}");
+    assert!(e.to_string().contains("2 bytes after the"), "{e}");
+    let garbage = with_header(&FRAME_MAGIC, &[0xff; 40]);
     let e = decode::<StatsFile>(p, &FRAME_MAGIC, &garbage).unwrap_err();
     assert!(matches!(e, FrameError::Corrupt { .. }), "{e:?}");
+    // A body that decodes with bytes to spare (a frame read as timings).
+    let e = decode::<TimingsFile>(p, &FRAME_MAGIC, &good).unwrap_err();
+    assert!(matches!(e, FrameError::Corrupt { .. }), "{e:?}");
+    // A huge length field is a truncation, not an allocation.
+    let mut huge = good.clone();
+    huge[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
+    let e = decode::<Frame>(p, &FRAME_MAGIC, &huge).unwrap_err();
+    assert!(matches!(e, FrameError::Truncated { .. }), "{e:?}");
+}
+
+/// Defect 9 of issue 16: an edited frame was accepted. Every single flipped bit in the body
+/// or the stored hash is now a checksum mismatch naming the file.
+#[test]
+fn edited_body_is_a_checksum_mismatch() {
+    let p = Path::new("run/frames/frame_000042.msdem");
+    let good = encode(&FRAME_MAGIC, &sample());
+    for i in 20..good.len() {
+        for bit in [0x01u8, 0x80] {
+            let mut bad = good.clone();
+            bad[i] ^= bit;
+            let e = decode::<Frame>(p, &FRAME_MAGIC, &bad).unwrap_err();
+            assert!(
+                matches!(&e, FrameError::Checksum { path, what: "frame" } if path == p),
+                "byte {i}: {e:?}"
+            );
+        }
+    }
+    let mut bad = good.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x40;
+    let e = decode::<Frame>(p, &FRAME_MAGIC, &bad).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "run/frames/frame_000042.msdem: checksum mismatch: the frame file was altered or \
+         damaged after the solver wrote it"
+    );
+}
+
+/// A version-2 file (no length, no checksum: magic + version + postcard) is refused with
+/// advice to rerun the solver.
+#[test]
+fn version_2_file_is_refused_with_rerun_advice() {
+    let mut v2 = b"MSDEMFRM".to_vec();
+    v2.extend_from_slice(&2u32.to_le_bytes());
+    v2.extend_from_slice(&postcard::to_allocvec(&sample()).unwrap());
+    let p = Path::new("run/frames/frame_000000.msdem");
+    let e = decode::<Frame>(p, &FRAME_MAGIC, &v2).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            FrameError::Version {
+                found: 2,
+                expected: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "run/frames/frame_000000.msdem: format version 2, this build reads version 3; rerun \
+         the solver to write it again"
+    );
+    // Even a version-2 file cut inside what would be the version-3 header.
+    let e = decode::<Frame>(p, &FRAME_MAGIC, &v2[..14]).unwrap_err();
+    assert!(matches!(e, FrameError::Version { found: 2, .. }), "{e:?}");
 }
 
 /// The same errors through files: `read_record` names the file, and a missing file is an
@@ -286,6 +396,14 @@ fn bad_files_are_refused_by_read_record() {
         matches!(&e, FrameError::Magic { path, what: "run manifest" } if *path == frame),
         "{e:?}"
     );
+    let mut bytes = std::fs::read(&frame).unwrap();
+    bytes[HEADER_LEN + 3] ^= 1;
+    std::fs::write(&frame, &bytes).unwrap();
+    let e = read_record::<Frame>(&frame, &FRAME_MAGIC).unwrap_err();
+    assert!(
+        matches!(&e, FrameError::Checksum { path, what: "frame" } if *path == frame),
+        "{e:?}"
+    );
 
     let stats = stats_path(run);
     let mut bytes = encode(&STATS_MAGIC, &sample_stats());
@@ -293,7 +411,7 @@ fn bad_files_are_refused_by_read_record() {
     std::fs::write(&stats, &bytes).unwrap();
     let e = read_record::<StatsFile>(&stats, &STATS_MAGIC).unwrap_err();
     assert!(
-        matches!(&e, FrameError::Version { path, found: 1, expected: 2 } if *path == stats),
+        matches!(&e, FrameError::Version { path, found: 1, expected: 3 } if *path == stats),
         "{e:?}"
     );
 
@@ -302,7 +420,7 @@ fn bad_files_are_refused_by_read_record() {
     std::fs::write(&manifest, &bytes[..bytes.len() / 2]).unwrap();
     let e = read_record::<RunManifest>(&manifest, &MANIFEST_MAGIC).unwrap_err();
     assert!(
-        matches!(&e, FrameError::Corrupt { path, what: "run manifest", .. } if *path == manifest),
+        matches!(&e, FrameError::Truncated { path, what: "run manifest", .. } if *path == manifest),
         "{e:?}"
     );
 

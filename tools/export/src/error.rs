@@ -59,6 +59,27 @@ pub enum ExportError {
         /// Underlying error.
         source: std::io::Error,
     },
+    /// An output path holds something of another kind than the export writes there (a
+    /// folder named `preview.png`, a file named `vtk`): not replaced.
+    #[error("{path}: exists and is not a {expected}; move it away to export here")]
+    InTheWay {
+        /// Output path.
+        path: PathBuf,
+        /// What the export writes there: "file" or "folder".
+        expected: &'static str,
+    },
+    /// Swapping the new outputs in failed; the previous outputs are back in place, or,
+    /// where even that failed, kept in the staging folder.
+    #[error("{path}: cannot replace the previous export: {source}{}", kept_note(kept.as_deref()))]
+    Swap {
+        /// Output that could not be moved.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+        /// Staging folder left in place because it holds previous outputs that could not
+        /// be put back.
+        kept: Option<PathBuf>,
+    },
     /// Drawing a plot or preview failed.
     #[error("{path}: cannot draw: {detail}")]
     Draw {
@@ -74,6 +95,16 @@ impl ExportError {
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> ExportError {
         let path = path.into();
         move |source| ExportError::Io { path, source }
+    }
+}
+
+fn kept_note(kept: Option<&std::path::Path>) -> String {
+    match kept {
+        None => " (previous export left as it was)".to_owned(),
+        Some(p) => format!(
+            " (some previous outputs could not be put back: they are in {})",
+            p.join("previous").display()
+        ),
     }
 }
 

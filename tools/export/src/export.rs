@@ -1,6 +1,13 @@
 //! The export stage as one call: validate the whole run folder first, then write every
-//! output file atomically, the `.pvd` collections last (so a `.pvd` never points at a
-//! missing file).
+//! output into a staging folder inside the output folder and swap the outputs in only when
+//! all of them were written ([`crate::staging`]): a failed export leaves the previous one
+//! as it was.
+//!
+//! A run without `stats.msdem` (killed before its end: the solver writes the statistics
+//! last) is exported with a warning ([`ExportSummary::warnings`]) and without plots: the
+//! frames it did write are what a user inspecting the killed run wants to see, and the
+//! warning says why the plots are missing. Plots of an earlier export into the same
+//! folder are removed (they would describe another run next to the new VTK files).
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +23,7 @@ use crate::pvd::{pvd_bytes, PvdEntry};
 use crate::raster::Image;
 use crate::run_reader::RunFolder;
 use crate::scene::{pose_obstacles, pose_particles};
+use crate::staging::Staging;
 use crate::steps_csv::steps_csv;
 use crate::vtk_series::{contacts_polydata, obstacles_polydata, particles_polydata};
 
@@ -39,7 +47,8 @@ pub struct ExportOptions {
     pub vtk: bool,
     /// Write `ply/frame_NNNNNN.ply` and `ply/obstacles.ply`.
     pub ply: bool,
-    /// Write `plots/*.png` and `plots/steps.csv` (needs `stats.msdem`).
+    /// Write `plots/*.png` and `plots/steps.csv` (needs `stats.msdem`; without it, a
+    /// warning and no plots).
     pub plots: bool,
     /// Frame shown in `preview.png`.
     pub preview: PreviewFrame,
@@ -73,6 +82,9 @@ pub struct ExportSummary {
     pub preview_frame: u32,
     /// Files written.
     pub files: usize,
+    /// Things the user should know although the export succeeded (one line each, no
+    /// trailing period): a missing statistics file.
+    pub warnings: Vec<String>,
 }
 
 /// First error in frame order (deterministic whatever the thread schedule).
@@ -91,7 +103,9 @@ fn write_png(path: &Path, img: &Image) -> Result<(), ExportError> {
 /// Exports a run folder (see the crate documentation for the output layout).
 ///
 /// Bad input (missing folder, missing/corrupt/wrong-version manifest, frame or statistics,
-/// mesh hash mismatch, unknown preview frame) is reported before anything is written.
+/// a frame whose checksum does not match, mesh hash mismatch, unknown preview frame) is
+/// reported before anything is written; any later failure leaves the previous outputs in
+/// the output folder untouched.
 pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     let run = RunFolder::open(&opts.run)?;
     let out = opts.out.clone().unwrap_or_else(|| opts.run.clone());
@@ -112,15 +126,27 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
             .map(|&i| run.read_frame(i).map(|f| f.time))
             .collect(),
     )?;
+    let mut warnings = Vec::new();
     let stats = if opts.plots {
-        Some(run.read_stats()?)
+        let stats = run.read_stats_if_present()?;
+        if stats.is_none() {
+            warnings.push(format!(
+                "{}: not found (the run did not finish?): no plots written, VTK, PLY and \
+                 preview show the {} frames present",
+                msdem_frames::stats_path(&opts.run).display(),
+                run.frames.len()
+            ));
+        }
+        stats
     } else {
         None
     };
 
+    let staging = Staging::new(&out)?;
+    let stage = staging.path();
     let obstacles = pose_obstacles(&run);
-    let vtk_dir = out.join("vtk");
-    let ply_dir = out.join("ply");
+    let vtk_dir = stage.join("vtk");
+    let ply_dir = stage.join("ply");
     let first = run.frames[0];
     let obstacles_vtp = format!("obstacles_{first:06}.vtp");
     let mut files = 0;
@@ -172,7 +198,7 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     }
     if let Some(stats) = &stats {
         for chart in run_charts(&run.manifest, stats) {
-            let path = out.join("plots").join(format!("{}.png", chart.stem));
+            let path = stage.join("plots").join(format!("{}.png", chart.stem));
             let img = render_chart(&chart, PLOT_SIZE).map_err(|detail| ExportError::Draw {
                 path: path.clone(),
                 detail,
@@ -180,7 +206,7 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
             write_png(&path, &img)?;
             files += 1;
         }
-        let csv = out.join("plots").join("steps.csv");
+        let csv = stage.join("plots").join("steps.csv");
         let levels = run.manifest.levels as usize;
         write_atomic(&csv, steps_csv(&stats.steps, levels).as_bytes())?;
         files += 1;
@@ -190,7 +216,7 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         let posed = pose_particles(&run, &frame);
         let (w, h) = opts.preview_size;
         let (img, _) = render_preview(&posed.soup, &obstacles, w, h);
-        write_png(&out.join("preview.png"), &img)?;
+        write_png(&stage.join("preview.png"), &img)?;
         files += 1;
     }
     if opts.vtk {
@@ -225,10 +251,19 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         )?;
         files += 3;
     }
+    let outputs = [
+        ("vtk", opts.vtk),
+        ("ply", opts.ply),
+        ("plots", opts.plots),
+        ("preview.png", true),
+    ];
+    let names: Vec<&str> = outputs.iter().filter(|o| o.1).map(|o| o.0).collect();
+    staging.commit(&names)?;
     Ok(ExportSummary {
         out,
         frames: run.frames.len(),
         preview_frame,
         files,
+        warnings,
     })
 }

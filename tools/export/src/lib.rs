@@ -6,7 +6,10 @@
 //!   time of seed 000 §6 (Fig. 4), and the per-step statistics as `plots/steps.csv`;
 //! * a software-rendered preview of one frame (`preview.png`).
 //!
-//! Every file is written atomically; the `.pvd` files are written last.
+//! Every output is written into a staging folder inside the output folder and swapped in
+//! only when all of them were written ([`staging`]): a failed export changes nothing. A
+//! frame edited or damaged after the solver wrote it fails its checksum and is refused by
+//! name; a run without `stats.msdem` (killed) is exported without plots and with a warning.
 #![warn(missing_docs)]
 
 pub mod atomic;
@@ -24,6 +27,7 @@ pub mod pvd;
 pub mod raster;
 pub mod run_reader;
 pub mod scene;
+pub mod staging;
 pub mod steps_csv;
 pub mod vtk_series;
 pub mod vtp;

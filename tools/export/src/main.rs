@@ -53,6 +53,9 @@ fn main() -> ExitCode {
     };
     match export_run(&opts) {
         Ok(s) => {
+            for w in &s.warnings {
+                eprintln!("export: warning: {w}");
+            }
             println!(
                 "export: {} frames -> {} ({} files, preview of frame {})",
                 s.frames,

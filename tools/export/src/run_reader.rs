@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use msdem_frames::{
-    frame_path, manifest_path, read_record, stats_path, timings_path, Frame, Other, RunManifest,
-    StatsFile, TimingsFile, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
+    frame_path, manifest_path, read_record, stats_path, timings_path, Frame, FrameError, Other,
+    RunManifest, StatsFile, TimingsFile, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
 };
 use msdem_mesh::TriMesh;
 
@@ -89,7 +89,23 @@ impl RunFolder {
     /// Reads the per-step statistics (`stats.msdem`) and, when the run recorded them, puts
     /// the wall-clock times of `timings.msdem` back into each step's `wall` field.
     pub fn read_stats(&self) -> Result<StatsFile, ExportError> {
-        let mut stats: StatsFile = read_record(&stats_path(&self.root), &STATS_MAGIC)?;
+        self.read_stats_if_present()?.ok_or_else(|| {
+            let path = stats_path(&self.root);
+            ExportError::io(&path)(std::io::ErrorKind::NotFound.into())
+        })
+    }
+
+    /// As [`RunFolder::read_stats`], but `None` when `stats.msdem` does not exist (a run
+    /// killed before its end: the solver writes the statistics last). A statistics file that
+    /// exists but cannot be read is still an error.
+    pub fn read_stats_if_present(&self) -> Result<Option<StatsFile>, ExportError> {
+        let path = stats_path(&self.root);
+        let mut stats: StatsFile = match read_record(&path, &STATS_MAGIC) {
+            Err(FrameError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None)
+            }
+            other => other?,
+        };
         let timings_file = timings_path(&self.root);
         if timings_file.is_file() {
             let timings: TimingsFile = read_record(&timings_file, &TIMINGS_MAGIC)?;
@@ -97,7 +113,7 @@ impl RunFolder {
                 step.wall = wall;
             }
         }
-        Ok(stats)
+        Ok(Some(stats))
     }
 }
 

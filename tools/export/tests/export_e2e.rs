@@ -223,11 +223,7 @@ fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
     let frame2 = run.join("frames/frame_000002.msdem");
     let good = std::fs::read(&frame2).unwrap();
     std::fs::write(&frame2, &good[..good.len() - 5]).unwrap();
-    assert_refused(
-        &run,
-        &[],
-        "frame_000002.msdem: corrupt or truncated frame file",
-    );
+    assert_refused(&run, &[], "frame_000002.msdem: truncated frame file");
     let mut v9 = good.clone();
     v9[8] = 9;
     std::fs::write(&frame2, &v9).unwrap();
@@ -254,11 +250,163 @@ fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
     assert_refused(&run, &[], "tetra.ply: mesh changed since the run");
     std::fs::write(&mesh, &good_mesh).unwrap();
 
+    let stats = fixture_stats(&run);
+    let good_stats = std::fs::read(&stats).unwrap();
+    let mut edited = good_stats.clone();
+    let last = edited.len() - 1;
+    edited[last] ^= 1;
+    std::fs::write(&stats, &edited).unwrap();
+    assert_refused(&run, &[], "stats.msdem: checksum mismatch");
+    std::fs::write(&stats, &good_stats).unwrap();
+}
+
+/// Flips one bit of a frame's body (an f64 of a pose: still decodes).
+fn edit_frame(run: &Path, index: u32) -> PathBuf {
+    let path = msdem_frames::frame_path(run, index);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[msdem_frames::HEADER_LEN + 20] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    path
+}
+
+/// Issue 16 defect 9: an edited frame exported with exit 0.
+#[test]
+fn edited_frame_is_refused_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fixture::write_run(&run);
+    edit_frame(&run, 1);
+    assert_refused(
+        &run,
+        &[],
+        "run/frames/frame_000001.msdem: checksum mismatch: the frame file was altered or \
+         damaged after the solver wrote it",
+    );
+    // The same with every output disabled but the preview of another frame.
+    assert_refused(
+        &run,
+        &["--no-vtk", "--no-ply", "--no-plots", "--preview", "0"],
+        "frame_000001.msdem: checksum mismatch",
+    );
+}
+
+/// Every file under `dir` with its bytes, paths relative to `dir`.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files_under(dir)
+        .into_iter()
+        .map(|f| {
+            (
+                f.strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(&f).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Issue 16 defect 9: a killed run (no `stats.msdem`) exported without a warning. Now the
+/// frames present are exported, with one warning line and no plots; stale plots of an
+/// earlier export are removed.
+#[test]
+fn killed_run_without_stats_exports_frames_with_one_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fixture::write_run(&run);
+    let out = tmp.path().join("out");
+    assert!(export_to(&run, &out, &[]).status.success());
+    assert!(out.join("plots/energy.png").is_file());
+
     std::fs::remove_file(fixture_stats(&run)).unwrap();
-    assert_refused(&run, &[], "stats.msdem");
-    // Without plots the statistics are not needed.
-    let out = tmp.path().join("noplots");
-    assert!(export_to(&run, &out, &["--no-plots"]).status.success());
+    let o = export_to(&run, &out, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "export: warning: {}: not found (the run did not finish?): no plots written, VTK, \
+             PLY and preview show the 3 frames present\n",
+            fixture_stats(&run).display()
+        )
+    );
+    assert!(out.join("vtk/particles.pvd").is_file());
+    assert!(out.join("ply/frame_000002.ply").is_file());
+    assert!(out.join("preview.png").is_file());
+    assert!(!out.join("plots").exists(), "stale plots left");
+
+    // Without plots the statistics are not needed: no warning.
+    let o = export_to(&run, &tmp.path().join("noplots"), &["--no-plots"]);
+    assert!(o.status.success());
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Issue 16 defect 10: a failed export had already replaced or deleted part of the
+/// previous good one. Now the previous export is byte-identical after a failure, whether
+/// it is found before writing (an edited frame) or after (something in the way of an
+/// output), and no staging folder is left.
+#[test]
+fn failed_export_leaves_the_previous_export_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fixture::write_run(&run);
+    let out = tmp.path().join("out");
+    assert!(export_to(&run, &out, &[]).status.success());
+    let before = snapshot(&out);
+
+    let frame1 = msdem_frames::frame_path(&run, 1);
+    let good = std::fs::read(&frame1).unwrap();
+    edit_frame(&run, 1);
+    let o = export_to(&run, &out, &[]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("frame_000001.msdem: checksum mismatch"));
+    assert!(snapshot(&out) == before, "previous export changed");
+    std::fs::write(&frame1, &good).unwrap();
+
+    // A valid but different run (particle 0 moved in frame 1), and a folder where the
+    // preview goes: found only when the new outputs are swapped in.
+    let mut frame: msdem_frames::Frame =
+        msdem_frames::read_record(&frame1, &msdem_frames::FRAME_MAGIC).unwrap();
+    frame.bodies[0].position[2] += 0.25;
+    msdem_frames::write_record(&frame1, &msdem_frames::FRAME_MAGIC, &frame).unwrap();
+    std::fs::remove_file(out.join("preview.png")).unwrap();
+    std::fs::create_dir(out.join("preview.png")).unwrap();
+    std::fs::write(out.join("preview.png/notes.txt"), "mine").unwrap();
+    let before = snapshot(&out);
+    let o = export_to(&run, &out, &[]);
+    assert!(snapshot(&out) == before, "previous export changed");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert_eq!(
+        err,
+        format!(
+            "export: error: {}: exists and is not a file; move it away to export here\n",
+            out.join("preview.png").display()
+        )
+    );
+    let mut names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["plots", "ply", "preview.png", "vtk"],
+        "staging left"
+    );
+
+    // Once out of the way, the new run replaces the old export.
+    std::fs::remove_dir_all(out.join("preview.png")).unwrap();
+    assert!(export_to(&run, &out, &[]).status.success());
+    let after = snapshot(&out);
+    assert_eq!(after.len(), before.len());
+    let changed = |name: &str| {
+        let find = |s: &[(PathBuf, Vec<u8>)]| s.iter().find(|f| f.0 == Path::new(name)).cloned();
+        find(&after) != find(&before)
+    };
+    assert!(changed("vtk/particles_000001.vtp"));
+    assert!(!changed("vtk/particles_000000.vtp"));
 }
 
 fn fixture_stats(run: &Path) -> PathBuf {
