@@ -237,12 +237,16 @@ fn export_stage(name: &str, export: &ExportSpec) -> Stage {
         args,
         inputs: vec![run.join("run.msdem"), run.join("stats.msdem")],
         input_dir: Some(run.join("frames")),
-        outputs,
         staging: None,
+        // The exporter replaces what it writes only once everything is written (a failed
+        // export leaves the previous one intact), so only outputs switched off are cleared
+        // here, that none of them goes stale.
         clear: ["vtk", "ply", "plots", "preview.png"]
             .into_iter()
             .map(|p| run.join(p))
+            .filter(|p| !outputs.iter().any(|o| o.starts_with(p)))
             .collect(),
+        outputs,
     }
 }
 
@@ -261,4 +265,30 @@ pub fn stages(spec: &PipelineSpec, pipeline_dir: &Path) -> Vec<Stage> {
             export_stage(spec.name.as_str(), &spec.export),
         ])
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_clears_only_the_outputs_it_no_longer_writes() {
+        // A failed export must not lose the previous one: what it writes, the exporter
+        // replaces itself once everything is written.
+        let all = export_stage("x", &ExportSpec::default());
+        assert!(all
+            .clear
+            .iter()
+            .all(|p| !all.outputs.iter().any(|o| o.starts_with(p))));
+        assert_eq!(all.clear, vec![Path::new(RUN_DIR).join("preview.png")]);
+        let some = export_stage(
+            "x",
+            &ExportSpec {
+                ply: false,
+                ..ExportSpec::default()
+            },
+        );
+        assert!(some.clear.contains(&Path::new(RUN_DIR).join("ply")));
+        assert!(!some.clear.contains(&Path::new(RUN_DIR).join("vtk")));
+    }
 }
