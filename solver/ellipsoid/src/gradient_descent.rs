@@ -39,7 +39,8 @@ fn golden(phi: impl Fn(Real) -> Real, hi: Real) -> Real {
 }
 
 /// Gradient descent with optimal step from the centre-to-centre direction, at most
-/// `max_iterations` steps; converged when the angle step falls below `1e-11` rad.
+/// `max_iterations` steps; converged when the angle step falls below `1e-9` rad or the
+/// gradient below `1e-12 ℓ²` (`ℓ` the sum of the largest radii and the centre distance).
 /// Same output convention as [`crate::opm`].
 pub fn opm_gradient_descent(
     a: &Ellipsoid,
@@ -57,6 +58,7 @@ pub fn opm_gradient_descent(
     };
     let mut alpha = Vec2::new(c0.y.atan2(c0.x), c0.z.clamp(-1.0, 1.0).asin());
     let f_at = |al: &Vec2| geom.f(&direction_in_frame(&GLOBAL_FRAME, al).0);
+    let scale = a.max_radius() + b.max_radius() + q.norm();
     let mut converged = false;
     let mut iterations = 0;
     while iterations < max_iterations {
@@ -64,14 +66,14 @@ pub fn opm_gradient_descent(
         let (c, c_a, c_aa) = direction_in_frame(&GLOBAL_FRAME, &alpha);
         let g = geom.sensitivities(&c, &c_a, &c_aa).grad;
         let gn = g.norm();
-        if gn == 0.0 {
+        if gn <= 1e-12 * scale * scale {
             converged = true;
             break;
         }
         let dir = -g / gn;
         let t = golden(|t| f_at(&(alpha + dir * t)), 0.5);
         alpha += dir * t;
-        if t < 1e-11 {
+        if t < 1e-9 {
             converged = true;
             break;
         }

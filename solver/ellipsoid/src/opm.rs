@@ -211,9 +211,12 @@ pub fn opm_with(
     let consider = |best: &mut Option<Run>, run: Run| {
         let better = match best {
             None => true,
+            // Ties within rounding keep the earlier start (deterministic, and the
+            // centre-direction start is exact for spheres).
             Some(old) => {
                 (run.converged && !old.converged)
-                    || (run.converged == old.converged && run.f < old.f)
+                    || (run.converged == old.converged
+                        && run.f < old.f * (1.0 - 1e-9) - 1e-15 * scale * scale)
             }
         };
         if better {

@@ -26,7 +26,12 @@ pub fn random_rotation(r: &mut impl Rng) -> Quat {
 
 /// A random ellipsoid with semi-axes in `[lo, hi]`.
 pub fn random_ellipsoid(r: &mut impl Rng, lo: Real, hi: Real) -> Ellipsoid {
-    Ellipsoid::new([r.gen_range(lo..hi), r.gen_range(lo..hi), r.gen_range(lo..hi)]).unwrap()
+    Ellipsoid::new([
+        r.gen_range(lo..hi),
+        r.gen_range(lo..hi),
+        r.gen_range(lo..hi),
+    ])
+    .unwrap()
 }
 
 /// A random pose with the centre in a cube of half-width `half`.
