@@ -22,15 +22,36 @@ struct Pair {
 
 fn pairs(seed: u64, half: Real) -> Vec<Pair> {
     let mut r = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut ell = |r: &mut Xoshiro256PlusPlus| Ellipsoid::new([r.gen_range(0.2..1.0), r.gen_range(0.2..1.0), r.gen_range(0.2..1.0)]).unwrap();
-    let mut pose = |r: &mut Xoshiro256PlusPlus| {
+    let ell = |r: &mut Xoshiro256PlusPlus| {
+        Ellipsoid::new([
+            r.gen_range(0.2..1.0),
+            r.gen_range(0.2..1.0),
+            r.gen_range(0.2..1.0),
+        ])
+        .unwrap()
+    };
+    let pose = |r: &mut Xoshiro256PlusPlus| {
         Iso3::from_parts(
-            Vec3::new(r.gen_range(-half..half), r.gen_range(-half..half), r.gen_range(-half..half)).into(),
-            Quat::from_euler_angles(r.gen_range(-3.1..3.1), r.gen_range(-1.5..1.5), r.gen_range(-3.1..3.1)),
+            Vec3::new(
+                r.gen_range(-half..half),
+                r.gen_range(-half..half),
+                r.gen_range(-half..half),
+            )
+            .into(),
+            Quat::from_euler_angles(
+                r.gen_range(-3.1..3.1),
+                r.gen_range(-1.5..1.5),
+                r.gen_range(-3.1..3.1),
+            ),
         )
     };
     (0..PAIRS)
-        .map(|_| Pair { a: ell(&mut r), pa: pose(&mut r), b: ell(&mut r), pb: pose(&mut r) })
+        .map(|_| Pair {
+            a: ell(&mut r),
+            pa: pose(&mut r),
+            b: ell(&mut r),
+            pb: pose(&mut r),
+        })
         .collect()
 }
 
@@ -43,7 +64,9 @@ fn polyhedron(e: &Ellipsoid, n: usize) -> ConvexPolyhedron {
         let count = if j == 0 || j == n / 2 { 1 } else { n };
         for i in 0..count {
             let p = e.surface_point(2.0 * pi * i as Real / n as Real, phi);
-            pts.push(parry3d::math::Vector::new(p.x as f32, p.y as f32, p.z as f32));
+            pts.push(parry3d::math::Vector::new(
+                p.x as f32, p.y as f32, p.z as f32,
+            ));
         }
     }
     ConvexPolyhedron::from_convex_hull(&pts).expect("hull")
@@ -62,18 +85,38 @@ fn bench(c: &mut Criterion) {
     for (name, half) in [("overlapping", 0.6), ("mixed", 1.2), ("separated", 3.0)] {
         let set = pairs(42, half);
         let n_tess = 24;
-        let polys: Vec<_> = set.iter().map(|p| (polyhedron(&p.a, n_tess), polyhedron(&p.b, n_tess), to_parry(&p.pa), to_parry(&p.pb))).collect();
+        let polys: Vec<_> = set
+            .iter()
+            .map(|p| {
+                (
+                    polyhedron(&p.a, n_tess),
+                    polyhedron(&p.b, n_tess),
+                    to_parry(&p.pa),
+                    to_parry(&p.pb),
+                )
+            })
+            .collect();
         // Check parry against OpM within the tessellation error (inscribed polyhedra:
         // distances grow by at most r (1 − cos(π/n)) per body, up to f32 rounding).
         let mut worst: Real = 0.0;
         let mut contacts = 0;
         for (p, (qa, qb, ia, ib)) in set.iter().zip(&polys) {
             let o = opm(&p.a, &p.pa, &p.b, &p.pb);
-            let d = parry3d::query::contact(ia, qa, ib, qb, 10.0).unwrap().map(|k| k.dist as Real).unwrap_or(10.0);
-            let tol = (p.a.max_radius() + p.b.max_radius()) * (1.0 - (std::f64::consts::PI / n_tess as Real).cos()) * 2.0 + 1e-4;
+            let d = parry3d::query::contact(ia, qa, ib, qb, 10.0)
+                .unwrap()
+                .map(|k| k.dist as Real)
+                .unwrap_or(10.0);
+            let tol = (p.a.max_radius() + p.b.max_radius())
+                * (1.0 - (std::f64::consts::PI / n_tess as Real).cos())
+                * 2.0
+                + 1e-4;
             if o.signed_distance < 10.0 {
                 let err = (d - o.signed_distance).abs();
-                assert!(err <= tol.max(0.05 * o.signed_distance.abs()), "{name}: parry {d} opm {}", o.signed_distance);
+                assert!(
+                    err <= tol.max(0.05 * o.signed_distance.abs()),
+                    "{name}: parry {d} opm {}",
+                    o.signed_distance
+                );
                 worst = worst.max(err);
             }
             if o.in_contact() {
@@ -83,10 +126,34 @@ fn bench(c: &mut Criterion) {
         println!("{name}: {contacts}/{PAIRS} in contact, worst |parry − OpM| = {worst:.2e} m");
         let mut g = c.benchmark_group(format!("pairs_{name}"));
         g.throughput(Throughput::Elements(PAIRS as u64));
-        g.bench_function("chm", |bch| bch.iter(|| set.iter().filter(|p| black_box(chm(&p.a, &p.pa, &p.b, &p.pb)).in_contact()).count()));
-        g.bench_function("opm", |bch| bch.iter(|| set.iter().map(|p| black_box(opm(&p.a, &p.pa, &p.b, &p.pb)).signed_distance).sum::<Real>()));
+        g.bench_function("chm", |bch| {
+            bch.iter(|| {
+                set.iter()
+                    .filter(|p| black_box(chm(&p.a, &p.pa, &p.b, &p.pb)).in_contact())
+                    .count()
+            })
+        });
+        g.bench_function("opm", |bch| {
+            bch.iter(|| {
+                set.iter()
+                    .map(|p| black_box(opm(&p.a, &p.pa, &p.b, &p.pb)).signed_distance)
+                    .sum::<Real>()
+            })
+        });
         g.bench_function("parry_gjk_epa", |bch| {
-            bch.iter(|| polys.iter().map(|(qa, qb, ia, ib)| black_box(parry3d::query::contact(ia, qa, ib, qb, 10.0).unwrap().map(|k| k.dist).unwrap_or(10.0))).sum::<f32>())
+            bch.iter(|| {
+                polys
+                    .iter()
+                    .map(|(qa, qb, ia, ib)| {
+                        black_box(
+                            parry3d::query::contact(ia, qa, ib, qb, 10.0)
+                                .unwrap()
+                                .map(|k| k.dist)
+                                .unwrap_or(10.0),
+                        )
+                    })
+                    .sum::<f32>()
+            })
         });
         g.finish();
     }

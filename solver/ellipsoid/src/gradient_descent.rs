@@ -1,6 +1,6 @@
 //! The seed's OpM solver, kept as a test reference: gradient descent with an optimal
 //! (exact line-search) step on the fixed global angles `(α₁, α₂)` (seed 002 §5.1,
-//! eq. (2), (3)). Slow and singular at the poles `α₂ = ±π/2`; use [`crate::opm`].
+//! eq. (2), (3)). Slow and singular at the poles `α₂ = ±π/2`; use [`crate::opm()`].
 
 use crate::contact::{Contact, Status};
 use crate::math::{Iso3, Real, Vec2, Vec3};
@@ -41,7 +41,7 @@ fn golden(phi: impl Fn(Real) -> Real, hi: Real) -> Real {
 /// Gradient descent with optimal step from the centre-to-centre direction, at most
 /// `max_iterations` steps; converged when the angle step falls below `1e-9` rad or the
 /// gradient below `1e-12 ℓ²` (`ℓ` the sum of the largest radii and the centre distance).
-/// Same output convention as [`crate::opm`].
+/// Same output convention as [`crate::opm()`].
 pub fn opm_gradient_descent(
     a: &Ellipsoid,
     pose_a: &Iso3,

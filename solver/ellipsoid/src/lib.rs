@@ -3,8 +3,8 @@
 //!
 //! * [`shape`]: [`Ellipsoid`] (validated semi-axes \[m\]), exact mass properties, support
 //!   function, surface points and normals (Appendix eqs. –(A-13)).
-//! * [`chm`]: the characteristic-equation contact filter, ChM (§3, eqs. (7)–(10)).
-//! * [`opm`]: the optimisation-based contact, OpM (§2, eqs. (1)–(6)), Newton on the
+//! * [`mod@chm`]: the characteristic-equation contact filter, ChM (§3, eqs. (7)–(10)).
+//! * [`mod@opm`]: the optimisation-based contact, OpM (§2, eqs. (1)–(6)), Newton on the
 //!   analytic gradient and Hessian of [`sensitivity`] (Appendix eqs. –(A-21));
 //!   [`gradient_descent`] keeps the seed's own solver as a test reference.
 //! * [`plane`]: ellipsoid–half-space (closed form); [`triangle`]: ellipsoid–triangle by

@@ -73,7 +73,7 @@ struct Run {
 fn newton_step(grad: &Vec2, hess: &Mat2) -> Vec2 {
     let (h11, h12, h22) = (hess[(0, 0)], hess[(0, 1)], hess[(1, 1)]);
     let norm = h11.abs().max(h22.abs()).max(h12.abs());
-    if !(norm > 0.0) || !norm.is_finite() {
+    if norm.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !norm.is_finite() {
         return -grad;
     }
     let half_gap = (0.25 * (h11 - h22) * (h11 - h22) + h12 * h12).sqrt();
@@ -86,7 +86,7 @@ fn newton_step(grad: &Vec2, hess: &Mat2) -> Vec2 {
     };
     let (a, b, c) = (h11 + shift, h12, h22 + shift);
     let det = a * c - b * b;
-    if !(det > 0.0) {
+    if det.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return -grad / norm;
     }
     Vec2::new(

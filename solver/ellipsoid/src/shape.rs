@@ -170,7 +170,7 @@ impl Ellipsoid {
     /// the point `(a, 0, 0)`.
     pub fn support(&self, dir: &Vec3) -> Point3 {
         let h = self.support_value(dir);
-        if !(h > 0.0) || !h.is_finite() {
+        if h.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !h.is_finite() {
             return Point3::new(self.radii[0], 0.0, 0.0);
         }
         Point3::from(self.radii_squared().component_mul(dir) / h)

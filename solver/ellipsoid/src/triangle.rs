@@ -60,7 +60,7 @@ impl From<&msdem_geom::math::Tri> for Triangle {
 fn edge_candidate(m: &Mat3, centre: &Vec3, vi: &Point3, vj: &Point3) -> Option<Vec3> {
     let e = vj - vi;
     let len = e.norm();
-    if !(len > 0.0) {
+    if len.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     let e = e / len;

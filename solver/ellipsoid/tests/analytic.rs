@@ -115,6 +115,7 @@ fn mass_properties_match_a_fine_tessellation() {
         let (m, com, inertia) = tessellated_mass(&e, 600, 300, 2500.0);
         assert!((m - mp.mass).abs() / mp.mass < 1e-3, "{m} vs {}", mp.mass);
         assert!(com.norm() < 1e-3 * e.max_radius());
+        #[allow(clippy::needless_range_loop)]
         for k in 0..3 {
             let rel = (inertia[k] - mp.principal_inertia[k]).abs() / mp.principal_inertia[k];
             assert!(
@@ -178,7 +179,7 @@ fn newton_matches_the_seed_gradient_descent() {
         let pa = Iso3::from_parts(Vec3::zeros().into(), common::random_rotation(&mut r));
         let pb = random_pose(&mut r, 2.5);
         let newton = opm(&a, &pa, &b, &pb);
-        if !(newton.signed_distance > 0.05) {
+        if newton.signed_distance <= 0.05 {
             continue;
         }
         let gd = opm_gradient_descent(&a, &pa, &b, &pb, 3_000);

@@ -36,7 +36,10 @@ fn covering(n: usize) -> Real {
 
 fn surface_points(e: &Ellipsoid, pose: &Iso3) -> Vec<Point3> {
     let r = Vec3::from(e.radii());
-    surface_dirs().iter().map(|u| pose * Point3::from(r.component_mul(u))).collect()
+    surface_dirs()
+        .iter()
+        .map(|u| pose * Point3::from(r.component_mul(u)))
+        .collect()
 }
 
 fn min_pair_distance(p: &[Point3], q: &[Point3]) -> Real {
@@ -50,26 +53,38 @@ fn min_pair_distance(p: &[Point3], q: &[Point3]) -> Real {
 }
 
 fn sampled_signed(phi: impl Fn(&Vec3) -> Real) -> Real {
-    -support_dirs().iter().map(phi).fold(Real::INFINITY, Real::min)
+    -support_dirs()
+        .iter()
+        .map(phi)
+        .fold(Real::INFINITY, Real::min)
 }
 
 /// As [`sampled_signed`], then two zoomed 41×41 tangent grids around the best direction
 /// (radius `2ρ`, then `2ρ/20`): for the kinked `Φ` of a triangle the plain sample is
 /// only first-order accurate.
 fn refined_signed(phi: impl Fn(&Vec3) -> Real) -> (Real, Real) {
-    let mut best = support_dirs()
-        .iter()
-        .map(|u| (phi(u), *u))
-        .fold((Real::INFINITY, Vec3::x()), |b, x| if x.0 < b.0 { x } else { b });
+    let mut best =
+        support_dirs()
+            .iter()
+            .map(|u| (phi(u), *u))
+            .fold(
+                (Real::INFINITY, Vec3::x()),
+                |b, x| if x.0 < b.0 { x } else { b },
+            );
     let mut radius = covering(DIRECTION_SAMPLES);
     for _ in 0..2 {
         let u0 = best.1;
-        let helper = if u0.x.abs() < 0.6 { Vec3::x() } else { Vec3::y() };
+        let helper = if u0.x.abs() < 0.6 {
+            Vec3::x()
+        } else {
+            Vec3::y()
+        };
         let e1 = u0.cross(&helper).normalize();
         let e2 = u0.cross(&e1);
         for i in -20..=20 {
             for j in -20..=20 {
-                let u = (u0 + e1 * (radius * i as Real / 20.0) + e2 * (radius * j as Real / 20.0)).normalize();
+                let u = (u0 + e1 * (radius * i as Real / 20.0) + e2 * (radius * j as Real / 20.0))
+                    .normalize();
                 let value = phi(&u);
                 if value < best.0 {
                     best = (value, u);
@@ -90,7 +105,9 @@ fn pose_strategy(half: Real) -> impl Strategy<Value = Iso3> {
         -1.5..1.5f64,
         -3.2..3.2f64,
     )
-        .prop_map(|(x, y, z, r, p, w)| Iso3::from_parts(Vec3::new(x, y, z).into(), Quat::from_euler_angles(r, p, w)))
+        .prop_map(|(x, y, z, r, p, w)| {
+            Iso3::from_parts(Vec3::new(x, y, z).into(), Quat::from_euler_angles(r, p, w))
+        })
 }
 
 fn ellipsoid_strategy() -> impl Strategy<Value = Ellipsoid> {
@@ -183,12 +200,24 @@ proptest! {
 #[test]
 fn triangle_face_contact_equals_the_plane_formula() {
     let a = Ellipsoid::new([0.5, 0.2, 0.3]).unwrap();
-    let pose = Iso3::from_parts(Vec3::new(0.0, 0.0, 0.25).into(), Quat::from_euler_angles(0.4, 0.3, 0.1));
-    let tri = Triangle::new(Point3::new(-5.0, -5.0, 0.0), Point3::new(5.0, -5.0, 0.0), Point3::new(0.0, 5.0, 0.0));
+    let pose = Iso3::from_parts(
+        Vec3::new(0.0, 0.0, 0.25).into(),
+        Quat::from_euler_angles(0.4, 0.3, 0.1),
+    );
+    let tri = Triangle::new(
+        Point3::new(-5.0, -5.0, 0.0),
+        Point3::new(5.0, -5.0, 0.0),
+        Point3::new(0.0, 5.0, 0.0),
+    );
     let plane = HalfSpace::new(&Point3::origin(), &Vec3::z()).unwrap();
     let t = ellipsoid_triangle(&a, &pose, &tri);
     let p = ellipsoid_plane(&a, &pose, &plane);
-    assert!((t.signed_distance - p.signed_distance).abs() < 1e-12, "{} vs {}", t.signed_distance, p.signed_distance);
+    assert!(
+        (t.signed_distance - p.signed_distance).abs() < 1e-12,
+        "{} vs {}",
+        t.signed_distance,
+        p.signed_distance
+    );
     assert!((t.normal - Vec3::z()).norm() < 1e-12);
     assert!((t.point_a - p.point_a).norm() < 1e-12);
 }
