@@ -1,0 +1,39 @@
+//! Ellipsoid contact mathematics of the multiresolution DEM (issue 13, part one), after
+//! Pazouki, Mazhar & Negrut, *Parallel collision detection of ellipsoids* (seed 002).
+//!
+//! * [`shape`]: [`Ellipsoid`] (validated semi-axes \[m\]), exact mass properties, support
+//!   function, surface points and normals (Appendix eqs. –(A-13)).
+//! * [`chm`]: the characteristic-equation contact filter, ChM (§3, eqs. (7)–(10)).
+//! * [`opm`]: the optimisation-based contact, OpM (§2, eqs. (1)–(6)), Newton on the
+//!   analytic gradient and Hessian of [`sensitivity`] (Appendix eqs. –(A-21));
+//!   [`gradient_descent`] keeps the seed's own solver as a test reference.
+//! * [`plane`]: ellipsoid–half-space (closed form); [`triangle`]: ellipsoid–triangle by
+//!   feature decomposition on exact point–ellipsoid distances ([`point_distance`]).
+//! * [`contact`]: the [`Contact`] result shared by every pair query: normal from B to A,
+//!   `signed_distance` > 0 gap, < 0 minus the penetration depth.
+//!
+//! Poses are [`math::Iso3`] (body → world); everything is `f64`, lengths in metres.
+#![warn(missing_docs)]
+
+pub mod chm;
+pub mod contact;
+pub mod cubic;
+pub mod error;
+pub mod gradient_descent;
+pub mod math;
+pub mod opm;
+pub mod plane;
+pub mod point_distance;
+pub mod sensitivity;
+pub mod shape;
+pub mod triangle;
+
+pub use chm::{chm, chm_in_contact, ChmReport, ChmState};
+pub use contact::{Contact, Status};
+pub use error::EllipsoidError;
+pub use gradient_descent::opm_gradient_descent;
+pub use opm::{opm, opm_with, OpmParams};
+pub use plane::{ellipsoid_plane, HalfSpace};
+pub use point_distance::{signed_distance_point, PointProjection};
+pub use shape::{Ellipsoid, EllipsoidWarning, MassProperties};
+pub use triangle::{ellipsoid_triangle, Triangle};
