@@ -24,10 +24,13 @@ pub mod broad;
 pub mod dispatch;
 
 mod active;
+mod ellipsoid_ellipsoid;
+mod ellipsoid_mesh;
 mod kept;
 pub mod mesh_mesh;
 mod report;
 mod roots;
+mod sides;
 
 pub use mesh_mesh::{fine_contacts, kernel_kind, traverse_mode, tree_normals, PairSides};
 pub use report::{Detection, KeptPass, Search, UpdateCounts};

@@ -9,6 +9,7 @@ use super::broad::CandidatePair;
 use super::mesh_mesh::kept::{MeshPair, MeshScratch, TreeCache};
 use super::mesh_mesh::{self, RootsScratch};
 use super::report::{Detection, KeptPass};
+use super::{ellipsoid_ellipsoid, ellipsoid_mesh};
 use crate::contact::RawContact;
 use crate::model::{Kind, Model, Other};
 use crate::params::{DetectionMode, KernelChoice};
@@ -21,6 +22,10 @@ use msdem_tree::LevelStats;
 pub enum PairKind {
     /// Two triangle meshes with surrogate trees (seed 000).
     MeshMesh,
+    /// Two ellipsoids (seed 002).
+    EllipsoidEllipsoid,
+    /// An ellipsoid and a mesh (either side), through the mesh's surrogate tree.
+    EllipsoidMesh,
 }
 
 /// The kinds of `pair`'s two sides; `None` for an id that does not exist.
@@ -36,6 +41,10 @@ pub fn pair_kind(model: &Model, bodies: &[Body], pair: &CandidatePair) -> Option
     };
     match (a, b) {
         (Kind::Mesh, Kind::Mesh) => Some(PairKind::MeshMesh),
+        (Kind::Ellipsoid, Kind::Ellipsoid) => Some(PairKind::EllipsoidEllipsoid),
+        (Kind::Ellipsoid, Kind::Mesh) | (Kind::Mesh, Kind::Ellipsoid) => {
+            Some(PairKind::EllipsoidMesh)
+        }
     }
 }
 
@@ -63,6 +72,10 @@ pub fn roots_pair(
         Some(PairKind::MeshMesh) => {
             mesh_mesh::roots_pair(model, bodies, pair, mode, kernel, &mut ts.mesh, raw, stats)
         }
+        Some(PairKind::EllipsoidEllipsoid) => {
+            ellipsoid_ellipsoid::pair(model, bodies, pair, raw, stats)
+        }
+        Some(PairKind::EllipsoidMesh) => ellipsoid_mesh::pair(model, bodies, pair, raw, stats),
         None => {}
     }
 }
@@ -161,6 +174,23 @@ pub fn kept_pair(
                 coarse_raw,
             )
         }
+        // Analytic pairs keep nothing: every detection is complete and cheap.
+        Some(PairKind::EllipsoidEllipsoid) => {
+            let mut stats = LevelStats::default();
+            ellipsoid_ellipsoid::pair(model, bodies, pair, raw, &mut stats);
+            Detection {
+                stats,
+                ..Detection::default()
+            }
+        }
+        Some(PairKind::EllipsoidMesh) => {
+            let mut stats = LevelStats::default();
+            ellipsoid_mesh::pair(model, bodies, pair, raw, &mut stats);
+            Detection {
+                stats,
+                ..Detection::default()
+            }
+        }
         None => Detection::default(),
     }
 }
@@ -175,6 +205,7 @@ pub fn validate_pair(
     kept: &mut KeptPair,
 ) -> Result<(), String> {
     match kept {
+        KeptPair::Empty if pair_kind(model, bodies, pair) != Some(PairKind::MeshMesh) => Ok(()),
         KeptPair::Empty => Err("no kept state".into()),
         KeptPair::MeshMesh(m) => {
             mesh_mesh::kept::validate(model, bodies, kernel, &caches.mesh, pair, m)

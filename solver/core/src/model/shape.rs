@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use msdem_ellipsoid::Ellipsoid;
 use msdem_tree::SurrogateTree;
 
 /// Which kind of geometry a shape or obstacle is.
@@ -14,6 +15,8 @@ pub enum Kind {
     /// A closed triangle mesh (particle) or a triangle soup (obstacle) with its
     /// surrogate tree (seed 000 §4).
     Mesh,
+    /// An ellipsoid, analytic (seed 002): no mesh and no tree for contact.
+    Ellipsoid,
 }
 
 /// A triangle mesh with its surrogate tree, in the mesh frame.
@@ -34,6 +37,8 @@ pub struct MeshGeometry {
 pub enum Geometry {
     /// Triangle mesh with surrogate tree.
     Mesh(MeshGeometry),
+    /// Ellipsoid with semi-axes along the shape's axes, centred at the shape's origin.
+    Ellipsoid(Ellipsoid),
 }
 
 impl Geometry {
@@ -41,6 +46,7 @@ impl Geometry {
     pub fn kind(&self) -> Kind {
         match self {
             Geometry::Mesh(_) => Kind::Mesh,
+            Geometry::Ellipsoid(_) => Kind::Ellipsoid,
         }
     }
 
@@ -48,6 +54,15 @@ impl Geometry {
     pub fn mesh(&self) -> Option<&MeshGeometry> {
         match self {
             Geometry::Mesh(m) => Some(m),
+            Geometry::Ellipsoid(_) => None,
+        }
+    }
+
+    /// The ellipsoid, for a [`Kind::Ellipsoid`] geometry.
+    pub fn ellipsoid(&self) -> Option<&Ellipsoid> {
+        match self {
+            Geometry::Ellipsoid(e) => Some(e),
+            Geometry::Mesh(_) => None,
         }
     }
 

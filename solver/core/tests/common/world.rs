@@ -200,3 +200,19 @@ pub fn noise_mesh(radius: f64, subdivisions: u32, eta: f64, seed: u32) -> TriMes
     })
     .expect("noise sphere")
 }
+
+/// Adds an ellipsoid shape with semi-axes `radii` [m]; returns its index.
+pub fn add_ellipsoid_shape(world: &mut World, radii: [f64; 3]) -> u32 {
+    let e = msdem_ellipsoid::Ellipsoid::new(radii).expect("valid radii");
+    let mp = e.mass_properties(1.0).expect("mass properties");
+    let shapes = &mut world.model.shapes;
+    shapes.push(Shape {
+        name: format!("shape{}", shapes.len()),
+        geometry: Geometry::Ellipsoid(e),
+        volume: mp.volume,
+        com: Vec3::zeros(),
+        unit_inertia: mp.inertia_tensor(),
+        radius: e.bounding_radius(),
+    });
+    (shapes.len() - 1) as u32
+}

@@ -7,6 +7,7 @@ mod common;
 
 mod contact;
 mod detection;
+mod ellipsoid;
 mod explicit_kept;
 mod kernels;
 mod motion;
