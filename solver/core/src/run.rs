@@ -114,6 +114,31 @@ pub fn restitution_warnings(world: &World) -> Vec<String> {
         .collect()
 }
 
+/// Largest over smallest semi-axis of an ellipsoid shape above which the solver warns
+/// (OpM and ChM are tested up to much lower ratios; very flat or needle-like ellipsoids
+/// need small time steps).
+pub const ELLIPSOID_ASPECT_WARNING: f64 = 100.0;
+
+/// Warnings for ellipsoid shapes whose aspect ratio exceeds [`ELLIPSOID_ASPECT_WARNING`].
+pub fn ellipsoid_warnings(world: &World) -> Vec<String> {
+    world
+        .model
+        .shapes
+        .iter()
+        .filter_map(|s| {
+            let e = s.geometry.ellipsoid()?;
+            let ratio = e.aspect_ratio();
+            (ratio > ELLIPSOID_ASPECT_WARNING).then(|| {
+                format!(
+                    "shape `{}`: ellipsoid aspect ratio {ratio:.3e} exceeds \
+                     {ELLIPSOID_ASPECT_WARNING}; contact detection is untested there",
+                    s.name
+                )
+            })
+        })
+        .collect()
+}
+
 /// Kinematic state of every particle for a frame.
 pub fn body_states(state: &State) -> Vec<BodyState> {
     state
@@ -195,7 +220,10 @@ pub fn solve(
     if let Some(w) = time_step_warning(&world) {
         eprintln!("warning: {}: {w}", scenario.file.display());
     }
-    for w in restitution_warnings(&world) {
+    for w in restitution_warnings(&world)
+        .into_iter()
+        .chain(ellipsoid_warnings(&world))
+    {
         eprintln!("warning: {}: {w}", scenario.file.display());
     }
     run(world, out_dir, options)

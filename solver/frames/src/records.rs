@@ -22,6 +22,9 @@ pub struct ShapeRecord {
     pub com: [f64; 3],
     /// Number of triangles.
     pub triangles: u32,
+    /// For an analytic ellipsoid shape (seed 002): its semi-axes along the shape's axes
+    /// \[m\], centred at the shape's origin; `mesh` is then empty and `triangles` 0.
+    pub ellipsoid: Option<[f64; 3]>,
 }
 
 /// A static obstacle.

@@ -38,6 +38,7 @@ fn sample_manifest() -> RunManifest {
             mesh_hash: core::array::from_fn(|i| i as u8 * 7),
             com: [0.0, -1.0e-3, 2.5e-4],
             triangles: 80,
+            ellipsoid: None,
         }],
         obstacles: vec![ObstacleRecord {
             name: "floor".into(),

@@ -149,7 +149,9 @@ pub use integrator::IntegratorSpec;
 pub use load::{load_scenario, parse_scenario};
 pub use names::{with_known, Known};
 pub use picard::{PicardParamError, PicardParams, PicardVariant};
-pub use source::{GeometrySource, MeshFiles, ObstacleSpec, ShapeSpec, TreeName};
+pub use source::{
+    EllipsoidSpec, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource, ShapeSpec, TreeName,
+};
 pub use spec::{
     BoxSpec, DetectionModeSpec, DetectionSpec, GeneratorSpec, KernelSpec, LatticeSpec,
     MaterialSpec, ParticleSpec, Scenario, TimeSpec,

@@ -51,8 +51,60 @@ pub struct MeshFiles {
 }
 
 /// A particle shape (`shapes.NAME`) of a scenario file: a closed mesh and its prebuilt
-/// surrogate tree.
-pub type ShapeSpec = MeshFiles;
+/// surrogate tree, or an ellipsoid.
+pub type ShapeSpec = ShapeSource<MeshFiles>;
+
+/// An analytic ellipsoid shape (`shapes.NAME.ellipsoid`, seed 002): no mesh, no tree.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EllipsoidSpec {
+    /// Semi-axes along the shape's x, y and z axes \[m\], each finite and > 0.
+    #[serde(deserialize_with = "values::positive3")]
+    pub radii: [f64; 3],
+}
+
+impl EllipsoidSpec {
+    /// Largest over smallest semi-axis [-] (a warning above 100).
+    pub fn aspect_ratio(&self) -> f64 {
+        let max = self.radii.iter().copied().fold(f64::MIN, f64::max);
+        let min = self.radii.iter().copied().fold(f64::MAX, f64::min);
+        max / min
+    }
+}
+
+/// A particle shape as a form of scenario writes it: a mesh from the form's
+/// [`GeometrySource`] (`mesh`/`tree` keys), or `ellipsoid: { radii: [a, b, c] }`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged, bound = "G: GeometrySource")]
+pub enum ShapeSource<G> {
+    /// A triangle mesh with its surrogate tree.
+    Mesh(G),
+    /// An ellipsoid.
+    Ellipsoid {
+        /// Its semi-axes.
+        ellipsoid: EllipsoidSpec,
+    },
+}
+
+impl<G> ShapeSource<G> {
+    /// The mesh source, for a mesh shape.
+    pub fn mesh(&self) -> Option<&G> {
+        match self {
+            ShapeSource::Mesh(g) => Some(g),
+            ShapeSource::Ellipsoid { .. } => None,
+        }
+    }
+
+    /// The same shape with its mesh source replaced by `f(source)`.
+    pub fn map<H>(&self, f: impl FnOnce(&G) -> H) -> ShapeSource<H> {
+        match self {
+            ShapeSource::Mesh(g) => ShapeSource::Mesh(f(g)),
+            ShapeSource::Ellipsoid { ellipsoid } => ShapeSource::Ellipsoid {
+                ellipsoid: *ellipsoid,
+            },
+        }
+    }
+}
 
 impl Sealed for MeshFiles {}
 
@@ -210,6 +262,59 @@ pub(crate) fn name<'de, G: GeometrySource, D: Deserializer<'de>>(d: D) -> Result
     }
 
     d.deserialize_string(NameVisitor::<G>(PhantomData))
+}
+
+/// The keys of a particle shape: a mesh source's, or `ellipsoid`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, bound = "")]
+struct ShapeKeys<G: GeometrySource> {
+    #[serde(default, deserialize_with = "mesh::<G, _>")]
+    mesh: Option<PathBuf>,
+    #[serde(default, deserialize_with = "some_tree::<G, _>")]
+    tree: Option<String>,
+    #[serde(default)]
+    ellipsoid: Option<EllipsoidSpec>,
+    #[serde(skip)]
+    form: PhantomData<G>,
+}
+
+fn some_tree<'de, G: GeometrySource, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<String>, D::Error> {
+    tree::<G, D>(d).map(Some)
+}
+
+impl<'de, G: GeometrySource> Deserialize<'de> for ShapeSource<G> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ShapeVisitor<G>(PhantomData<G>);
+
+        impl<'de, G: GeometrySource> Visitor<'de> for ShapeVisitor<G> {
+            type Value = ShapeSource<G>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a shape mapping (a mesh, or `ellipsoid: { radii: [a, b, c] }`)")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let keys = ShapeKeys::<G>::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                match (keys.ellipsoid, keys.tree) {
+                    (Some(_), Some(_)) => Err(de::Error::custom(
+                        "a shape is either a mesh (`tree`) or an `ellipsoid`, not both",
+                    )),
+                    (Some(_), None) if keys.mesh.is_some() => Err(de::Error::custom(
+                        "a shape is either a mesh (`mesh`) or an `ellipsoid`, not both",
+                    )),
+                    (Some(ellipsoid), None) => Ok(ShapeSource::Ellipsoid { ellipsoid }),
+                    (None, None) => Err(de::Error::missing_field("tree")),
+                    (None, Some(tree)) => G::from_keys(keys.mesh, tree)
+                        .map(ShapeSource::Mesh)
+                        .map_err(de::Error::custom),
+                }
+            }
+        }
+
+        d.deserialize_map(ShapeVisitor::<G>(PhantomData))
+    }
 }
 
 /// Deserializes a source from a shape's mapping.

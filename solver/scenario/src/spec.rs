@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::integrator::IntegratorSpec;
 use crate::picard::PicardParams;
-use crate::source::{self, GeometrySource, MeshFiles, ObstacleSpec};
+use crate::source::{self, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource};
 use crate::values::{default_restitution, identity_quaternion};
 use crate::{implicit, names, values, BroadPhaseSpec, SCENARIO_VERSION};
 
@@ -59,7 +59,7 @@ pub struct Scenario<G = MeshFiles> {
     /// Materials by name.
     pub materials: BTreeMap<String, MaterialSpec>,
     /// Particle shapes by name: where each one's geometry comes from.
-    pub shapes: BTreeMap<String, G>,
+    pub shapes: BTreeMap<String, ShapeSource<G>>,
     /// Static obstacles.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub obstacles: Vec<ObstacleSpec<G>>,
@@ -90,7 +90,7 @@ impl<G: GeometrySource> Scenario<G> {
         let shapes = self
             .shapes
             .iter()
-            .map(|(name, shape)| (name.clone(), f(shape)))
+            .map(|(name, shape)| (name.clone(), shape.map(&mut f)))
             .collect();
         let obstacles = self
             .obstacles

@@ -122,22 +122,25 @@ impl<'de> Deserialize<'de> for Finite {
     }
 }
 
-/// A sequence of exactly `N` finite numbers.
-fn finite_array<'de, D: Deserializer<'de>, const N: usize>(d: D) -> Result<[f64; N], D::Error> {
-    struct ArrayVisitor<const N: usize>;
+/// A sequence of exactly `N` numbers, each read as `E` (which checks its rule).
+fn checked_array<'de, D: Deserializer<'de>, E: Deserialize<'de> + Into<f64>, const N: usize>(
+    d: D,
+    what: &'static str,
+) -> Result<[f64; N], D::Error> {
+    struct ArrayVisitor<E, const N: usize>(&'static str, std::marker::PhantomData<E>);
 
-    impl<'de, const N: usize> Visitor<'de> for ArrayVisitor<N> {
+    impl<'de, E: Deserialize<'de> + Into<f64>, const N: usize> Visitor<'de> for ArrayVisitor<E, N> {
         type Value = [f64; N];
 
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            write!(f, "a list of {N} finite numbers")
+            write!(f, "a list of {N} {}", self.0)
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<[f64; N], A::Error> {
             let mut out = [0.0; N];
             for (i, slot) in out.iter_mut().enumerate() {
-                match seq.next_element::<Finite>()? {
-                    Some(v) => *slot = v.0,
+                match seq.next_element::<E>()? {
+                    Some(v) => *slot = v.into(),
                     None => return Err(de::Error::invalid_length(i, &self)),
                 }
             }
@@ -148,7 +151,38 @@ fn finite_array<'de, D: Deserializer<'de>, const N: usize>(d: D) -> Result<[f64;
         }
     }
 
-    d.deserialize_seq(ArrayVisitor::<N>)
+    d.deserialize_seq(ArrayVisitor::<E, N>(what, std::marker::PhantomData))
+}
+
+/// A sequence of exactly `N` finite numbers.
+fn finite_array<'de, D: Deserializer<'de>, const N: usize>(d: D) -> Result<[f64; N], D::Error> {
+    checked_array::<D, Finite, N>(d, "finite numbers")
+}
+
+impl From<Finite> for f64 {
+    fn from(v: Finite) -> f64 {
+        v.0
+    }
+}
+
+/// A finite number `> 0`, as a list element.
+struct PositiveElement(f64);
+
+impl<'de> Deserialize<'de> for PositiveElement {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        positive(d).map(PositiveElement)
+    }
+}
+
+impl From<PositiveElement> for f64 {
+    fn from(v: PositiveElement) -> f64 {
+        v.0
+    }
+}
+
+/// Three finite numbers, each `> 0` (e.g. an ellipsoid's semi-axes).
+pub(crate) fn positive3<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 3], D::Error> {
+    checked_array::<D, PositiveElement, 3>(d, "finite numbers > 0")
 }
 
 /// A 3-vector of finite numbers.

@@ -23,6 +23,7 @@ fn scene() -> (RunFolder, Frame) {
             mesh_hash: [0; 32],
             com: [0.0; 3],
             triangles: sphere.triangles.len() as u32,
+            ellipsoid: None,
         }],
         obstacles: vec![ObstacleRecord {
             name: "floor".into(),

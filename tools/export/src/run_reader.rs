@@ -55,7 +55,10 @@ impl RunFolder {
         let shape_meshes = manifest
             .shapes
             .iter()
-            .map(|s| load(&s.mesh, &s.mesh_hash))
+            .map(|s| match s.ellipsoid {
+                Some(radii) => ellipsoid_mesh(&mpath, &s.name, radii),
+                None => load(&s.mesh, &s.mesh_hash),
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let obstacle_meshes = manifest
             .obstacles
@@ -224,4 +227,29 @@ fn list_frames(root: &Path) -> Result<Vec<u32>, ExportError> {
     }
     frames.sort_unstable();
     Ok(frames)
+}
+
+/// Subdivisions of the icosphere an ellipsoid shape is drawn with (1,280 triangles).
+const ELLIPSOID_SUBDIVISIONS: u32 = 3;
+
+/// The triangle mesh an ellipsoid shape `name` of the manifest at `path` is drawn with:
+/// an icosphere with its vertices on the ellipsoid's surface (semi-axes `radii` \[m\]).
+fn ellipsoid_mesh(path: &Path, name: &str, radii: [f64; 3]) -> Result<TriMesh, ExportError> {
+    let bad = |detail: String| ExportError::Inconsistent {
+        path: path.to_path_buf(),
+        detail,
+    };
+    if !radii.iter().all(|r| r.is_finite() && *r > 0.0) {
+        return Err(bad(format!(
+            "shape `{name}`: ellipsoid semi-axes {radii:?} are not all finite and > 0"
+        )));
+    }
+    let mut mesh = msdem_mesh::generate::icosphere(1.0, ELLIPSOID_SUBDIVISIONS)
+        .map_err(|e| bad(format!("shape `{name}`: {e}")))?;
+    for v in &mut mesh.vertices {
+        for (x, r) in v.iter_mut().zip(radii) {
+            *x *= r;
+        }
+    }
+    Ok(mesh)
 }

@@ -168,7 +168,7 @@ fn solve_stage(spec: &PipelineSpec) -> Stage {
         .scenario
         .shapes
         .values()
-        .map(|s| s.tree.as_str())
+        .filter_map(|s| s.mesh().map(|m| m.tree.as_str()))
         .chain(
             spec.scenario
                 .obstacles

@@ -126,6 +126,7 @@ pub fn manifest(
                     mesh_hash,
                     com: s.com.into(),
                     triangles,
+                    ellipsoid: s.geometry.ellipsoid().map(|e| e.radii()),
                 }
             })
             .collect(),
