@@ -53,6 +53,15 @@ pub enum MeshError {
         /// The accepted range.
         reason: String,
     },
+    /// The output path names the input file (also through a link or another spelling):
+    /// writing it would destroy the input.
+    #[error("{}: is the input file {}; choose another output path", output.display(), input.display())]
+    OutputIsInput {
+        /// The output path as given.
+        output: PathBuf,
+        /// The input path as given.
+        input: PathBuf,
+    },
     /// Mass properties are undefined for this mesh or density.
     #[error("mass properties: {0}")]
     Mass(String),

@@ -37,8 +37,44 @@ pub fn write_validated(
     Ok(report)
 }
 
+/// Refuses an `output` that is the file `input` (compared after resolving links, `.` and
+/// `..`, and on Unix by device and inode, so hard links count too). An output that does
+/// not exist yet is never the input.
+pub fn refuse_output_equal_to_input(
+    input: impl AsRef<std::path::Path>,
+    output: impl AsRef<std::path::Path>,
+) -> Result<(), MeshError> {
+    let (input, output) = (input.as_ref(), output.as_ref());
+    let same = match (input.canonicalize(), output.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b || same_inode(&a, &b),
+        _ => false,
+    };
+    if same {
+        return Err(MeshError::OutputIsInput {
+            output: output.to_path_buf(),
+            input: input.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_inode(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_inode(_: &std::path::Path, _: &std::path::Path) -> bool {
+    false
+}
+
 /// Reads any supported mesh file and writes it in the format of `output`'s extension.
-/// Refuses empty meshes and meshes with non-finite coordinates; other findings are
+/// Refuses an output that is the input file, empty meshes and meshes with non-finite
+/// coordinates; other findings are
 /// returned in the report (an open or non-manifold mesh can still be converted).
 pub fn convert(
     input: impl AsRef<std::path::Path>,
@@ -46,6 +82,7 @@ pub fn convert(
 ) -> Result<check::MeshReport, MeshError> {
     let (input, output) = (input.as_ref(), output.as_ref());
     io::Format::from_path(output)?;
+    refuse_output_equal_to_input(input, output)?;
     let (mesh, _) = read_mesh(input)?;
     let report = check::check_mesh(&mesh, check::Role::Obstacle);
     if report.triangle_count == 0 || !report.non_finite_vertices.is_empty() {

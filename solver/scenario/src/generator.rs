@@ -96,7 +96,7 @@ fn next_box<'de, A: MapAccess<'de>>(
         shape: String,
         #[serde(deserialize_with = "names::material_ref")]
         material: String,
-        #[serde(deserialize_with = "values::count")]
+        #[serde(deserialize_with = "values::particle_count")]
         count: u32,
         #[serde(deserialize_with = "values::vec3")]
         min: [f64; 3],

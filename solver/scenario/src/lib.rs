@@ -73,6 +73,8 @@
 //!                   random_orientation: true }
 //!   - drop: { shape: grain, material: rock, count: 20, min: [0, 0, 1], max: [1, 1, 1.5],
 //!             velocity: [0, 0, -1], random_orientation: true }
+//! limits:                          # optional
+//!   max_particles: 10000000        # cap on listed + generated particles, ≥ 1 (default 10⁷)
 //! ```
 //!
 //! `random_box` and `drop` place particles at random non-overlapping positions (bounding
@@ -119,6 +121,14 @@
 //! A step whose Picard iterations do not converge within `max_iterations` is accepted,
 //! warned about on stderr (the first few) and recorded (`converged` in the statistics).
 //!
+//! **Limits** (module [`limits`], [`yaml`]): a scenario may have at most
+//! `limits.max_particles` particles (default [`DEFAULT_MAX_PARTICLES`] = 10⁷), counted in
+//! 64 bits; the generator `count` that passes the cap is refused at its `line:column`
+//! before anything is allocated. Every YAML file (scenario or pipeline) may have at most
+//! [`yaml::MAX_YAML_BYTES`] (16 MiB) and nest collections at most [`yaml::MAX_YAML_DEPTH`]
+//! (64) levels deep, both checked before parsing; a leading UTF-8 byte-order mark is
+//! accepted; a key repeated in one mapping is an error at the second key (never last-wins).
+//!
 //! Validation happens while parsing, so that every error names the offending scalar's
 //! `file:line:column` and key path: `version` is checked first (missing or ≠ 1 is refused
 //! before anything else is looked at); numbers must be finite (`.nan`/`.inf` are refused);
@@ -136,16 +146,19 @@ mod error;
 mod generator;
 mod implicit;
 mod integrator;
+pub mod limits;
 mod load;
 mod names;
 pub mod picard;
 pub mod source;
 mod spec;
 mod values;
+pub mod yaml;
 
 pub use broadphase::BroadPhaseSpec;
 pub use error::ScenarioError;
 pub use integrator::IntegratorSpec;
+pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES};
 pub use load::{load_scenario, parse_scenario};
 pub use names::{with_known, Known};
 pub use picard::{PicardParamError, PicardParams, PicardVariant};

@@ -7,22 +7,45 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
 use crate::names::{self, Known};
+use crate::yaml::{self, YamlLimitError};
 use crate::{Scenario, ScenarioError, SCENARIO_VERSION};
 
 /// Reads and validates the scenario file at `path` (see the schema in [`crate`]).
 ///
-/// Errors are one line, `FILE:LINE:COLUMN: key.path: message`.
+/// Errors are one line, `FILE:LINE:COLUMN: key.path: message`. A file larger than
+/// [`yaml::MAX_YAML_BYTES`] is refused before it is read.
 pub fn load_scenario(path: &Path) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = yaml::read_yaml_file(path).map_err(|e| limit_error(path, e))?;
     parse_scenario(&text, path)
+}
+
+/// A refusal of [`yaml`] as a scenario error naming `file`.
+fn limit_error(file: &Path, e: YamlLimitError) -> ScenarioError {
+    match e {
+        YamlLimitError::Io(source) => ScenarioError::Io {
+            path: file.to_path_buf(),
+            source,
+        },
+        YamlLimitError::TooDeep { line, column } => ScenarioError::Located {
+            file: file.to_path_buf(),
+            line,
+            column,
+            message: e.message(),
+        },
+        YamlLimitError::TooLarge { .. } => ScenarioError::Unlocated {
+            file: file.to_path_buf(),
+            message: e.message(),
+        },
+    }
 }
 
 /// Parses scenario-file text; `file` names the file in errors and anchors relative paths.
 pub fn parse_scenario(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
     let located = |e: serde_norway::Error| ScenarioError::from_yaml(file, e);
+    // 0. Size and nesting depth before the parser sees the text (a leading byte-order
+    //    mark is dropped), then duplicate keys anywhere (serde would keep the last).
+    let text = yaml::check_yaml_text(text).map_err(|e| limit_error(file, e))?;
+    yaml::check_duplicate_keys(text).map_err(located)?;
     // 1. The version, before anything else: a file of another version may use other keys.
     let probe: VersionProbe = serde_norway::from_str(text).map_err(located)?;
     if probe.version.is_none() {

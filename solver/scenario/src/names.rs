@@ -28,6 +28,11 @@ pub struct Known {
     /// The trees a pipeline declares under `trees:`, in file order (what `tree: NAME`
     /// may name; unused by scenario files).
     pub trees: Vec<String>,
+    /// Particles counted so far: the listed ones, then each generator's count as it is
+    /// parsed.
+    pub particles: u64,
+    /// The scenario's `limits.max_particles` (`None`: generator counts are not checked).
+    pub max_particles: Option<u64>,
 }
 
 thread_local! {
@@ -127,5 +132,29 @@ pub(crate) fn check_tree(name: &str) -> Result<(), String> {
             ))
         }
         _ => Ok(()),
+    })
+}
+
+/// Adds a generator's `n` particles to the running total of the scenario being parsed;
+/// `Err` (the message) once the total passes its `limits.max_particles`.
+pub(crate) fn add_particles(n: u64) -> Result<(), String> {
+    KNOWN.with(|k| match k.borrow_mut().as_mut() {
+        Some(known) => {
+            let total = known.particles.saturating_add(n);
+            known.particles = total;
+            match known.max_particles {
+                Some(cap) if total > cap => Err(if total == n {
+                    format!(
+                        "{n} particles, more than the cap of {cap} (raise `limits: {{ max_particles: N }}` for a larger run)"
+                    )
+                } else {
+                    format!(
+                        "{n} particles make {total} in all, more than the cap of {cap} (raise `limits: {{ max_particles: N }}` for a larger run)"
+                    )
+                }),
+                _ => Ok(()),
+            }
+        }
+        None => Ok(()),
     })
 }

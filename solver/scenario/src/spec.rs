@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::integrator::IntegratorSpec;
+use crate::limits::LimitsSpec;
 use crate::picard::PicardParams;
 use crate::source::{self, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource};
 use crate::values::{default_restitution, identity_quaternion};
@@ -69,6 +70,9 @@ pub struct Scenario<G = MeshFiles> {
     /// Particle generators.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generators: Vec<GeneratorSpec>,
+    /// Caps checked before the solver allocates (see [`crate::limits`]).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub limits: LimitsSpec,
     /// The scenario file (set by [`crate::load_scenario`] / [`crate::parse_scenario`]); relative paths are
     /// resolved against its folder.
     #[serde(skip)]
@@ -120,6 +124,7 @@ impl<G: GeometrySource> Scenario<G> {
             obstacles,
             particles: self.particles.clone(),
             generators: self.generators.clone(),
+            limits: self.limits,
             file: self.file.clone(),
         }
     }
@@ -283,7 +288,7 @@ pub struct LatticeSpec {
     #[serde(deserialize_with = "values::vec3")]
     pub spacing: [f64; 3],
     /// Particles along x, y, z, each ≥ 1.
-    #[serde(deserialize_with = "values::count3")]
+    #[serde(deserialize_with = "values::lattice_count")]
     pub count: [u32; 3],
     /// Initial velocity \[m/s\] (default 0).
     #[serde(default, deserialize_with = "values::vec3")]
@@ -335,14 +340,16 @@ impl GeneratorSpec {
 }
 
 impl names::Known {
-    /// The shapes, materials and integrator of `scenario` (parsed without them), and no
-    /// trees.
+    /// The shapes, materials, integrator, listed particles and particle cap of `scenario`
+    /// (parsed without them), and no trees.
     pub fn of<G: GeometrySource>(scenario: &Scenario<G>) -> names::Known {
         names::Known {
             shapes: scenario.shapes.keys().cloned().collect(),
             materials: scenario.materials.keys().cloned().collect(),
             integrator: scenario.integrator,
             trees: Vec::new(),
+            particles: scenario.particles.len() as u64,
+            max_particles: Some(scenario.limits.max_particles),
         }
     }
 }

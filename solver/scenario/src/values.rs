@@ -9,6 +9,8 @@ use std::fmt;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use crate::names;
+
 /// Which numbers a field accepts.
 #[derive(Clone, Copy)]
 enum Rule {
@@ -268,10 +270,82 @@ pub(crate) fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     d.deserialize_u32(CountVisitor)
 }
 
-/// Three counts `≥ 1`.
-pub(crate) fn count3<'de, D: Deserializer<'de>>(d: D) -> Result<[u32; 3], D::Error> {
-    let [a, b, c] = <[Count; 3]>::deserialize(d)?;
-    Ok([a.0, b.0, c.0])
+/// A generator's particle count `≥ 1`, added to the scenario's running total (refused at
+/// the value where the total passes `limits.max_particles`).
+pub(crate) fn particle_count<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = u32;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            CountVisitor.expecting(f)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u32, E> {
+            let n = CountVisitor.visit_u64(v)?;
+            names::add_particles(u64::from(n)).map_err(E::custom)?;
+            Ok(n)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u32, E> {
+            let n = CountVisitor.visit_i64(v)?;
+            names::add_particles(u64::from(n)).map_err(E::custom)?;
+            Ok(n)
+        }
+    }
+    d.deserialize_u32(V)
+}
+
+/// A lattice's counts along x, y, z, each `≥ 1`; their product (in `u64`) is added to the
+/// scenario's running total like [`particle_count`], refused at the sequence.
+pub(crate) fn lattice_count<'de, D: Deserializer<'de>>(d: D) -> Result<[u32; 3], D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = [u32; 3];
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an array of length 3")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<[u32; 3], A::Error> {
+            let mut c = [0u32; 3];
+            for (i, slot) in c.iter_mut().enumerate() {
+                *slot = seq
+                    .next_element::<Count>()?
+                    .ok_or_else(|| de::Error::invalid_length(i, &self))?
+                    .0;
+            }
+            if seq.next_element::<de::IgnoredAny>()?.is_some() {
+                return Err(de::Error::invalid_length(4, &self));
+            }
+            let total = crate::limits::lattice_total(c).unwrap_or(u64::MAX);
+            names::add_particles(total).map_err(de::Error::custom)?;
+            Ok(c)
+        }
+    }
+    d.deserialize_seq(V)
+}
+
+/// A count `≥ 1` that fits a `u64`.
+pub(crate) fn count_u64<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a count ≥ 1")
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            if v == 0 {
+                Err(E::custom("invalid value 0, expected a count ≥ 1"))
+            } else {
+                Ok(v)
+            }
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            match u64::try_from(v) {
+                Ok(v) => self.visit_u64(v),
+                Err(_) => Err(E::custom(format_args!(
+                    "invalid value {v}, expected a count ≥ 1"
+                ))),
+            }
+        }
+    }
+    d.deserialize_u64(V)
 }
 
 /// Default coefficient of restitution (1: no damping) [-].

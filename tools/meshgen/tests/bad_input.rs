@@ -35,6 +35,11 @@ const CASES: &[(&str, &[&str])] = &[
     ("box --size 1 1 -o {d}/out.ply", &["--size"]),
     ("box --size 1 -1 1 -o {d}/out.ply", &["--size", "-1"]),
     ("box --size 1 1 1 --subdivisions 0 -o {d}/out.ply", &["--subdivisions"]),
+    // Issue 16: sizes over the triangle cap are refused before the mesh is built (4096
+    // took > 8 GB).
+    ("box --size 1 1 1 --subdivisions 4096 -o {d}/out.ply", &["meshgen: invalid parameter --subdivisions = 4096: would make 201326592 triangles, more than the cap of 10000000\n"]),
+    ("box --size 1 1 1 --subdivisions 913 -o {d}/out.ply", &["--subdivisions = 913: would make 10002828 triangles"]),
+    ("plane --size 1 1 --subdivisions 2237 -o {d}/out.ply", &["--subdivisions = 2237: would make 10008338 triangles"]),
     ("plane --size 0 1 -o {d}/out.ply", &["--size", "= 0"]),
     ("slope --size 1 1 --angle 95 -o {d}/out.ply", &["--angle", "95"]),
     ("hopper --top-width 1 --outlet-width 1.5 --height 1 -o {d}/out.ply", &["--outlet-width", "1.5"]),
@@ -85,4 +90,43 @@ fn failed_overwrite_keeps_the_previous_file() {
         &["--eta"],
     );
     assert_eq!(std::fs::read(&out).unwrap(), before);
+}
+
+/// Issue 16: `convert a.ply -o a.ply` (also as `./a.ply`, through a symbolic or a hard
+/// link) is refused and the input stays as it was.
+#[test]
+fn convert_refuses_to_write_over_its_input() {
+    let d = scratch("same");
+    ok(&words(
+        "sphere --radius 1 --subdivisions 1 -o {d}/a.ply",
+        &d,
+    ));
+    let before = std::fs::read(d.join("a.ply")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(d.join("a.ply"), d.join("link.ply")).unwrap();
+    std::fs::hard_link(d.join("a.ply"), d.join("hard.ply")).unwrap();
+    for out in ["{d}/a.ply", "{d}/./a.ply", "{d}/link.ply", "{d}/hard.ply"] {
+        #[cfg(not(unix))]
+        if out.contains("link") {
+            continue;
+        }
+        let line = format!("convert {{d}}/a.ply -o {out}");
+        let out = out.replace("{d}", d.to_str().unwrap());
+        let input = d.join("a.ply");
+        let message = fails(&words(&line, &d), &[]);
+        assert_eq!(
+            message,
+            format!(
+                "meshgen: {out}: is the input file {}; choose another output path\n",
+                input.display()
+            )
+        );
+        assert_eq!(std::fs::read(d.join("a.ply")).unwrap(), before, "{line}");
+    }
+    let mut left: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["a.ply", "hard.ply", "link.ply"]);
 }

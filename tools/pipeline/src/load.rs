@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use msdem_scenario::yaml::{self, YamlLimitError};
 use serde::Deserialize;
 
 use crate::error::PipelineError;
@@ -59,18 +60,40 @@ impl<'de> Deserialize<'de> for SupportedVersion {
     }
 }
 
-/// Reads and checks the pipeline file at `path`.
+/// Reads and checks the pipeline file at `path` (at most
+/// [`msdem_scenario::yaml::MAX_YAML_BYTES`], refused before it is read).
 pub fn load_pipeline(path: &Path) -> Result<PipelineSpec, PipelineError> {
-    let text = std::fs::read_to_string(path).map_err(|source| PipelineError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    let text = yaml::read_yaml_file(path).map_err(|e| limit_error(path, e))?;
     parse_pipeline(&text, path)
+}
+
+/// A refusal of [`msdem_scenario::yaml`] as a pipeline error naming `path`.
+fn limit_error(path: &Path, e: YamlLimitError) -> PipelineError {
+    match e {
+        YamlLimitError::Io(source) => PipelineError::Read {
+            path: path.to_owned(),
+            source,
+        },
+        YamlLimitError::TooDeep { line, column } => PipelineError::Parse {
+            path: path.to_owned(),
+            line,
+            column,
+            message: e.message(),
+        },
+        YamlLimitError::TooLarge { .. } => PipelineError::ParseUnplaced {
+            path: path.to_owned(),
+            message: e.message(),
+        },
+    }
 }
 
 /// Parses pipeline text; `path` only names the file in messages.
 pub fn parse_pipeline(text: &str, path: &Path) -> Result<PipelineSpec, PipelineError> {
     let yaml_err = |e: serde_norway::Error| yaml_error(path, e);
+    // Size and nesting depth before parsing (a byte-order mark is dropped), then duplicate
+    // keys anywhere in the file, the scenario section included.
+    let text = yaml::check_yaml_text(text).map_err(|e| limit_error(path, e))?;
+    yaml::check_duplicate_keys(text).map_err(yaml_err)?;
     let _: VersionProbe = serde_norway::from_str(text).map_err(yaml_err)?;
     // Pass 1: the schema, references unchecked; pass 2: the references (meshes here, the
     // scenario's trees, shapes and materials and its integrator in msdem_scenario).
@@ -111,5 +134,33 @@ fn yaml_error(path: &Path, e: serde_norway::Error) -> PipelineError {
             path: path.to_owned(),
             message: text,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TINY: &str = include_str!("../../../tests/pipelines/tiny.yaml");
+
+    #[test]
+    fn a_leading_byte_order_mark_is_accepted() {
+        let plain = parse_pipeline(TINY, Path::new("p.yaml")).unwrap();
+        let bom = parse_pipeline(&format!("\u{feff}{TINY}"), Path::new("p.yaml")).unwrap();
+        assert_eq!(plain, bom);
+    }
+
+    #[test]
+    fn nesting_100k_levels_deep_is_refused_in_well_under_a_second() {
+        let n = 100_000;
+        let text = format!("{TINY}\nextra: {}{}\n", "[".repeat(n), "]".repeat(n));
+        let start = std::time::Instant::now();
+        let e = parse_pipeline(&text, Path::new("p.yaml")).unwrap_err();
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        assert!(
+            e.to_string()
+                .ends_with(": collections nested more than 64 levels deep"),
+            "{e}"
+        );
     }
 }

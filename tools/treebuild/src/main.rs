@@ -50,6 +50,8 @@ fn main() {
 
 fn run() -> Result<()> {
     let cli = Cli::parse();
+    // Writing the tree over its own mesh would destroy the input.
+    msdem_mesh::refuse_output_equal_to_input(&cli.mesh, &cli.out)?;
     let job = TreebuildJob {
         mesh: cli.mesh,
         out: cli.out,

@@ -171,3 +171,41 @@ fn bad_input_gives_one_line_and_no_output() {
     ]);
     assert!(!o.status.success() && stderr(&o).contains("t.tree"));
 }
+
+/// Issue 16: `treebuild a.ply -o a.ply` overwrote the mesh and exited 0; the output path
+/// is now compared with the input (also as `./a.ply` and through links) and refused.
+#[test]
+fn an_output_path_equal_to_the_mesh_is_refused() {
+    let dir = scratch_dir("same");
+    let mesh = sphere_file(&dir);
+    let before = std::fs::read(&mesh).unwrap();
+    let link = dir.join("link.ply");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&mesh, &link).unwrap();
+    let dotted = dir.join(".").join("grain.ply");
+    for out in [mesh.clone(), dotted, link] {
+        if !out.exists() {
+            continue;
+        }
+        let o = treebuild(&[s(&mesh), "-o", s(&out)]);
+        assert!(!o.status.success());
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "treebuild: {}: is the input file {}; choose another output path\n",
+                out.display(),
+                mesh.display()
+            )
+        );
+        assert_eq!(std::fs::read(&mesh).unwrap(), before);
+    }
+    let mut left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert!(
+        left == ["grain.ply", "link.ply"] || left == ["grain.ply"],
+        "{left:?}"
+    );
+}

@@ -21,16 +21,41 @@ struct Args {
     /// Run folder to write (created; a previous run's files in it are replaced).
     #[arg(short = 'o', long = "out", value_name = "RUNDIR")]
     out: PathBuf,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    /// Worker threads, 1 to 1024 (default: one per core).
+    #[arg(long, value_name = "N", value_parser = threads)]
     threads: Option<u16>,
     /// No progress bar and no summary.
     #[arg(long)]
     quiet: bool,
 }
 
+/// The most worker threads `--threads` accepts: far above any core count this solver
+/// scales to, and starting them takes milliseconds (65 535 took minutes).
+const MAX_THREADS: u16 = 1024;
+
+fn threads(s: &str) -> Result<u16, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (1..=u64::from(MAX_THREADS)).contains(&n) => Ok(n as u16),
+        _ => Err(format!("expected a whole number from 1 to {MAX_THREADS}")),
+    }
+}
+
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // One line: clap's message up to the blank line before its usage block.
+            let text = e.to_string();
+            let message: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            eprintln!("{} (see solver --help)", message.join(" "));
+            return ExitCode::from(2);
+        }
+    };
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -9,6 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::place::{self, ObstacleSoup, PlaceError, Sphere};
 use crate::error::SolverError;
 use crate::model::{Material, Shape};
+use crate::scenario::limits::lattice_total;
 use crate::scenario::{GeneratorSpec, Scenario};
 use crate::state::Body;
 
@@ -50,6 +51,7 @@ pub fn build_bodies(
         let (s, m) = (&shapes[s as usize], &materials[m as usize]);
         s.radius + halo(s, m)
     };
+    check_particle_count(scenario)?;
     let mut inits = Vec::new();
     let mut origins = Vec::new();
     let mut spheres = Vec::new();
@@ -120,6 +122,28 @@ pub fn build_bodies(
         .map(|(id, init)| make_body(scenario, shapes, materials, init, &origins[id], id))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((bodies, origins))
+}
+
+/// Refuses, before anything is allocated, a scenario with more particles than its
+/// `limits.max_particles` (the loader refuses it at the count already; this covers
+/// scenarios built in code). Counted in `u64`, saturating.
+fn check_particle_count(scenario: &Scenario) -> Result<(), SolverError> {
+    let generated = scenario.generators.iter().map(|g| match g {
+        GeneratorSpec::Lattice(l) => lattice_total(l.count).unwrap_or(u64::MAX),
+        GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => u64::from(b.count),
+    });
+    let total = generated.fold(scenario.particles.len() as u64, u64::saturating_add);
+    let cap = scenario.limits.max_particles;
+    if total > cap {
+        return Err(SolverError::Setup {
+            file: scenario.file.clone(),
+            context: "limits.max_particles".to_owned(),
+            message: format!(
+                "{total} particles, more than the cap of {cap} (raise `limits: {{ max_particles: N }}` for a larger run)"
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn placement_error(scenario: &Scenario, origin: &str, count: u32, e: PlaceError) -> SolverError {

@@ -84,9 +84,11 @@ pub fn random_rotation(rng: &mut Xoshiro256PlusPlus) -> Quat {
     Quat::from_quaternion(q)
 }
 
-/// Lattice positions: `origin + (i·sx, j·sy, k·sz)`, x fastest, then y, then z.
+/// Lattice positions: `origin + (i·sx, j·sy, k·sz)`, x fastest, then y, then z. The
+/// caller has checked the count against the scenario's particle cap.
 pub fn lattice_positions(origin: [f64; 3], spacing: [f64; 3], count: [u32; 3]) -> Vec<Vec3> {
-    let mut out = Vec::with_capacity((count[0] * count[1] * count[2]) as usize);
+    let total = msdem_scenario::limits::lattice_total(count).unwrap_or(0);
+    let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     for k in 0..count[2] {
         for j in 0..count[1] {
             for i in 0..count[0] {

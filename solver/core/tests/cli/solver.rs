@@ -172,3 +172,41 @@ particles:
         assert_eq!(fr.step, u64::from(k));
     }
 }
+
+/// Issue 16: `--threads 65535` was accepted and spent minutes starting threads; the count
+/// is capped at 1024, refused in one line before the scenario is read.
+#[test]
+fn threads_above_the_cap_are_refused_in_one_line() {
+    let f = Fixture::new();
+    let s = f.scenario(
+        "fall.yaml",
+        &scenario_text("{ dt: 1.0e-3, end: 0.005, output_every: 5 }", FALL),
+    );
+    let out = f.path().join("never");
+    for n in ["65535", "1025", "0", "many"] {
+        let start = std::time::Instant::now();
+        let o = solver(&[
+            s.as_ref(),
+            "-o".as_ref(),
+            out.as_ref(),
+            "--threads".as_ref(),
+            n.as_ref(),
+        ]);
+        assert!(start.elapsed() < std::time::Duration::from_secs(2));
+        assert!(!o.status.success(), "--threads {n}");
+        assert_eq!(
+            text(&o.stderr),
+            format!("error: invalid value '{n}' for '--threads <N>': expected a whole number from 1 to 1024 (see solver --help)\n")
+        );
+        assert!(!out.exists());
+    }
+    let o = solver(&[
+        s.as_ref(),
+        "-o".as_ref(),
+        out.as_ref(),
+        "--threads".as_ref(),
+        "1024".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}

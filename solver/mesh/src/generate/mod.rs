@@ -50,11 +50,27 @@ pub(crate) fn finite3(name: &'static str, p: [f64; 3]) -> Result<[f64; 3], MeshE
     }
 }
 
-/// Checks a quad-grid subdivision count (at least 1, at most 4096 per side).
-pub(crate) fn grid_count(name: &'static str, n: u32) -> Result<u32, MeshError> {
-    if (1..=4096).contains(&n) {
-        Ok(n)
-    } else {
-        Err(MeshError::parameter(name, n, "must be between 1 and 4096"))
+/// The most triangles a generator makes: 10⁷ triangles take about 0.5 GB as a mesh and
+/// several times that in the tree builder; a larger mesh is refused before it is built.
+pub const MAX_TRIANGLES: u64 = 10_000_000;
+
+/// Checks a quad-grid subdivision count `n` (at least 1, at most 4096 per side) of a mesh
+/// of `triangles_per_cell · n²` triangles, at most [`MAX_TRIANGLES`].
+pub(crate) fn grid_count(
+    name: &'static str,
+    n: u32,
+    triangles_per_cell: u64,
+) -> Result<u32, MeshError> {
+    if !(1..=4096).contains(&n) {
+        return Err(MeshError::parameter(name, n, "must be between 1 and 4096"));
     }
+    let triangles = triangles_per_cell * u64::from(n) * u64::from(n);
+    if triangles > MAX_TRIANGLES {
+        return Err(MeshError::parameter(
+            name,
+            n,
+            format!("would make {triangles} triangles, more than the cap of {MAX_TRIANGLES}"),
+        ));
+    }
+    Ok(n)
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub fn plane(size: [f64; 2], subdivisions: u32, center: [f64; 3]) -> Result<TriMesh, MeshError> {
     positive("--size", size[0])?;
     positive("--size", size[1])?;
-    let n = grid_count("--subdivisions", subdivisions)?;
+    let n = grid_count("--subdivisions", subdivisions, 2)?;
     let center = finite3("--center", center)?;
     let mut vertices = Vec::new();
     for j in 0..=n {

@@ -11,7 +11,7 @@ pub fn cuboid(size: [f64; 3], subdivisions: u32) -> Result<TriMesh, MeshError> {
     for s in size {
         positive("--size", s)?;
     }
-    let n = grid_count("--subdivisions", subdivisions)?;
+    let n = grid_count("--subdivisions", subdivisions, 12)?;
     // Same expression on every face, so shared edge vertices are bit-identical and weld.
     let coord = |axis: usize, i: u32| size[axis] * (f64::from(i) / f64::from(n) - 0.5);
     let mut positions = Vec::new();
