@@ -41,7 +41,10 @@ fn a_pipeline_section_written_as_a_scenario_file_reads_back_the_same() {
     let mut spec = section(SECTION, &["grain", "floor"]).unwrap();
     spec.name = "demo".to_owned();
     assert_eq!(spec.version, 1);
-    assert_eq!(spec.shapes["grain"].tree, "grain");
+    assert_eq!(
+        spec.shapes["grain"].mesh().expect("mesh shape").tree,
+        "grain"
+    );
     let files = spec.map_geometry(|t| MeshFiles {
         mesh: format!("meshes/{}.ply", t.tree).into(),
         tree: format!("trees/{}.tree", t.tree).into(),

@@ -27,6 +27,9 @@ fn mesh_args(spec: &PipelineSpec, dir: &Path) -> Vec<String> {
 
 /// `FILE: MESH: ARGS` for every file in pipelines/ (sorted) and tests/pipelines/tiny.yaml.
 const PIPELINE_FILES: &[&str] = &[
+    "ellipsoid_hopper.yaml: rock: sphere --radius 0.06 --subdivisions 2 --eta 1.3 --seed 31 -o meshes/rock.ply",
+    "ellipsoid_hopper.yaml: hopper: hopper --top-width 1.4 --outlet-width 0.55 --height 0.7 --outlet square --center 0 0 0.4 -o meshes/hopper.ply",
+    "ellipsoid_hopper.yaml: floor: plane --size 4 4 -o meshes/floor.ply",
     "grid.yaml: grain: sphere --radius 0.5 --subdivisions 3 --eta 1.1 --seed 1 -o meshes/grain.ply",
     "hopper.yaml: small: sphere --radius 0.04 --subdivisions 2 --eta 1.3 --seed 21 -o meshes/small.ply",
     "hopper.yaml: medium: sphere --radius 0.07 --subdivisions 2 --eta 1.3 --seed 22 -o meshes/medium.ply",

@@ -7,6 +7,7 @@ mod common;
 
 mod bad_corpus;
 mod broadphase;
+mod ellipsoid;
 mod implicit;
 mod run;
 mod setup;
