@@ -48,6 +48,19 @@ pub trait Integrator: std::fmt::Debug + Send {
     ) -> Result<Stepped, StepError>;
 }
 
+/// [`StepError::NonFinite`] for the first particle of `state` whose state is NaN or
+/// infinite (the step that found it is the next one).
+pub fn check_finite(state: &State) -> Result<(), StepError> {
+    match crate::motion::first_non_finite(&state.bodies) {
+        None => Ok(()),
+        Some((particle, quantity)) => Err(StepError::NonFinite {
+            step: state.step + 1,
+            particle,
+            quantity,
+        }),
+    }
+}
+
 /// The integrator `params` select, with its settings from `params`.
 pub fn for_params(params: &Params) -> Box<dyn Integrator> {
     match params.integrator {

@@ -176,22 +176,27 @@ pub fn kept_pair(
         }
         // Analytic pairs keep nothing: every detection is complete and cheap.
         Some(PairKind::EllipsoidEllipsoid) => {
-            let mut stats = LevelStats::default();
-            ellipsoid_ellipsoid::pair(model, bodies, pair, raw, &mut stats);
-            Detection {
-                stats,
-                ..Detection::default()
-            }
+            complete(ellipsoid_ellipsoid::pair, model, bodies, pair, raw)
         }
-        Some(PairKind::EllipsoidMesh) => {
-            let mut stats = LevelStats::default();
-            ellipsoid_mesh::pair(model, bodies, pair, raw, &mut stats);
-            Detection {
-                stats,
-                ..Detection::default()
-            }
-        }
+        Some(PairKind::EllipsoidMesh) => complete(ellipsoid_mesh::pair, model, bodies, pair, raw),
         None => Detection::default(),
+    }
+}
+
+/// The report of a pair code that searches completely every time (`search` fills the raw
+/// contacts and counts its checks).
+fn complete(
+    search: fn(&Model, &[Body], &CandidatePair, &mut Vec<RawContact>, &mut LevelStats),
+    model: &Model,
+    bodies: &[Body],
+    pair: &CandidatePair,
+    raw: &mut Vec<RawContact>,
+) -> Detection {
+    let mut stats = LevelStats::default();
+    search(model, bodies, pair, raw, &mut stats);
+    Detection {
+        stats,
+        ..Detection::default()
     }
 }
 

@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use super::{Integrator, Stepped};
+use super::{check_finite, Integrator, Stepped};
 use crate::contact::force::{accumulate_forces, Wrench};
 use crate::contact::Contact;
 use crate::detect::{checks_per_level, stats_levels, Detector, Search};
@@ -17,7 +17,7 @@ use crate::error::StepError;
 use crate::frames::{ContactRecord, PhaseTimes, StepStats};
 use crate::model::Model;
 use crate::motion::energy::observables;
-use crate::motion::{explicit_euler, first_non_finite};
+use crate::motion::explicit_euler;
 use crate::params::{DetectionMode, Params};
 use crate::state::State;
 use msdem_geom::math::Vec3;
@@ -96,16 +96,7 @@ impl ExplicitEuler {
         detector: &mut Detector,
         record_contacts: bool,
     ) -> Result<StepOutput, StepError> {
-        let non_finite = |state: &State| {
-            first_non_finite(&state.bodies).map(|(particle, quantity)| StepError::NonFinite {
-                step: state.step + 1,
-                particle,
-                quantity,
-            })
-        };
-        if let Some(e) = non_finite(state) {
-            return Err(e);
-        }
+        check_finite(state)?;
         let mut wall = PhaseTimes::default();
         if self.search == Search::Kept {
             detector.begin_step(false);
@@ -131,9 +122,7 @@ impl ExplicitEuler {
         let gravity = self.gravity;
         explicit_euler(&mut state.bodies, &self.wrenches, &gravity, dt);
         wall.integrate = t_integrate.elapsed().as_secs_f64();
-        if let Some(e) = non_finite(state) {
-            return Err(e);
-        }
+        check_finite(state)?;
         state.step += 1;
         state.time += dt;
 

@@ -62,7 +62,7 @@ mod reuse;
 pub use crate::params::{PicardParamError, PicardParams, PicardVariant};
 pub use output::{ImplicitOutput, IterationStats};
 
-use super::{Integrator, Stepped};
+use super::{check_finite, Integrator, Stepped};
 use crate::contact::force::{accumulate_forces, Wrench};
 use crate::contact::pair::PairParams;
 use crate::contact::Contact;
@@ -70,8 +70,8 @@ use crate::detect::{checks_per_level, stats_levels, Detection, Detector, Search}
 use crate::error::StepError;
 use crate::frames::{PhaseTimes, StepStats};
 use crate::model::Model;
+use crate::motion::advance_body;
 use crate::motion::energy::observables;
-use crate::motion::{advance_body, first_non_finite};
 use crate::params::{DetectionMode, Params};
 use crate::state::{Body, State};
 use msdem_geom::math::Vec3;
@@ -149,14 +149,6 @@ impl ImplicitEuler {
         }
     }
 
-    fn non_finite(state: &State) -> Option<StepError> {
-        first_non_finite(&state.bodies).map(|(particle, quantity)| StepError::NonFinite {
-            step: state.step + 1,
-            particle,
-            quantity,
-        })
-    }
-
     /// Advances `state` by one implicit Euler step with Picard iterations (see the module
     /// docs) and returns its statistics, plus the contacts when `record_contacts` is set.
     ///
@@ -171,9 +163,7 @@ impl ImplicitEuler {
         detector: &mut Detector,
         record_contacts: bool,
     ) -> Result<ImplicitOutput, StepError> {
-        if let Some(e) = Self::non_finite(state) {
-            return Err(e);
-        }
+        check_finite(state)?;
         self.picard(model, state, detector, record_contacts)
     }
 
@@ -319,9 +309,7 @@ impl ImplicitEuler {
                 *b = next;
             }
             wall.integrate += t_int.elapsed().as_secs_f64();
-            if let Some(e) = Self::non_finite(state) {
-                return Err(e);
-            }
+            check_finite(state)?;
         }
 
         // The accepted state is the last one evaluated: keep its evaluation for the next
