@@ -285,7 +285,7 @@ impl BroadPhase for Bins {
             ..Default::default()
         };
         let (_, max_radius) = validate_radius_range(spheres)?;
-        if spheres.len() < 2 {
+        if spheres.is_empty() {
             return Ok(());
         }
         let result = self.query(spheres, max_radius, out);

@@ -261,6 +261,12 @@ fn sphere_wider_than_the_span_limit_is_too_large() {
             cell_size: 32.0
         }
     );
+    // Also alone (no pair to look for), as the grids check placement.
+    let err = bins.find_pairs(&s[8..9], &mut Vec::new()).unwrap_err();
+    assert!(
+        matches!(err, BroadPhaseError::TooLarge { index: 0, .. }),
+        "{err}"
+    );
     // Automatic bins take any size.
     assert_eq!(pairs(&mut Bins::new(None).unwrap(), &s), brute(&s));
 }
