@@ -1,6 +1,6 @@
 //! Choosing a broad phase by value (for scenario files and benchmarks).
 
-use crate::{AllPairs, BroadPhase, BroadPhaseError, HGrid, HGridConfig, LinkedCells};
+use crate::{AllPairs, Bins, BroadPhase, BroadPhaseError, HGrid, HGridConfig, LinkedCells};
 
 /// Which broad phase to build, with its parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -16,6 +16,11 @@ pub enum BroadPhaseKind {
     },
     /// Hierarchical grid (the default for polydisperse scenes).
     HGrid(HGridConfig),
+    /// Uniform bins with a radix sort of (bin, body) keys (seed 002 §4).
+    Bins {
+        /// Bin size \[m\]; `None` = chosen per query from the radii.
+        bin_size: Option<f64>,
+    },
 }
 
 impl Default for BroadPhaseKind {
@@ -34,6 +39,7 @@ impl BroadPhaseKind {
                 Box::new(LinkedCells::new(*cell_size, *skin)?)
             }
             BroadPhaseKind::HGrid(config) => Box::new(HGrid::new(config.clone())?),
+            BroadPhaseKind::Bins { bin_size } => Box::new(Bins::new(*bin_size)?),
         })
     }
 }

@@ -1,5 +1,6 @@
-//! Broad phase over bounding spheres (radius includes the halo ε): all-pairs, linked cells
-//! and the hierarchical grid (HGrid) of Ogarko & Luding (seed 001). Lengths in metres.
+//! Broad phase over bounding spheres (radius includes the halo ε): all-pairs, linked cells,
+//! the hierarchical grid (HGrid) of Ogarko & Luding (seed 001) and the uniform bins of
+//! Pazouki et al. (seed 002 §4). Lengths in metres.
 //!
 //! Every broad phase implements [`BroadPhase::find_pairs`]: all pairs `(i, j)`, `i < j`,
 //! whose spheres overlap (`|c_i − c_j| ≤ r_i + r_j`, closed), sorted ascending, each
@@ -12,6 +13,9 @@
 //! * [`HGrid`] — levels of independent cell sizes, a sphere on the lowest level whose cell
 //!   fits its diameter (eq. 3), same-level search over half the neighbour cells, Top-Down
 //!   cross-level search (§2.2), levels chosen by the constant-particles-per-cell rule (§5.2.3).
+//! * [`Bins`] — uniform bins of seed 002 §4: each sphere's box registered in every bin it
+//!   overlaps, (bin, body) keys radix-sorted, an exhaustive search per bin that reports a
+//!   pair only from the bin holding the lower corner of the two boxes' intersection.
 //!
 //! Domains are unbounded (hashed cells): spheres may fly anywhere within |x| < 2⁴⁰ cell
 //! sizes of the origin (≈ 10⁹ m for a 1 mm cell).
@@ -41,6 +45,7 @@
 #![warn(missing_docs)]
 
 mod all_pairs;
+mod bins;
 mod cells;
 pub mod compare;
 mod error;
@@ -57,6 +62,7 @@ mod sweep;
 pub mod workload;
 
 pub use all_pairs::AllPairs;
+pub use bins::Bins;
 pub use error::BroadPhaseError;
 pub use hgrid::{HGrid, HGridConfig, LevelInfo};
 pub use incremental::IncrementalHGrid;

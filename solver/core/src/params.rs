@@ -58,6 +58,11 @@ pub enum BroadPhaseChoice {
     },
     /// Hierarchical grid with given levels, cell sizes and skin.
     HGrid(HGridConfig),
+    /// Uniform bins of seed 002 §4 (no Verlet skin: rebuilt every step).
+    Bins {
+        /// Bin size \[m\]; `None` = chosen per rebuild from the bounding radii.
+        bin_size: Option<f64>,
+    },
 }
 
 /// Run parameters.

@@ -2,15 +2,17 @@
 //! with the algorithm's parameters.
 //!
 //! ```yaml
-//! broadphase: hgrid            # short forms: hgrid (default) | grid (alias) | linked_cells | all_pairs
+//! broadphase: hgrid            # short forms: hgrid (default) | grid (alias) | linked_cells | bins | all_pairs
 //! broadphase:                  # map form; `kind` is required, every other key optional
-//!   kind: hgrid                # hgrid | grid | linked_cells | all_pairs
+//!   kind: hgrid                # hgrid | grid | linked_cells | bins | all_pairs
 //!   levels: 3                  # hgrid: level count in [1, 16]; default: chosen from the
 //!                              #   size distribution by the cost model (seed 001 §5.2.3)
 //!   cell_sizes: [0.1, 0.8]     # hgrid: cell sizes [m], > 0, strictly increasing; with
 //!                              #   `levels`, their count must equal it
 //!   cell_size: 0.3             # linked_cells: cell size [m] > 0; default: the largest
 //!                              #   bounding diameter (incl. ε and skin) of each rebuild
+//!   bin_size: 0.3              # bins: bin size [m] > 0; default: chosen per rebuild from
+//!                              #   the bounding radii (seed 002 §4)
 //!   skin: 0.0                  # hgrid, linked_cells: Verlet skin [m] ≥ 0 (default: 0.1 ×
 //!                              #   the smallest bounding diameter incl. ε with automatic
 //!                              #   cells, 0 with given cells; `crate::broad::default_skin`)
@@ -50,6 +52,11 @@ pub enum BroadPhaseSpec {
         /// Verlet skin \[m\], ≥ 0; `None` takes the solver's default.
         skin: Option<f64>,
     },
+    /// Uniform bins with radix-sorted (bin, body) keys (seed 002 §4); no Verlet skin.
+    Bins {
+        /// Bin size \[m\], > 0; `None` = chosen per rebuild from the bounding radii.
+        bin_size: Option<f64>,
+    },
     /// Every pair (tests and tiny scenes).
     AllPairs,
 }
@@ -77,16 +84,18 @@ impl BroadPhaseSpec {
 enum Kind {
     HGrid,
     LinkedCells,
+    Bins,
     AllPairs,
 }
 
-const KINDS: &[&str] = &["hgrid", "grid", "linked_cells", "all_pairs"];
+const KINDS: &[&str] = &["hgrid", "grid", "linked_cells", "bins", "all_pairs"];
 
 impl Kind {
     fn parse<E: de::Error>(v: &str) -> Result<Kind, E> {
         match v {
             "hgrid" | "grid" => Ok(Kind::HGrid),
             "linked_cells" => Ok(Kind::LinkedCells),
+            "bins" => Ok(Kind::Bins),
             "all_pairs" => Ok(Kind::AllPairs),
             _ => Err(E::unknown_variant(v, KINDS)),
         }
@@ -96,6 +105,7 @@ impl Kind {
         match spec {
             BroadPhaseSpec::HGrid { .. } => Kind::HGrid,
             BroadPhaseSpec::LinkedCells { .. } => Kind::LinkedCells,
+            BroadPhaseSpec::Bins { .. } => Kind::Bins,
             BroadPhaseSpec::AllPairs => Kind::AllPairs,
         }
     }
@@ -104,6 +114,7 @@ impl Kind {
         match self {
             Kind::HGrid => "hgrid",
             Kind::LinkedCells => "linked_cells",
+            Kind::Bins => "bins",
             Kind::AllPairs => "all_pairs",
         }
     }
@@ -113,6 +124,7 @@ impl Kind {
         match self {
             Kind::HGrid => &[Field::Levels, Field::CellSizes, Field::Skin],
             Kind::LinkedCells => &[Field::CellSize, Field::Skin],
+            Kind::Bins => &[Field::BinSize],
             Kind::AllPairs => &[],
         }
     }
@@ -136,10 +148,18 @@ enum Field {
     Levels,
     CellSizes,
     CellSize,
+    BinSize,
     Skin,
 }
 
-const FIELDS: &[&str] = &["kind", "levels", "cell_sizes", "cell_size", "skin"];
+const FIELDS: &[&str] = &[
+    "kind",
+    "levels",
+    "cell_sizes",
+    "cell_size",
+    "bin_size",
+    "skin",
+];
 
 impl Field {
     fn name(self) -> &'static str {
@@ -148,6 +168,7 @@ impl Field {
             Field::Levels => "levels",
             Field::CellSizes => "cell_sizes",
             Field::CellSize => "cell_size",
+            Field::BinSize => "bin_size",
             Field::Skin => "skin",
         }
     }
@@ -171,7 +192,7 @@ impl Visitor<'_> for FieldSeed<'_> {
     type Value = Field;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a broad-phase key (kind, levels, cell_sizes, cell_size, skin)")
+        f.write_str("a broad-phase key (kind, levels, cell_sizes, cell_size, bin_size, skin)")
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
@@ -180,6 +201,7 @@ impl Visitor<'_> for FieldSeed<'_> {
             "levels" => Field::Levels,
             "cell_sizes" => Field::CellSizes,
             "cell_size" => Field::CellSize,
+            "bin_size" => Field::BinSize,
             "skin" => Field::Skin,
             _ => return Err(E::unknown_field(v, FIELDS)),
         };
@@ -216,7 +238,7 @@ impl Visitor<'_> for KindSeed<'_> {
     type Value = Kind;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("`hgrid`, `grid`, `linked_cells` or `all_pairs`")
+        f.write_str("`hgrid`, `grid`, `linked_cells`, `bins` or `all_pairs`")
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Kind, E> {
@@ -240,7 +262,7 @@ impl<'de> Visitor<'de> for SpecVisitor {
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(
-            "`hgrid`, `grid`, `linked_cells`, `all_pairs` or a mapping with `kind` and the \
+            "`hgrid`, `grid`, `linked_cells`, `bins`, `all_pairs` or a mapping with `kind` and the \
              algorithm's parameters",
         )
     }
@@ -265,6 +287,7 @@ impl<'de> Visitor<'de> for SpecVisitor {
                     w.cell_sizes = Some(map.next_value_seed(CellSizesSeed { levels })?);
                 }
                 Field::CellSize => w.cell_size = Some(map.next_value::<Positive>()?.0),
+                Field::BinSize => w.bin_size = Some(map.next_value::<Positive>()?.0),
                 Field::Skin => w.skin = Some(map.next_value::<NonNegative>()?.0),
             }
             seen.push(field);
@@ -282,6 +305,7 @@ struct Written {
     levels: Option<u32>,
     cell_sizes: Option<Vec<f64>>,
     cell_size: Option<f64>,
+    bin_size: Option<f64>,
     skin: Option<f64>,
 }
 
@@ -295,6 +319,9 @@ fn build(kind: Kind, w: Written) -> BroadPhaseSpec {
         Kind::LinkedCells => BroadPhaseSpec::LinkedCells {
             cell_size: w.cell_size,
             skin: w.skin,
+        },
+        Kind::Bins => BroadPhaseSpec::Bins {
+            bin_size: w.bin_size,
         },
         Kind::AllPairs => BroadPhaseSpec::AllPairs,
     }
@@ -332,6 +359,10 @@ impl Serialize for BroadPhaseSpec {
             .into_iter()
             .flatten()
             .collect(),
+            BroadPhaseSpec::Bins { bin_size } => bin_size
+                .map(|b| ("bin_size", Param::Length(b)))
+                .into_iter()
+                .collect(),
             BroadPhaseSpec::AllPairs => Vec::new(),
         };
         if entries.is_empty() {

@@ -38,7 +38,7 @@
 //!   kernel: exact                  # exact | hybrid (default exact)
 //!   kept_sets: true                # explicit hierarchy: keep active sets from step to step
 //!                                  # (default true; same contacts, less work)
-//! broadphase: hgrid                # hgrid (alias grid) | linked_cells | all_pairs, or a
+//! broadphase: hgrid                # hgrid (alias grid) | linked_cells | bins | all_pairs, or a
 //!                                  # mapping (default hgrid, automatic levels), see below
 //! seed: 0                          # RNG seed of the generators (default 0)
 //! materials:                       # required: name → material
@@ -90,13 +90,15 @@
 //!
 //! ```yaml
 //! broadphase:
-//!   kind: hgrid                    # hgrid | grid | linked_cells | all_pairs
+//!   kind: hgrid                    # hgrid | grid | linked_cells | bins | all_pairs
 //!   levels: 3                      # hgrid: level count in [1, 16] (default: from the size
 //!                                  #   distribution by the cost model, seed 001 §5.2.3)
 //!   cell_sizes: [0.1, 0.8]         # hgrid: cell sizes [m] > 0, strictly increasing; fix
 //!                                  #   the level count (`levels`, if written, must agree)
 //!   cell_size: 0.3                 # linked_cells: cell size [m] > 0 (default: the largest
 //!                                  #   bounding diameter incl. ε and skin, per rebuild)
+//!   bin_size: 0.3                  # bins: bin size [m] > 0 (default: chosen per rebuild
+//!                                  #   from the bounding radii, seed 002 §4)
 //!   skin: 0.0                      # hgrid, linked_cells: Verlet skin [m] ≥ 0 (default:
 //!                                  #   0.1 × the smallest bounding diameter incl. ε with
 //!                                  #   automatic cells, 0 with given cells)

@@ -105,3 +105,23 @@ fn each_form_refuses_the_other_forms_keys_where_they_are_written() {
         .to_string();
     assert_eq!(e, "f.yaml:1:1: missing field `name`");
 }
+
+#[test]
+fn bins_broadphase_reads_back_as_written() {
+    for spec in [
+        BroadPhaseSpec::Bins { bin_size: None },
+        BroadPhaseSpec::Bins {
+            bin_size: Some(0.25),
+        },
+    ] {
+        let text = serde_norway::to_string(&spec).unwrap();
+        let back: BroadPhaseSpec = serde_norway::from_str(&text).unwrap();
+        assert_eq!(back, spec, "{text}");
+    }
+    assert_eq!(
+        serde_norway::to_string(&BroadPhaseSpec::Bins { bin_size: None })
+            .unwrap()
+            .trim(),
+        "bins"
+    );
+}

@@ -96,6 +96,9 @@ pub fn broadphase_kind(choice: &BroadPhaseChoice, bodies: &[Body]) -> BroadPhase
             skin: *skin,
         },
         BroadPhaseChoice::HGrid(config) => BroadPhaseKind::HGrid(config.clone()),
+        BroadPhaseChoice::Bins { bin_size } => BroadPhaseKind::Bins {
+            bin_size: *bin_size,
+        },
     }
 }
 

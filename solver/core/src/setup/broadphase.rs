@@ -40,6 +40,9 @@ pub(crate) fn choice(spec: &BroadPhaseSpec, bodies: &[Body]) -> BroadPhaseChoice
             cell_size: *cell_size,
             skin: skin(written, cell_size.is_some()),
         },
+        BroadPhaseSpec::Bins { bin_size } => BroadPhaseChoice::Bins {
+            bin_size: *bin_size,
+        },
         BroadPhaseSpec::AllPairs => BroadPhaseChoice::AllPairs,
     }
 }
@@ -65,6 +68,17 @@ pub(crate) fn check_initial(
         format!("particle {index} ({origin})")
     };
     let message = match e {
+        BroadPhaseError::TooLarge {
+            index,
+            diameter,
+            cell_size,
+        } if matches!(world.params.broadphase, BroadPhaseChoice::Bins { .. }) => format!(
+            "{}: bounding diameter {} m (incl. ε) is wider than 32 bins ({} m); give a \
+             larger `broadphase.bin_size` or leave it out",
+            particle(index),
+            significant(diameter),
+            significant(cell_size)
+        ),
         BroadPhaseError::TooLarge {
             index,
             diameter,

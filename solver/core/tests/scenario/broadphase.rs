@@ -67,6 +67,9 @@ fn every_broadphase_and_skin_gives_byte_identical_outputs() {
         "broadphase: { kind: hgrid, skin: 0.004 }",
         "broadphase: { kind: hgrid, levels: 1, skin: 0.05 }",
         "broadphase: { kind: linked_cells, cell_size: 0.3, skin: 0.01 }",
+        // Uniform bins (seed 002 §4): automatic, and bins smaller than a particle.
+        "broadphase: bins",
+        "broadphase: { kind: bins, bin_size: 0.02 }",
         // The explicit detection from the roots in every step instead of on kept sets.
         "broadphase: hgrid\ndetection: { kept_sets: false }",
     ];
@@ -231,6 +234,16 @@ fn parsed_forms_map_to_the_intended_broad_phase() {
         (
             "broadphase: { kind: hgrid, levels: 2, cell_sizes: [0.2, 0.5] }",
             grid(Some(2), Some(vec![0.2, 0.5]), 0.0),
+        ),
+        (
+            "broadphase: bins",
+            BroadPhaseChoice::Bins { bin_size: None },
+        ),
+        (
+            "broadphase: { kind: bins, bin_size: 0.25 }",
+            BroadPhaseChoice::Bins {
+                bin_size: Some(0.25),
+            },
         ),
         (
             "broadphase: { kind: linked_cells, cell_size: 0.5 }",
