@@ -5,6 +5,8 @@
 CARGO    ?= cargo
 SCENARIO ?= staircase
 ARGS     ?=
+# Where cargo puts its builds (honours CARGO_TARGET_DIR, as cargo does).
+TARGET   := $(or $(CARGO_TARGET_DIR),target)
 VENV     := .venv
 PY       := $(VENV)/bin/python
 
@@ -16,7 +18,7 @@ build:
 	$(CARGO) build --workspace --release --bins
 
 pipeline: build
-	./target/release/pipeline pipelines/$(SCENARIO).yaml $(ARGS)
+	$(TARGET)/release/pipeline pipelines/$(SCENARIO).yaml $(ARGS)
 
 lint:
 	$(CARGO) fmt --all -- --check
