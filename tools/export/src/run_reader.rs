@@ -244,12 +244,6 @@ fn ellipsoid_mesh(path: &Path, name: &str, radii: [f64; 3]) -> Result<TriMesh, E
             "shape `{name}`: ellipsoid semi-axes {radii:?} are not all finite and > 0"
         )));
     }
-    let mut mesh = msdem_mesh::generate::icosphere(1.0, ELLIPSOID_SUBDIVISIONS)
-        .map_err(|e| bad(format!("shape `{name}`: {e}")))?;
-    for v in &mut mesh.vertices {
-        for (x, r) in v.iter_mut().zip(radii) {
-            *x *= r;
-        }
-    }
-    Ok(mesh)
+    msdem_mesh::generate::ellipsoid(radii, ELLIPSOID_SUBDIVISIONS)
+        .map_err(|e| bad(format!("shape `{name}`: {e}")))
 }

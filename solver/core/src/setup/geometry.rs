@@ -149,13 +149,8 @@ fn ellipsoid_shape(
     let props = e
         .mass_properties(1.0)
         .map_err(|e| setup_err(scenario, &context, e.to_string()))?;
-    let mut mesh = msdem_mesh::generate::icosphere(1.0, ELLIPSOID_CHECK_SUBDIVISIONS)
+    let mesh = msdem_mesh::generate::ellipsoid(spec.radii, ELLIPSOID_CHECK_SUBDIVISIONS)
         .map_err(|e| setup_err(scenario, &context, e.to_string()))?;
-    for v in &mut mesh.vertices {
-        for (x, r) in v.iter_mut().zip(spec.radii) {
-            *x *= r;
-        }
-    }
     let shape = Shape {
         name: name.to_owned(),
         geometry: Geometry::Ellipsoid(e),
