@@ -21,6 +21,7 @@ pub mod force;
 pub mod merge;
 pub mod normal;
 pub mod pair;
+pub mod patch;
 pub mod stability;
 
 use crate::model::Other;
@@ -55,6 +56,14 @@ pub struct Contact {
     pub point: Vec3,
     /// Unit normal from `b` towards `a`.
     pub normal: Vec3,
-    /// Average triangle distance of the merged points \[m\], in `[0, margin]`.
+    /// Distance \[m\] in `[0, margin]`: the spring force of this contact is
+    /// `weight·k·(margin − dist)` ([`pair::PairParams::stiffness`]). For a seed point the
+    /// average triangle distance of the merged points; for a surface patch
+    /// ([`patch`]) the margin minus the patch's mean overlap.
     pub dist: f64,
+    /// Stiffness weight \[-\]: how many seed contact points (seed 000 §2) this contact is
+    /// worth; 1 for a seed point, `A_in/A_ref` for a surface patch ([`patch`]).
+    pub weight: f64,
+    /// Deepest halo overlap `margin − d` among the points this contact stands for \[m\].
+    pub depth: f64,
 }

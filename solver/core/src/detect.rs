@@ -41,8 +41,7 @@ use broad::{BroadStage, CandidatePair};
 use kept::KeptSets;
 use roots::PairContacts;
 
-use crate::contact::merge::merge_pair;
-use crate::contact::pair::PairParams;
+use crate::contact::patch::pair_contacts;
 use crate::contact::Contact;
 use crate::error::StepError;
 use crate::frames::PhaseTimes;
@@ -154,8 +153,7 @@ impl Detector {
                     if found.raw.is_empty() {
                         continue;
                     }
-                    let pp = PairParams::of(model, bodies, pair.a, pair.b);
-                    merge_pair(pair.a, pair.b, &found.raw, 0.5 * pp.margin, out);
+                    pair_contacts(model, bodies, pair.a, pair.b, &found.raw, out);
                 }
                 wall.narrow += (t2 - t1).as_secs_f64();
                 wall.forces += t2.elapsed().as_secs_f64();

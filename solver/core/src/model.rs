@@ -78,4 +78,19 @@ pub struct Model {
     pub materials: Vec<Material>,
     /// Static obstacles.
     pub obstacles: Vec<Obstacle>,
+    /// How mesh–mesh contact points are formed and weighted.
+    pub contact_points: ContactPoints,
+}
+
+/// How the contact points of a mesh–mesh pair are formed (seed 000 §2 and its extension,
+/// `docs/design.md` §3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContactPoints {
+    /// Seed 000 §2: the fine triangle pairs' closest points, merged within ε
+    /// (Implementation remark 1), each with the full fade-in spring.
+    #[default]
+    Seed,
+    /// Surface patches ([`crate::contact::patch`]): the halo overlap integrated over the
+    /// surface, so that the force does not depend on the triangulation of flat faces.
+    Patches,
 }

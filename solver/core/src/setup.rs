@@ -85,6 +85,7 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
             shapes,
             materials,
             obstacles,
+            contact_points: Default::default(),
         },
         state: State {
             bodies,

@@ -135,6 +135,7 @@ fn empty_world(spec: &GridSpec, shape: Shape) -> World {
                 restitution: 1.0,
             }],
             obstacles: Vec::new(),
+            contact_points: Default::default(),
         },
         state: State::default(),
         params: Params {

@@ -22,7 +22,7 @@
 //! `a` receives `F = F_n·n̂ + F_t` at `x`, `b` receives `−F`; torques are taken about each
 //! centre of mass.
 
-use super::pair::{PairParams, DAMPING_CAP};
+use super::pair::{damping_ratio_power, PairParams, DAMPING_CAP};
 use super::Contact;
 use crate::frames::ContactRecord;
 use crate::model::{Model, Other};
@@ -105,15 +105,7 @@ pub fn friction_regularisation(dt: f64, tangent_inv_mass: f64, load: f64) -> f64
 /// `v_rel` is `v_a(x) − v_b(x)` [m/s]; `v_reg` the regularisation velocity of friction
 /// [m/s] ([`friction_regularisation`]).
 pub fn contact_force(c: &Contact, pp: &PairParams, v_rel: &Vec3, v_reg: f64) -> ContactForce {
-    let normal = normal_force(c, pp, v_rel);
-    let mut force = normal * c.normal;
-    let vt = v_rel - v_rel.dot(&c.normal) * c.normal;
-    let slip = vt.norm();
-    let limit = pp.friction * normal;
-    if limit > 0.0 && slip > 0.0 {
-        force -= limit * vt / slip.max(v_reg);
-    }
-    ContactForce { normal, force }
+    friction_force(c, pp, v_rel, v_reg, normal_force(c, pp, v_rel))
 }
 
 /// Slip direction used to regularise friction: unit tangential relative velocity, or any
@@ -134,7 +126,20 @@ fn slip_direction(v_rel: &Vec3, n: &Vec3) -> Vec3 {
 /// orientations) from `bodies`, so that an iterative integrator can evaluate forces at a
 /// guessed state. When `records` is given, one [`ContactRecord`] per contact is appended.
 /// Returns the potential energy stored in the contact springs \[J\]
-/// ([`PairParams::spring_energy`]).
+/// ([`PairParams::spring_energy`] times each contact's weight).
+///
+/// **Damping per body pair.** The contacts of one body pair (consecutive in `contacts`)
+/// share one capped dashpot ([`pair_damping`]): with the springs `S_i = k·w_i·(m − d_i)`
+/// ([`super::Contact::weight`]), their sum `S`, the pair's tangent stiffness
+/// `K_t = k·Σ w_i`, the force-weighted normal `N` and centroid `x̄`, and the approach
+/// speed `u = −(v_a(x̄) − v_b(x̄))·N`, the dashpot is `D = min(c·u, β·S)` with
+/// `c = 2ζ·sqrt(K_t·m_eff)`, ζ calibrated for the pair's current exponent
+/// `p = δ_max·K_t/S` ([`super::pair::damping_ratio_power`]). Each contact gets
+/// `F_n,i = max(0, S_i + D·S_i/S)`. A pair that touches at many points therefore
+/// rebounds like one contact with restitution `e` (a per-point dashpot would damp each
+/// point on its own: `√N` times too much for `N` points in step), and a sphere rolling on a
+/// plane (no approach of the pair) is not braked by its own dashpot. For a single seed
+/// point the law is [`normal_force`] exactly.
 pub fn accumulate_forces(
     model: &Model,
     bodies: &[Body],
@@ -144,31 +149,52 @@ pub fn accumulate_forces(
     mut records: Option<&mut Vec<ContactRecord>>,
 ) -> f64 {
     let mut energy = 0.0;
-    // Pass 1: normal forces, and the summed Coulomb limits per body for the friction
-    // regularisation.
+    // Pass 1: normal forces per body pair, and the summed Coulomb limits per body for the
+    // friction regularisation.
     let mut load = vec![0.0; bodies.len()];
-    let mut prepared = Vec::with_capacity(contacts.len());
-    for c in contacts {
-        let pp = PairParams::of(model, bodies, c.a, c.b);
-        energy += pp.spring_energy(c.dist);
-        let ba = &bodies[c.a as usize];
-        let bb = match c.b {
+    let mut prepared: Vec<(PairParams, Vec3, f64)> = Vec::with_capacity(contacts.len());
+    let mut start = 0;
+    while start < contacts.len() {
+        let (a, b) = (contacts[start].a, contacts[start].b);
+        let mut end = start + 1;
+        while end < contacts.len() && contacts[end].a == a && contacts[end].b == b {
+            end += 1;
+        }
+        let group = &contacts[start..end];
+        let pp = PairParams::of(model, bodies, a, b);
+        let ba = &bodies[a as usize];
+        let bb = match b {
             Other::Particle(j) => Some(&bodies[j as usize]),
             Other::Obstacle(_) => None,
         };
-        let mut v_rel = point_velocity(ba, &c.point);
-        if let Some(bb) = bb {
-            v_rel -= point_velocity(bb, &c.point);
+        let rel = |x: &Vec3| {
+            let mut v = point_velocity(ba, x);
+            if let Some(bb) = bb {
+                v -= point_velocity(bb, x);
+            }
+            v
+        };
+        let damping = pair_damping(&pp, group, &rel);
+        for c in group {
+            energy += c.weight * pp.spring_energy(c.dist);
+            let v_rel = rel(&c.point);
+            let normal = if group.len() == 1 && c.weight == 1.0 {
+                normal_force(c, &pp, &v_rel)
+            } else {
+                let spring = c.weight * pp.stiffness() * (pp.margin - c.dist).clamp(0.0, pp.margin);
+                (spring + damping * spring).max(0.0)
+            };
+            let limit = pp.friction * normal;
+            load[c.a as usize] += limit;
+            if let Other::Particle(j) = c.b {
+                load[j as usize] += limit;
+            }
+            prepared.push((pp, v_rel, normal));
         }
-        let limit = pp.friction * normal_force(c, &pp, &v_rel);
-        load[c.a as usize] += limit;
-        if let Other::Particle(j) = c.b {
-            load[j as usize] += limit;
-        }
-        prepared.push((pp, v_rel));
+        start = end;
     }
     // Pass 2: full forces and torques.
-    for (c, (pp, v_rel)) in contacts.iter().zip(&prepared) {
+    for (c, (pp, v_rel, normal)) in contacts.iter().zip(&prepared) {
         let ba = &bodies[c.a as usize];
         let other = match c.b {
             Other::Particle(j) => Some((j as usize, &bodies[j as usize])),
@@ -182,7 +208,7 @@ pub fn accumulate_forces(
             body_load = body_load.max(load[j]);
         }
         let v_reg = friction_regularisation(dt, w_t, body_load);
-        let f = contact_force(c, pp, v_rel, v_reg);
+        let f = friction_force(c, pp, v_rel, v_reg, *normal);
         let wa = &mut wrenches[c.a as usize];
         wa.force += f.force;
         wa.torque += (c.point - ba.position).cross(&f.force);
@@ -202,6 +228,58 @@ pub fn accumulate_forces(
         }
     }
     energy
+}
+
+/// The pair dashpot of [`accumulate_forces`] relative to the pair's spring force, `D/S`
+/// [-] (0 for `e = 1` or without overlap); `rel(x)` is the relative velocity
+/// `v_a(x) − v_b(x)` [m/s].
+pub fn pair_damping(pp: &PairParams, group: &[Contact], rel: &dyn Fn(&Vec3) -> Vec3) -> f64 {
+    if pp.restitution >= 1.0 {
+        return 0.0;
+    }
+    let k = pp.stiffness();
+    let (mut spring, mut weight, mut depth) = (0.0, 0.0, 0.0f64);
+    let (mut dir, mut centre) = (Vec3::zeros(), Vec3::zeros());
+    for c in group {
+        let s = c.weight * k * (pp.margin - c.dist).clamp(0.0, pp.margin);
+        spring += s;
+        weight += c.weight;
+        depth = depth.max(c.depth);
+        dir += s * c.normal;
+        centre += s * c.point;
+    }
+    let Some(n) = dir.try_normalize(0.0) else {
+        return 0.0;
+    };
+    if spring.is_nan() || spring <= 0.0 {
+        return 0.0;
+    }
+    centre /= spring;
+    let stiffness = k * weight;
+    let p = depth * stiffness / spring;
+    let zeta = damping_ratio_power(pp.restitution, p);
+    let c = 2.0 * zeta * (stiffness * pp.effective_mass).sqrt();
+    let approach = -rel(&centre).dot(&n);
+    (c * approach).min(DAMPING_CAP * spring) / spring
+}
+
+/// The force of one contact on `a` for a given normal force magnitude `normal` \[N\]:
+/// `normal·n̂` plus regularised Coulomb friction (module docs).
+pub fn friction_force(
+    c: &Contact,
+    pp: &PairParams,
+    v_rel: &Vec3,
+    v_reg: f64,
+    normal: f64,
+) -> ContactForce {
+    let mut force = normal * c.normal;
+    let vt = v_rel - v_rel.dot(&c.normal) * c.normal;
+    let slip = vt.norm();
+    let limit = pp.friction * normal;
+    if limit > 0.0 && slip > 0.0 {
+        force -= limit * vt / slip.max(v_reg);
+    }
+    ContactForce { normal, force }
 }
 
 #[cfg(test)]
@@ -225,6 +303,8 @@ mod tests {
             point: Vec3::zeros(),
             normal: Vec3::z(),
             dist,
+            weight: 1.0,
+            depth: 0.02 - dist,
         }
     }
 

@@ -15,6 +15,7 @@ struct Cluster {
     sum_point: Vec3,
     sum_normal: Vec3,
     sum_dist: f64,
+    min_dist: f64,
     count: u32,
 }
 
@@ -42,6 +43,7 @@ pub fn merge_pair(a: u32, b: Other, raw: &[RawContact], radius: f64, out: &mut V
                 c.sum_point += mid;
                 c.sum_normal += n;
                 c.sum_dist += rc.dist;
+                c.min_dist = c.min_dist.min(rc.dist);
                 c.count += 1;
             }
             None => clusters.push(Cluster {
@@ -49,6 +51,7 @@ pub fn merge_pair(a: u32, b: Other, raw: &[RawContact], radius: f64, out: &mut V
                 sum_point: mid,
                 sum_normal: n,
                 sum_dist: rc.dist,
+                min_dist: rc.dist,
                 count: 1,
             }),
         }
@@ -66,6 +69,8 @@ pub fn merge_pair(a: u32, b: Other, raw: &[RawContact], radius: f64, out: &mut V
             point: c.centre(),
             normal,
             dist: c.sum_dist / f64::from(c.count),
+            weight: 1.0,
+            depth: (2.0 * radius - c.min_dist).max(0.0),
         }
     }));
 }

@@ -220,10 +220,141 @@ pub fn damping_ratio_for(e: f64) -> f64 {
     zeta
 }
 
+/// Exponents `p` of the pair force law `F ∝ δ^p` at which [`damping_ratio_power`]
+/// calibrates ζ (linear interpolation in between): 1 (flat faces), 2 (curved patches of
+/// [`super::patch`]), 3 (a vertex pressing a face) and the steps between.
+pub const EXPONENTS: [f64; 9] = [1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0];
+
+/// Restitution coefficient [-] of one isolated impact under the power law with a capped
+/// dashpot, `F = max(0, K·δ^p + min(c·δ̇, β·K·δ^p))` with `c = 2ζ·sqrt(m_eff·K_t)` and the
+/// tangent stiffness `K_t = p·K·δ^(p−1)`. In the units `x = δ/δ₀`, `τ = t/t₀` the impact
+/// reads `x'' = −max(0, x^p + min(2ζ·sqrt(p)·x^((p−1)/2)·x', β·x^p))`, `x(0) = 0`,
+/// `x'(0) = 1`: homogeneous, so `e` does not depend on the impact speed (the form of
+/// Tsuji's damping for Hertz, generalised to any `p`). `p = 1` is [`impact_restitution`]
+/// (closed form); other exponents are integrated with classical RK4 (`Δτ = 1e-3`).
+pub fn impact_restitution_power(zeta: f64, beta: f64, p: f64) -> f64 {
+    if (p - 1.0).abs() < 1e-12 {
+        return impact_restitution(zeta, beta);
+    }
+    if zeta.is_nan() || zeta <= 0.0 {
+        return 1.0;
+    }
+    let force = |x: f64, v: f64| {
+        let x = x.max(0.0);
+        let spring = x.powf(p);
+        let dash = 2.0 * zeta * p.sqrt() * x.powf(0.5 * (p - 1.0)) * v;
+        (spring + dash.min(beta * spring)).max(0.0)
+    };
+    let h = 1e-3;
+    let (mut x, mut v) = (0.0f64, 1.0f64);
+    for _ in 0..200_000 {
+        let k1 = (v, -force(x, v));
+        let k2 = (
+            v + 0.5 * h * k1.1,
+            -force(x + 0.5 * h * k1.0, v + 0.5 * h * k1.1),
+        );
+        let k3 = (
+            v + 0.5 * h * k2.1,
+            -force(x + 0.5 * h * k2.0, v + 0.5 * h * k2.1),
+        );
+        let k4 = (v + h * k3.1, -force(x + h * k3.0, v + h * k3.1));
+        x += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+        v += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+        if v < 0.0 && (x <= 0.0 || force(x, v) == 0.0) {
+            return -v;
+        }
+    }
+    0.0
+}
+
+thread_local! {
+    /// ζ at every exponent of [`EXPONENTS`] for recently asked restitutions, newest first.
+    static POWER_CACHE: std::cell::RefCell<Vec<(f64, [f64; EXPONENTS.len()])>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Damping ratio ζ [-] for which an isolated impact under the power law of exponent `p`
+/// ([`impact_restitution_power`], cap [`DAMPING_CAP`]) rebounds with restitution `e`:
+/// calibrated by bisection at the [`EXPONENTS`] (once per thread and restitution) and
+/// interpolated linearly in `p` (clamped to `[1, 3]`). `p = 1` gives
+/// [`damping_ratio_for`] exactly.
+pub fn damping_ratio_power(e: f64, p: f64) -> f64 {
+    if e >= 1.0 || e.is_nan() {
+        return 0.0;
+    }
+    let p = if p.is_nan() { 1.0 } else { p.clamp(1.0, 3.0) };
+    if p == 1.0 {
+        return damping_ratio_for(e);
+    }
+    let table = POWER_CACHE.with(|c| c.borrow().iter().find(|(ce, _)| *ce == e).map(|x| x.1));
+    let table = table.unwrap_or_else(|| {
+        let mut t = [0.0; EXPONENTS.len()];
+        for (slot, &q) in t.iter_mut().zip(EXPONENTS.iter()) {
+            *slot = if q == 1.0 {
+                damping_ratio_for(e)
+            } else {
+                let rest = |z| impact_restitution_power(z, DAMPING_CAP, q);
+                if rest(MAX_DAMPING_RATIO) >= e {
+                    MAX_DAMPING_RATIO
+                } else {
+                    let (mut lo, mut hi) = (0.0, MAX_DAMPING_RATIO);
+                    for _ in 0..40 {
+                        let mid = 0.5 * (lo + hi);
+                        if rest(mid) > e {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    0.5 * (lo + hi)
+                }
+            };
+        }
+        POWER_CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            c.insert(0, (e, t));
+            c.truncate(4);
+        });
+        t
+    });
+    let pos = (p - 1.0) / 0.25;
+    let i = (pos.floor() as usize).min(EXPONENTS.len() - 2);
+    let f = pos - i as f64;
+    table[i] * (1.0 - f) + table[i + 1] * f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::contact::stability::STEPS_PER_PERIOD;
+
+    #[test]
+    fn power_law_calibration_inverts_restitution() {
+        // p = 1 agrees with the closed form; every p gives back e.
+        assert!(
+            (impact_restitution_power(0.3, DAMPING_CAP, 1.0)
+                - impact_restitution(0.3, DAMPING_CAP))
+            .abs()
+                < 1e-15
+        );
+        let rk = impact_restitution_power(0.3, DAMPING_CAP, 1.0 + 1e-9);
+        assert!(
+            (rk - impact_restitution(0.3, DAMPING_CAP)).abs() < 1e-6,
+            "{rk}"
+        );
+        for e in [0.3, 0.5, 0.8] {
+            for p in [1.5, 2.0, 3.0] {
+                let z = damping_ratio_power(e, p);
+                let back = impact_restitution_power(z, DAMPING_CAP, p);
+                assert!(
+                    (back - e).abs() < 1e-6,
+                    "e = {e}, p = {p}: ζ = {z} gives {back}"
+                );
+            }
+        }
+        assert_eq!(damping_ratio_power(1.0, 2.0), 0.0);
+        assert_eq!(damping_ratio_power(0.5, 1.0), damping_ratio_for(0.5));
+    }
 
     /// Integrates the dimensionless impact `x'' = −max(0, x + min(2ζ·x', β·x))`,
     /// `x(0) = 0`, `x'(0) = 1` with classical RK4 at step `h` until the force has vanished

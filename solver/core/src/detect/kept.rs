@@ -10,6 +10,7 @@ use super::dispatch::{kept_pair, validate_pair, KeptCaches, KeptPair, KeptScratc
 use super::report::{Detection, KeptPass};
 use crate::contact::merge::merge_pair;
 use crate::contact::pair::PairParams;
+use crate::contact::patch::pair_contacts;
 use crate::contact::{Contact, RawContact};
 use crate::model::{Model, Other};
 use crate::params::KernelChoice;
@@ -251,7 +252,7 @@ fn process(
     st.coarse.clear();
     if !ts.raw.is_empty() || !ts.coarse_raw.is_empty() {
         let radius = 0.5 * PairParams::of(model, bodies, pair.a, pair.b).margin;
-        merge_pair(pair.a, pair.b, &ts.raw, radius, &mut st.fine);
+        pair_contacts(model, bodies, pair.a, pair.b, &ts.raw, &mut st.fine);
         merge_pair(pair.a, pair.b, &ts.coarse_raw, radius, &mut st.coarse);
     }
     st.quiet = rep.counts.unfolds == 0 && rep.counts.narrows == 0 && rep.refreshed == 0;

@@ -65,7 +65,10 @@ pub fn detect(world: &World, det: &mut Detector) -> (Vec<Contact>, Detection) {
 pub fn spring_energy(world: &World, contacts: &[Contact]) -> f64 {
     contacts
         .iter()
-        .map(|c| PairParams::of(&world.model, &world.state.bodies, c.a, c.b).spring_energy(c.dist))
+        .map(|c| {
+            c.weight
+                * PairParams::of(&world.model, &world.state.bodies, c.a, c.b).spring_energy(c.dist)
+        })
         .sum()
 }
 

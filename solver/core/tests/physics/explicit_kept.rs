@@ -62,8 +62,9 @@ fn kept_equals_roots(kernel: KernelChoice, steps: usize) {
         skipped += a.stats.skipped;
         contact_steps += usize::from(a.stats.contacts > 0);
     }
+    // In contact in a good share of the steps (impacts, rebounds, resting).
     assert!(
-        contact_steps > steps / 3,
+        contact_steps > steps / 6,
         "{contact_steps} steps with contacts"
     );
     assert!(skipped > 0, "no pair skipped");

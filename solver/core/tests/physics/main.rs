@@ -11,3 +11,4 @@ mod ellipsoid;
 mod explicit_kept;
 mod kernels;
 mod motion;
+mod patches;

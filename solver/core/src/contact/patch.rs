@@ -1,0 +1,592 @@
+//! Surface patches: contact points weighted by the surface they stand for, so that the
+//! total force between two meshes is a property of their surfaces, not of their
+//! triangulation (an extension of seed 000 §2; see `docs/design.md` §3).
+//!
+//! Seed 000 §2 gives every merged contact point the same fade-in spring
+//! `K_s·sqrt(m_eff)·(1 − d/m)`. Two flat faces then push with a force proportional to the
+//! number of vertices on them. Here the halo acts as a thin elastic layer: a point `x` of a
+//! surface at distance `d(x)` from the other body carries the pressure
+//! `k·(m − d(x))₊/A_ref`, and a body pair's spring force is its integral over the surface,
+//! projected on the contact normal:
+//!
+//! `F = k/A_ref · ∫ (m − d(x))₊ cos θ(x) dA`, with `k = K_s·sqrt(m_eff)/m` (the seed's
+//! stiffness) and the reference area `A_ref = π·R_eff·m`, `1/R_eff = 1/R_a + 1/R_b`
+//! (bounding radii; obstacles count as flat).
+//!
+//! `A_ref` is the integral of `(1 − d/m)` over the halo cap of two spheres that just touch
+//! (`∫ (m − d)₊ dA = π·R_eff·(m − d₀)²`), so a sphere pair at first touch pushes with the
+//! seed's peak force `K_s·sqrt(m_eff)`, and the force then grows as `(1 − d₀/m)²`.
+//!
+//! **Quadrature.** For every fine triangle of one side in contact, the distances `d_i` of its
+//! corners to the other side's triangles it touches (the narrow phase's pairs) are computed
+//! exactly; `(m − d)` is interpolated linearly over the triangle and its positive part
+//! integrated in closed form (clipped triangle). A flat face at a uniform gap gives
+//! `A·(m − gap)` whatever its triangulation. Both sides are integrated and the larger
+//! integral is used: a fine particle on a coarse ground (whose far corners see no
+//! contact) is measured on the particle, a coarse face pressed by a sharp edge on the
+//! edge's faces. When no corner of either side is within the halo (two sharp edges
+//! crossing, first touch of two curved faces) the seed's merged points are used.
+//!
+//! **Output.** Triangle samples closer than ε are merged (Implementation remark 1) into
+//! [`Contact`]s with `weight = A_in/A_ref` (the projected area inside the halo relative to
+//! `A_ref`) and `dist = m − ∫(m − d)₊/A_in`, so that `k·weight·(m − dist)` is the merged
+//! samples' spring force exactly and `k·weight` their stiffness.
+
+use super::merge::merge_pair;
+use super::normal::robust_normal;
+use super::pair::TINY_DISTANCE;
+use super::{Contact, RawContact};
+use crate::model::{ContactPoints, Model, Other};
+use crate::state::Body;
+use msdem_geom::math::{Iso3, Point3, Vec3};
+use msdem_tree::SurrogateTree;
+
+/// Reference area `A_ref = π·R_eff·m` \[m²\] of a pair: bounding radii `r_a`, `r_b` \[m\]
+/// (`None` for an obstacle) and margin `m` \[m\] (see the module docs).
+pub fn reference_area(r_a: f64, r_b: Option<f64>, margin: f64) -> f64 {
+    let r_eff = match r_b {
+        Some(r_b) => r_a * r_b / (r_a + r_b),
+        None => r_a,
+    };
+    std::f64::consts::PI * r_eff * margin
+}
+
+/// One triangle's contribution.
+#[derive(Clone, Copy, Debug)]
+struct Sample {
+    /// Pressure centroid, moved to mid-halo \[m\].
+    point: Vec3,
+    /// Unit normal from `b` towards `a`.
+    normal: Vec3,
+    /// Projected area inside the halo \[m²\].
+    area: f64,
+    /// `∫ (m − d)₊ cos θ dA` \[m³\].
+    integral: f64,
+    /// Largest corner overlap `m − d` \[m\].
+    depth: f64,
+}
+
+/// Closest point to `p` on the triangle `(a, b, c)` (Ericson, Real-Time Collision
+/// Detection §5.1.5, in f64).
+fn closest_on_triangle(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> Vec3 {
+    let ab = b - a;
+    let ac = c - a;
+    let ap = p - a;
+    let d1 = ab.dot(&ap);
+    let d2 = ac.dot(&ap);
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return *a;
+    }
+    let bp = p - b;
+    let d3 = ab.dot(&bp);
+    let d4 = ac.dot(&bp);
+    if d3 >= 0.0 && d4 <= d3 {
+        return *b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let v = d1 / (d1 - d3);
+        return a + v * ab;
+    }
+    let cp = p - c;
+    let d5 = ab.dot(&cp);
+    let d6 = ac.dot(&cp);
+    if d6 >= 0.0 && d5 <= d6 {
+        return *c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let w = d2 / (d2 - d6);
+        return a + w * ac;
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return b + w * (c - b);
+    }
+    let denom = va + vb + vc;
+    if denom.is_nan() || denom == 0.0 {
+        return *a;
+    }
+    let v = vb / denom;
+    let w = vc / denom;
+    a + ab * v + ac * w
+}
+
+/// World corners of soup triangle `t` of `tree` under `pose`.
+fn world_tri(tree: &SurrogateTree, pose: &Iso3, t: u32) -> [Vec3; 3] {
+    tree.soup[t as usize]
+        .v
+        .map(|v| (pose * Point3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2]))).coords)
+}
+
+/// Unit normal of a triangle (zero if degenerate) and its area \[m²\].
+fn normal_area(t: &[Vec3; 3]) -> (Vec3, f64) {
+    let n = (t[1] - t[0]).cross(&(t[2] - t[0]));
+    let len = n.norm();
+    if len > 0.0 {
+        (n / len, 0.5 * len)
+    } else {
+        (Vec3::zeros(), 0.0)
+    }
+}
+
+/// `∫ f₊ dA` \[m³\], `∫ f₊ dA` area \[m²\] and first moment `∫ x f₊ dA` of the linear
+/// function with corner values `f` over the triangle `x`, clipped at 0 (closed forms: the
+/// positive part is a triangle or a quadrilateral split into two).
+fn clipped_integral(x: &[Vec3; 3], f: [f64; 3], area: f64) -> (f64, f64, Vec3) {
+    // Integral, area and first moment of a linear function over one triangle.
+    let tri = |p: [Vec3; 3], g: [f64; 3], a: f64| {
+        let s = g[0] + g[1] + g[2];
+        let moment =
+            (g[0] * p[0] + g[1] * p[1] + g[2] * p[2] + s * (p[0] + p[1] + p[2])) * (a / 12.0);
+        (a * s / 3.0, a, moment)
+    };
+    let pos = f.map(|v| v > 0.0);
+    let count = pos.iter().filter(|&&p| p).count();
+    match count {
+        0 => (0.0, 0.0, Vec3::zeros()),
+        3 => tri(*x, f, area),
+        1 => {
+            let i = pos.iter().position(|&p| p).unwrap_or(0);
+            let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+            let tj = f[i] / (f[i] - f[j]);
+            let tk = f[i] / (f[i] - f[k]);
+            let pj = x[i] + tj * (x[j] - x[i]);
+            let pk = x[i] + tk * (x[k] - x[i]);
+            tri([x[i], pj, pk], [f[i], 0.0, 0.0], area * tj * tk)
+        }
+        _ => {
+            let k = pos.iter().position(|&p| !p).unwrap_or(0);
+            let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+            let si = f[i] / (f[i] - f[k]);
+            let sj = f[j] / (f[j] - f[k]);
+            let pi = x[i] + si * (x[k] - x[i]);
+            let pj = x[j] + sj * (x[k] - x[j]);
+            // Quad x_i, x_j, p_j, p_i: triangles (x_i, x_j, p_j) and (x_i, p_j, p_i).
+            let a1 = 0.5 * (x[j] - x[i]).cross(&(pj - x[i])).norm();
+            let a2 = 0.5 * (pj - x[i]).cross(&(pi - x[i])).norm();
+            let (i1, ar1, m1) = tri([x[i], x[j], pj], [f[i], f[j], 0.0], a1);
+            let (i2, ar2, m2) = tri([x[i], pj, pi], [f[i], 0.0, 0.0], a2);
+            (i1 + i2, ar1 + ar2, m1 + m2)
+        }
+    }
+}
+
+/// Deepest midpoint refinement of a triangle whose halo boundary the linear
+/// interpolation of its corners cannot resolve (each level halves the edges).
+pub const MAX_REFINE: u32 = 6;
+
+/// One side's view of a pair during the quadrature.
+struct SideCtx<'c> {
+    o_tris: &'c [([Vec3; 3], Vec3)],
+    n_s: Vec3,
+    s_is_a: bool,
+    b_is_obstacle: bool,
+    centre_dir: &'c Vec3,
+    margin: f64,
+}
+
+impl SideCtx<'_> {
+    /// Overlap `f = m − d` (clamped to `≤ m`) of the point `c` and the direction from `b`
+    /// towards `a` there.
+    fn eval(&self, c: &Vec3) -> (f64, Vec3) {
+        let mut best = (f64::INFINITY, Vec3::zeros(), Vec3::zeros());
+        for (y, n) in self.o_tris {
+            let q = closest_on_triangle(c, &y[0], &y[1], &y[2]);
+            let d2 = (c - q).norm_squared();
+            if d2 < best.0 {
+                best = (d2, q, *n);
+            }
+        }
+        let (d2, q, n_o) = best;
+        let mut d = d2.sqrt();
+        let v = c - q;
+        let sign = if self.s_is_a { 1.0 } else { -1.0 };
+        let (n_a, n_b) = if self.s_is_a {
+            (self.n_s, n_o)
+        } else {
+            (n_o, self.n_s)
+        };
+        // A point behind the other face has penetrated past the halo: full overlap along
+        // the faces' normals.
+        let dir = if d > TINY_DISTANCE * self.margin && v.dot(&n_o) >= 0.0 {
+            sign * v / d
+        } else {
+            if v.dot(&n_o) < 0.0 {
+                d = 0.0;
+            }
+            robust_normal(&n_a, &n_b, self.b_is_obstacle, self.centre_dir)
+        };
+        ((self.margin - d).min(self.margin), dir)
+    }
+
+    /// Integrates the triangle `x` with corner values `v` into `out`, refining it by
+    /// midpoints where the halo boundary or a closer region may lie inside it (the
+    /// distance is 1-Lipschitz: a triangle whose corners are all farther than
+    /// `m + longest edge` has no point in the halo). Returns the integral \[m³\].
+    fn integrate(
+        &self,
+        x: [Vec3; 3],
+        v: [(f64, Vec3); 3],
+        level: u32,
+        out: &mut Vec<Sample>,
+    ) -> f64 {
+        let f = v.map(|p| p.0);
+        let longest = (x[1] - x[0])
+            .norm()
+            .max((x[2] - x[1]).norm())
+            .max((x[0] - x[2]).norm());
+        let all_in = f.iter().all(|&g| g > 0.0);
+        let best = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        if best + longest <= 0.0 {
+            return 0.0;
+        }
+        if !all_in && level < MAX_REFINE && longest > self.margin {
+            let m = [
+                0.5 * (x[0] + x[1]),
+                0.5 * (x[1] + x[2]),
+                0.5 * (x[2] + x[0]),
+            ];
+            let vm = m.map(|p| self.eval(&p));
+            return self.integrate([x[0], m[0], m[2]], [v[0], vm[0], vm[2]], level + 1, out)
+                + self.integrate([m[0], x[1], m[1]], [vm[0], v[1], vm[1]], level + 1, out)
+                + self.integrate([m[2], m[1], x[2]], [vm[2], vm[1], v[2]], level + 1, out)
+                + self.integrate([m[0], m[1], m[2]], [vm[0], vm[1], vm[2]], level + 1, out);
+        }
+        let area = 0.5 * (x[1] - x[0]).cross(&(x[2] - x[0])).norm();
+        let (raw_integral, raw_area, moment) = clipped_integral(&x, f, area);
+        if raw_integral.is_nan() || raw_integral <= 0.0 {
+            return 0.0;
+        }
+        let mut normal = Vec3::zeros();
+        for (g, d) in &v {
+            normal += g.max(0.0) * d;
+        }
+        let Some(normal) = normal.try_normalize(0.0) else {
+            return 0.0;
+        };
+        let sign = if self.s_is_a { 1.0 } else { -1.0 };
+        let cos = (-sign * self.n_s.dot(&normal)).max(0.0);
+        if cos <= 0.0 {
+            return 0.0;
+        }
+        let integral = raw_integral * cos;
+        let centroid = moment / raw_integral;
+        // Mid-halo: half the mean gap of the positive region towards the other side.
+        let gap = self.margin - raw_integral / raw_area;
+        out.push(Sample {
+            point: centroid - sign * 0.5 * gap * normal,
+            normal,
+            area: raw_area * cos,
+            integral,
+            depth: best.max(0.0),
+        });
+        integral
+    }
+}
+
+/// Samples of one side `s` against the other side `o`: `pairs` are `(s triangle, o
+/// triangle)` in contact, sorted by the `s` triangle. `s_is_a`: `s` is body `a` (normals
+/// point from `b` to `a`). Returns the summed integral \[m³\].
+#[allow(clippy::too_many_arguments)]
+fn side_samples(
+    s_tree: &SurrogateTree,
+    s_pose: &Iso3,
+    o_tree: &SurrogateTree,
+    o_pose: &Iso3,
+    pairs: &[(u32, u32)],
+    s_is_a: bool,
+    b_is_obstacle: bool,
+    centre_dir: &Vec3,
+    margin: f64,
+    out: &mut Vec<Sample>,
+) -> f64 {
+    let mut total = 0.0;
+    let mut start = 0;
+    let mut o_tris = Vec::new();
+    while start < pairs.len() {
+        let t = pairs[start].0;
+        let mut end = start;
+        while end < pairs.len() && pairs[end].0 == t {
+            end += 1;
+        }
+        o_tris.clear();
+        o_tris.extend(pairs[start..end].iter().map(|&(_, u)| {
+            let y = world_tri(o_tree, o_pose, u);
+            let n = normal_area(&y).0;
+            (y, n)
+        }));
+        start = end;
+        let x = world_tri(s_tree, s_pose, t);
+        let ctx = SideCtx {
+            o_tris: &o_tris,
+            n_s: normal_area(&x).0,
+            s_is_a,
+            b_is_obstacle,
+            centre_dir,
+            margin,
+        };
+        let v = x.map(|c| ctx.eval(&c));
+        total += ctx.integrate(x, v, 0, out);
+    }
+    total
+}
+
+/// Trees and mesh → world poses of a mesh–mesh pair.
+struct Sides<'m> {
+    tree_a: &'m SurrogateTree,
+    a_to_world: Iso3,
+    tree_b: &'m SurrogateTree,
+    b_to_world: Iso3,
+}
+
+/// The [`Sides`] of (`a`, `b`) when both are meshes.
+fn mesh_sides<'m>(model: &'m Model, bodies: &[Body], a: u32, b: Other) -> Option<Sides<'m>> {
+    let body_a = bodies.get(a as usize)?;
+    let shape_a = model.shapes.get(body_a.shape as usize)?;
+    let (tree_b, b_to_world) = match b {
+        Other::Particle(j) => {
+            let body = bodies.get(j as usize)?;
+            let shape = model.shapes.get(body.shape as usize)?;
+            (&**shape.geometry.tree()?, body.mesh_to_world(&shape.com))
+        }
+        Other::Obstacle(o) => {
+            let ob = model.obstacles.get(o as usize)?;
+            (&**ob.geometry.tree()?, ob.pose)
+        }
+    };
+    Some(Sides {
+        tree_a: shape_a.geometry.tree()?,
+        a_to_world: body_a.mesh_to_world(&shape_a.com),
+        tree_b,
+        b_to_world,
+    })
+}
+
+/// The contacts of the mesh pair (`a`, `b`) from its fine raw contacts `raw` (sorted by
+/// triangle indices, as every detection path delivers them), appended to `out` (see the
+/// module docs). Pairs that are not mesh–mesh, and pairs without any corner in the halo,
+/// get the seed's merged points ([`merge_pair`], weight 1).
+pub fn pair_contacts(
+    model: &Model,
+    bodies: &[Body],
+    a: u32,
+    b: Other,
+    raw: &[RawContact],
+    out: &mut Vec<Contact>,
+) {
+    let Some(body_a) = bodies.get(a as usize) else {
+        return;
+    };
+    let (r_b, eps_b) = match b {
+        Other::Particle(j) => match bodies.get(j as usize) {
+            Some(bb) => (Some(bb.radius), bb.epsilon),
+            None => return,
+        },
+        Other::Obstacle(o) => match model.obstacles.get(o as usize) {
+            Some(ob) => (None, ob.epsilon),
+            None => return,
+        },
+    };
+    let margin = body_a.epsilon + eps_b;
+    if model.contact_points == ContactPoints::Seed {
+        return merge_pair(a, b, raw, 0.5 * margin, out);
+    }
+    let Some(sides) =
+        mesh_sides(model, bodies, a, b).filter(|_| raw.iter().all(|r| r.tri_a != u32::MAX))
+    else {
+        return merge_pair(a, b, raw, 0.5 * margin, out);
+    };
+    let b_is_obstacle = matches!(b, Other::Obstacle(_));
+    let centre_b = match b {
+        Other::Particle(j) => bodies[j as usize].position,
+        Other::Obstacle(_) => sides.b_to_world.translation.vector,
+    };
+    let centre_dir = (body_a.position - centre_b)
+        .try_normalize(0.0)
+        .unwrap_or_else(Vec3::z);
+    let mut pairs_a: Vec<(u32, u32)> = raw.iter().map(|r| (r.tri_a, r.tri_b)).collect();
+    pairs_a.sort_unstable();
+    pairs_a.dedup();
+    let mut pairs_b: Vec<(u32, u32)> = pairs_a.iter().map(|&(x, y)| (y, x)).collect();
+    pairs_b.sort_unstable();
+    let mut samples_a = Vec::new();
+    let mut samples_b = Vec::new();
+    let ia = side_samples(
+        sides.tree_a,
+        &sides.a_to_world,
+        sides.tree_b,
+        &sides.b_to_world,
+        &pairs_a,
+        true,
+        b_is_obstacle,
+        &centre_dir,
+        margin,
+        &mut samples_a,
+    );
+    let ib = side_samples(
+        sides.tree_b,
+        &sides.b_to_world,
+        sides.tree_a,
+        &sides.a_to_world,
+        &pairs_b,
+        false,
+        b_is_obstacle,
+        &centre_dir,
+        margin,
+        &mut samples_b,
+    );
+    let samples = if ia >= ib { &samples_a } else { &samples_b };
+    if ia.max(ib).is_nan() || ia.max(ib) <= 0.0 {
+        return merge_pair(a, b, raw, 0.5 * margin, out);
+    }
+    let a_ref = reference_area(body_a.radius, r_b, margin);
+    merge_samples(a, b, samples, 0.5 * margin, margin, a_ref, out);
+}
+
+/// Greedy merge of samples closer than `radius` (remark 1; the order of `samples` is the
+/// triangle order), keeping each cluster's spring force and stiffness exactly.
+fn merge_samples(
+    a: u32,
+    b: Other,
+    samples: &[Sample],
+    radius: f64,
+    margin: f64,
+    a_ref: f64,
+    out: &mut Vec<Contact>,
+) {
+    struct Cluster {
+        anchor: Vec3,
+        force: Vec3,
+        moment: Vec3,
+        integral: f64,
+        area: f64,
+        depth: f64,
+    }
+    let r2 = radius * radius;
+    let mut clusters: Vec<Cluster> = Vec::new();
+    for s in samples {
+        let c = match clusters
+            .iter_mut()
+            .find(|c| (c.anchor - s.point).norm_squared() < r2)
+        {
+            Some(c) => c,
+            None => {
+                clusters.push(Cluster {
+                    anchor: s.point,
+                    force: Vec3::zeros(),
+                    moment: Vec3::zeros(),
+                    integral: 0.0,
+                    area: 0.0,
+                    depth: 0.0,
+                });
+                clusters.last_mut().expect("just pushed")
+            }
+        };
+        c.force += s.integral * s.normal;
+        c.moment += s.integral * s.point;
+        c.integral += s.integral;
+        c.area += s.area;
+        c.depth = c.depth.max(s.depth);
+    }
+    out.extend(clusters.iter().filter_map(|c| {
+        let len = c.force.norm();
+        let normal = c.force.try_normalize(0.0)?;
+        (c.area > 0.0).then(|| Contact {
+            a,
+            b,
+            point: c.moment / c.integral,
+            normal,
+            dist: (margin - len / c.area).clamp(0.0, margin),
+            weight: c.area / a_ref,
+            depth: c.depth,
+        })
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clipped_integral_matches_sampling() {
+        let x = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 2.0, 0.0),
+        ];
+        let area = 1.0;
+        for f in [
+            [1.0, 2.0, 3.0],
+            [1.0, -1.0, -2.0],
+            [1.0, 0.5, -2.0],
+            [-1.0, -1.0, -0.5],
+        ] {
+            let (i, ar, m) = clipped_integral(&x, f, area);
+            // Midpoint sampling on a fine barycentric grid.
+            let n = 600;
+            let (mut si, mut sa, mut sm) = (0.0, 0.0, Vec3::zeros());
+            let cell = area / (n * n) as f64;
+            for u in 0..n {
+                for v in 0..n - u {
+                    for (du, dv, up) in
+                        [(1.0 / 3.0, 1.0 / 3.0, true), (2.0 / 3.0, 2.0 / 3.0, false)]
+                    {
+                        if !up && u + v + 1 >= n {
+                            continue;
+                        }
+                        let (bu, bv) = ((u as f64 + du) / n as f64, (v as f64 + dv) / n as f64);
+                        let bw = 1.0 - bu - bv;
+                        let val = bw * f[0] + bu * f[1] + bv * f[2];
+                        let p = bw * x[0] + bu * x[1] + bv * x[2];
+                        if val > 0.0 {
+                            si += val * cell;
+                            sa += cell;
+                            sm += val * cell * p;
+                        }
+                    }
+                }
+            }
+            assert!(
+                (i - si).abs() < 2e-3 * (1.0 + si.abs()),
+                "{f:?}: {i} vs {si}"
+            );
+            assert!((ar - sa).abs() < 5e-3, "{f:?}: area {ar} vs {sa}");
+            assert!(
+                (m - sm).norm() < 5e-3 * (1.0 + sm.norm()),
+                "{f:?}: {m} vs {sm}"
+            );
+        }
+    }
+
+    #[test]
+    fn closest_point_agrees_with_brute_force() {
+        let (a, b, c) = (
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.2, 0.0),
+            Vec3::new(0.3, 1.0, 0.4),
+        );
+        let pts = [
+            Vec3::new(0.3, 0.3, 1.0),
+            Vec3::new(-1.0, -1.0, 0.0),
+            Vec3::new(2.0, 0.0, 0.0),
+            Vec3::new(0.0, 2.0, 1.0),
+            Vec3::new(0.6, 0.7, -0.5),
+            Vec3::new(0.5, -0.5, 0.0),
+        ];
+        for p in pts {
+            let q = closest_on_triangle(&p, &a, &b, &c);
+            let n = 400;
+            let mut best = f64::INFINITY;
+            for i in 0..=n {
+                for j in 0..=n - i {
+                    let (u, v) = (i as f64 / n as f64, j as f64 / n as f64);
+                    let y = a + u * (b - a) + v * (c - a);
+                    best = best.min((p - y).norm());
+                }
+            }
+            assert!(((p - q).norm() - best).abs() < 5e-3, "{p}");
+        }
+    }
+}
