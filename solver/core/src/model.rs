@@ -10,6 +10,8 @@
 mod shape;
 
 pub use msdem_frames::Other;
+/// A material's halo as the scenario gives it (relative or in metres).
+pub use msdem_scenario::HaloSpec;
 pub use shape::{Geometry, Kind, MeshGeometry};
 
 use msdem_geom::math::{Iso3, Mat3, Vec3};
@@ -38,8 +40,9 @@ pub struct Material {
     pub name: String,
     /// Density [kg/m³].
     pub density: f64,
-    /// Halo width relative to the particle's bounding diameter [-] (default 1e-2).
-    pub epsilon: f64,
+    /// Halo width of its particles: relative to the bounding diameter (default 0.01) or in
+    /// metres (each particle's width in metres is [`crate::state::Body::epsilon`]).
+    pub halo: HaloSpec,
     /// Spring constant `K_s` of the fade-in force [N·kg^-1/2] (default 1000).
     pub spring: f64,
     /// Coulomb friction coefficient [-].

@@ -58,7 +58,7 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
         .map(|(name, m)| Material {
             name: name.clone(),
             density: m.density,
-            epsilon: m.epsilon,
+            halo: m.halo,
             spring: m.spring,
             friction: m.friction,
             restitution: m.restitution,

@@ -44,7 +44,9 @@
 //! materials:                       # required: name → material
 //!   rock:
 //!     density: 2500.0              # [kg/m³] > 0
-//!     epsilon: 0.01                # halo width relative to the bounding diameter (default 0.01)
+//!     halo: { relative: 0.01 }     # halo width, exactly one key (default { relative: 0.01 }):
+//!                                  #   relative: × bounding diameter [-], in (0, 0.5]
+//!                                  #   absolute_m: \[m\] > 0, whatever the particle's size
 //!     spring: 1000.0               # K_s [N·kg^-1/2] (default 1000)
 //!     friction: 0.5                # Coulomb μ ≥ 0 (default 0)
 //!     restitution: 0.5             # in (0, 1]; 1 = undamped (default 1)
@@ -54,7 +56,8 @@
 //!   - name: stairs
 //!     mesh: meshes/stairs.ply
 //!     tree: trees/stairs.tree
-//!     epsilon: 0.002               # absolute halo \[m\] > 0
+//!     halo: { absolute_m: 0.002 }  # required, halo width \[m\] > 0 (`relative` is refused:
+//!                                  #   an obstacle has no bounding diameter)
 //!     friction: 0.5                # default 0
 //!     restitution: 0.5             # default 1
 //!     translation: [0.0, 0.0, 0.0] # optional \[m\]
@@ -76,6 +79,13 @@
 //! limits:                          # optional
 //!   max_particles: 10000000        # cap on listed + generated particles, ≥ 1 (default 10⁷)
 //! ```
+//!
+//! **Halo** ([`HaloSpec`], module [`halo`]): the key says the unit. `halo` replaces
+//! `epsilon`, which was a fraction of the bounding diameter on a material and metres on an
+//! obstacle; `epsilon` is refused at its value with the line to write instead, e.g.
+//! ``materials.rock.epsilon: `epsilon` was renamed: write `halo: { relative: 0.03 }` (a
+//! fraction of the bounding diameter)``. A `halo` mapping has exactly one key; an unknown
+//! key or a second one is refused at that key.
 //!
 //! `random_box` and `drop` place particles at random non-overlapping positions (bounding
 //! spheres incl. ε) inside the box with the seeded RNG; `drop` additionally gives every
@@ -134,8 +144,9 @@
 //! Validation happens while parsing, so that every error names the offending scalar's
 //! `file:line:column` and key path: `version` is checked first (missing or ≠ 1 is refused
 //! before anything else is looked at); numbers must be finite (`.nan`/`.inf` are refused);
-//! `dt`, `end`, `density`, `epsilon`, `spring` and lattice `spacing` must be > 0; `friction`
-//! ≥ 0; `restitution` in (0, 1]; counts ≥ 1; a box needs `min < max` on every axis; shape and
+//! `dt`, `end`, `density`, `halo.absolute_m`, `spring` and lattice `spacing` must be > 0;
+//! `halo.relative` in (0, 0.5] ([`MAX_RELATIVE_HALO`]); `friction` ≥ 0; `restitution` in
+//! (0, 1]; counts ≥ 1; a box needs `min < max` on every axis; shape and
 //! material references must name an entry of `shapes:` / `materials:`; `picard:` values
 //! out of range are reported at the value, combinations that break the rules of
 //! [`PicardParams::validate`] (e.g. `relaxation` outside `[min_relaxation,
@@ -146,6 +157,7 @@ mod broadphase;
 mod cells;
 mod error;
 mod generator;
+pub mod halo;
 mod implicit;
 mod integrator;
 pub mod limits;
@@ -159,6 +171,7 @@ pub mod yaml;
 
 pub use broadphase::BroadPhaseSpec;
 pub use error::ScenarioError;
+pub use halo::{HaloSpec, DEFAULT_RELATIVE_HALO, MAX_RELATIVE_HALO};
 pub use integrator::IntegratorSpec;
 pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES};
 pub use load::{load_scenario, parse_scenario};

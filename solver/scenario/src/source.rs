@@ -17,7 +17,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::values::{default_restitution, identity_quaternion};
-use crate::{names, values};
+use crate::{halo, names, values};
 
 /// The geometry of a shape or obstacle as one form of scenario writes it.
 pub trait GeometrySource:
@@ -359,8 +359,10 @@ pub struct ObstacleSpec<G = MeshFiles> {
     /// --obstacle`; a pipeline: `tree: NAME`).
     #[serde(flatten)]
     pub geometry: G,
-    /// Absolute halo width \[m\], > 0.
-    pub epsilon: f64,
+    /// Halo width \[m\], > 0, written `halo: { absolute_m: X }` (an obstacle has no
+    /// bounding diameter for a `relative` halo).
+    #[serde(rename = "halo", serialize_with = "halo::serialize_absolute")]
+    pub halo_m: f64,
     /// Coulomb friction coefficient against particles, ≥ 0 (default 0).
     pub friction: f64,
     /// Coefficient of restitution against particles in (0, 1] (default 1).
@@ -381,8 +383,8 @@ struct ObstacleKeys<G: GeometrySource> {
     mesh: Option<PathBuf>,
     #[serde(deserialize_with = "tree::<G, _>")]
     tree: String,
-    #[serde(deserialize_with = "values::positive")]
-    epsilon: f64,
+    #[serde(deserialize_with = "halo::obstacle")]
+    halo: f64,
     #[serde(default, deserialize_with = "values::non_negative")]
     friction: f64,
     #[serde(
@@ -413,12 +415,13 @@ impl<'de, G: GeometrySource> Deserialize<'de> for ObstacleSpec<G> {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ObstacleSpec<G>, A::Error> {
+                let map = halo::WithoutEpsilon::new(map, halo::obstacle_epsilon_hint);
                 let k = ObstacleKeys::<G>::deserialize(de::value::MapAccessDeserializer::new(map))?;
                 let _ = k.form;
                 Ok(ObstacleSpec {
                     name: k.name,
                     geometry: G::from_keys(k.mesh, k.tree).map_err(de::Error::custom)?,
-                    epsilon: k.epsilon,
+                    halo_m: k.halo,
                     friction: k.friction,
                     restitution: k.restitution,
                     translation: k.translation,

@@ -2,10 +2,13 @@
 //! a pipeline file, which differ only in their [`GeometrySource`] (see [`crate::source`]).
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+use crate::halo::{self, HaloSpec};
 use crate::integrator::IntegratorSpec;
 use crate::limits::LimitsSpec;
 use crate::picard::PicardParams;
@@ -102,7 +105,7 @@ impl<G: GeometrySource> Scenario<G> {
             .map(|o| ObstacleSpec {
                 name: o.name.clone(),
                 geometry: f(&o.geometry),
-                epsilon: o.epsilon,
+                halo_m: o.halo_m,
                 friction: o.friction,
                 restitution: o.restitution,
                 translation: o.translation,
@@ -213,35 +216,72 @@ pub enum KernelSpec {
     Hybrid,
 }
 
-fn default_epsilon() -> f64 {
-    0.01
-}
 fn default_spring() -> f64 {
     1000.0
 }
 
 /// A material (`materials.NAME`).
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MaterialSpec {
     /// Density [kg/m³], > 0.
-    #[serde(deserialize_with = "values::positive")]
     pub density: f64,
-    /// Halo width relative to the particle's bounding diameter \[-\], > 0 (default 0.01).
-    #[serde(default = "default_epsilon", deserialize_with = "values::positive")]
-    pub epsilon: f64,
+    /// Halo width of its particles, `{ relative: X }` (of the bounding diameter) or
+    /// `{ absolute_m: X }` (default `{ relative: 0.01 }`).
+    pub halo: HaloSpec,
     /// Spring constant `K_s` [N·kg^-1/2], > 0 (default 1000).
-    #[serde(default = "default_spring", deserialize_with = "values::positive")]
     pub spring: f64,
     /// Coulomb friction coefficient, ≥ 0 (default 0).
-    #[serde(default, deserialize_with = "values::non_negative")]
     pub friction: f64,
     /// Coefficient of restitution in (0, 1] (default 1).
+    pub restitution: f64,
+}
+
+/// A material's keys as written (`epsilon`, the old name of `halo`, is refused with the
+/// line that replaces it, see [`halo`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MaterialKeys {
+    #[serde(deserialize_with = "values::positive")]
+    density: f64,
+    #[serde(default)]
+    halo: HaloSpec,
+    #[serde(default = "default_spring", deserialize_with = "values::positive")]
+    spring: f64,
+    #[serde(default, deserialize_with = "values::non_negative")]
+    friction: f64,
     #[serde(
         default = "default_restitution",
         deserialize_with = "values::restitution"
     )]
-    pub restitution: f64,
+    restitution: f64,
+}
+
+impl<'de> Deserialize<'de> for MaterialSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MaterialVisitor;
+
+        impl<'de> Visitor<'de> for MaterialVisitor {
+            type Value = MaterialSpec;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a material mapping")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MaterialSpec, A::Error> {
+                let map = halo::WithoutEpsilon::new(map, halo::material_epsilon_hint);
+                let k = MaterialKeys::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(MaterialSpec {
+                    density: k.density,
+                    halo: k.halo,
+                    spring: k.spring,
+                    friction: k.friction,
+                    restitution: k.restitution,
+                })
+            }
+        }
+
+        d.deserialize_map(MaterialVisitor)
+    }
 }
 
 /// An explicitly listed particle (`particles[i]`).

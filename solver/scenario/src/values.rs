@@ -9,6 +9,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use crate::halo::MAX_RELATIVE_HALO;
 use crate::names;
 
 /// Which numbers a field accepts.
@@ -22,7 +23,12 @@ enum Rule {
     NonNegative,
     /// Finite and in `(0, 1]` (coefficient of restitution).
     Restitution,
+    /// Finite and in `(0, MAX_RELATIVE_HALO]` (a halo relative to the bounding diameter).
+    RelativeHalo,
 }
+
+// `Rule::RelativeHalo`'s message writes the bound.
+const _: () = assert!(MAX_RELATIVE_HALO == 0.5);
 
 impl Rule {
     fn expected(self) -> &'static str {
@@ -31,6 +37,7 @@ impl Rule {
             Rule::Positive => "a finite number > 0",
             Rule::NonNegative => "a finite number ≥ 0",
             Rule::Restitution => "a number in (0, 1]",
+            Rule::RelativeHalo => "a fraction of the bounding diameter in (0, 0.5]",
         }
     }
 
@@ -41,6 +48,7 @@ impl Rule {
                 Rule::Positive => v > 0.0,
                 Rule::NonNegative => v >= 0.0,
                 Rule::Restitution => v > 0.0 && v <= 1.0,
+                Rule::RelativeHalo => v > 0.0 && v <= MAX_RELATIVE_HALO,
             }
     }
 }
@@ -76,7 +84,7 @@ impl<'de> Visitor<'de> for NumberVisitor {
 }
 
 /// Formats a number the way YAML spells the special values.
-fn show(v: f64) -> String {
+pub(crate) fn show(v: f64) -> String {
     if v.is_nan() {
         ".nan".to_owned()
     } else if v.is_infinite() {
@@ -103,6 +111,11 @@ pub(crate) fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error>
 /// Checks a number already read: finite and `> 0` (the message of [`positive`]).
 pub(crate) fn positive_value<E: de::Error>(v: f64) -> Result<f64, E> {
     NumberVisitor(Rule::Positive).visit_f64(v)
+}
+
+/// A halo relative to the bounding diameter: finite and in `(0, MAX_RELATIVE_HALO]`.
+pub(crate) fn relative_halo<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(d, Rule::RelativeHalo)
 }
 
 /// A finite number `≥ 0`.

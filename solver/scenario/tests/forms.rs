@@ -18,7 +18,7 @@ broadphase: { kind: linked_cells, skin: 0.01 }
 seed: 7
 materials: { rock: { density: 2500, friction: 0.3 } }
 shapes: { grain: { tree: grain } }
-obstacles: [ { name: floor, tree: floor, epsilon: 0.002, rotation: [0, 0, 0, 1] } ]
+obstacles: [ { name: floor, tree: floor, halo: { absolute_m: 0.002 }, rotation: [0, 0, 0, 1] } ]
 particles: [ { shape: grain, material: rock, position: [0, 0, 1] } ]
 generators:
   - lattice: { shape: grain, material: rock, origin: [0, 0, 2], spacing: [0.2, 0.2, 0.2],

@@ -20,7 +20,7 @@
 //!   gravity: [0, 0, -9.81]
 //!   materials: { rock: { density: 2500, friction: 0.5, restitution: 0.4 } }
 //!   shapes: { grain: { tree: grain } }
-//!   obstacles: [ { name: stairs, tree: stairs, epsilon: 0.005 } ]
+//!   obstacles: [ { name: stairs, tree: stairs, halo: { absolute_m: 0.005 } } ]
 //!   generators: [ { drop: { shape: grain, material: rock, count: 20,
 //!                           min: [0, -0.3, 0.3], max: [0.4, 0.3, 0.8] } } ]
 //! export: { vtk: true, ply: true, plots: true, preview: last }   # optional

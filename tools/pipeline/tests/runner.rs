@@ -63,7 +63,7 @@ scenario:
     grain: { tree: grain }
     rock: { tree: rock }
   obstacles:
-    - { name: floor, tree: floor, epsilon: 0.002 }
+    - { name: floor, tree: floor, halo: { absolute_m: 0.002 } }
   particles:
     - { shape: rock, material: stone, position: [0, 0, 0.5] }
   generators:

@@ -14,7 +14,7 @@ use msdem_mesh::TriMesh;
 use msdem_solver::contact::stability::stable_dt_estimate;
 use msdem_solver::detect::{Detector, Search};
 use msdem_solver::frames::PhaseTimes;
-use msdem_solver::model::{Geometry, Material, MeshGeometry, Model, Shape};
+use msdem_solver::model::{Geometry, HaloSpec, Material, MeshGeometry, Model, Shape};
 use msdem_solver::params::{
     BroadPhaseChoice, DetectionMode, IntegratorChoice, KernelChoice, Params, PicardParams,
 };
@@ -112,7 +112,7 @@ fn body(world: &World, position: Vec3) -> Result<Body> {
         mass: s.volume * m.density,
         inertia,
         inv_inertia: inertia.try_inverse().context("singular inertia")?,
-        epsilon: m.epsilon * 2.0 * s.radius,
+        epsilon: m.halo.width_m(s.radius),
         radius: s.radius,
         position,
         orientation: Quat::identity(),
@@ -129,7 +129,7 @@ fn empty_world(spec: &GridSpec, shape: Shape) -> World {
             materials: vec![Material {
                 name: "grain".into(),
                 density: DENSITY,
-                epsilon: EPSILON,
+                halo: HaloSpec::Relative(EPSILON),
                 spring: SPRING,
                 friction: 0.4,
                 restitution: 1.0,

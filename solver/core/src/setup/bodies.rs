@@ -29,9 +29,10 @@ fn index_of<T>(items: &[T], name: &str, key: impl Fn(&T) -> &str) -> u32 {
     items.iter().position(|i| key(i) == name).unwrap_or(0) as u32
 }
 
-/// Halo width of a particle: `ε_rel × bounding diameter` \[m\] (docs/design.md §3).
+/// Halo width of a particle \[m\]: the material's `relative` halo × the bounding diameter,
+/// or its `absolute_m` halo (docs/design.md §3).
 fn halo(shape: &Shape, material: &Material) -> f64 {
-    material.epsilon * 2.0 * shape.radius
+    material.halo.width_m(shape.radius)
 }
 
 fn quat(q: [f64; 4]) -> Quat {

@@ -215,7 +215,7 @@ pub fn load_obstacle(
         lo = lo.inf(&q);
         hi = hi.sup(&q);
     }
-    let eps = Vec3::repeat(spec.epsilon);
+    let eps = Vec3::repeat(spec.halo_m);
     let obstacle = Obstacle {
         name: spec.name.clone(),
         geometry: Geometry::Mesh(MeshGeometry {
@@ -225,7 +225,7 @@ pub fn load_obstacle(
             triangles: mesh.triangles.len() as u32,
         }),
         pose,
-        epsilon: spec.epsilon,
+        epsilon: spec.halo_m,
         friction: spec.friction,
         restitution: spec.restitution,
         aabb: (lo - eps, hi + eps),

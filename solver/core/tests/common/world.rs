@@ -11,7 +11,7 @@ use msdem_solver::contact::pair::PairParams;
 use msdem_solver::contact::Contact;
 use msdem_solver::detect::{Detection, Detector, Search};
 use msdem_solver::integrator::explicit::ExplicitEuler;
-use msdem_solver::model::{Geometry, Material, MeshGeometry, Model, Obstacle, Shape};
+use msdem_solver::model::{Geometry, HaloSpec, Material, MeshGeometry, Model, Obstacle, Shape};
 use msdem_solver::params::{
     BroadPhaseChoice, DetectionMode, IntegratorChoice, KernelChoice, Params,
 };
@@ -102,11 +102,12 @@ pub fn add_shape(world: &mut World, mesh: &TriMesh) -> u32 {
     (shapes.len() - 1) as u32
 }
 
-/// Adds a material; returns its index.
+/// Adds a material with a halo of `relative_halo` × the bounding diameter; returns its
+/// index.
 pub fn add_material(
     world: &mut World,
     density: f64,
-    epsilon: f64,
+    relative_halo: f64,
     spring: f64,
     friction: f64,
     restitution: f64,
@@ -115,7 +116,7 @@ pub fn add_material(
     materials.push(Material {
         name: format!("mat{}", materials.len()),
         density,
-        epsilon,
+        halo: HaloSpec::Relative(relative_halo),
         spring,
         friction,
         restitution,
@@ -135,7 +136,7 @@ pub fn add_particle(world: &mut World, shape: u32, material: u32, position: [f64
         mass: s.volume * m.density,
         inertia,
         inv_inertia: inertia.try_inverse().expect("invertible inertia"),
-        epsilon: m.epsilon * 2.0 * s.radius,
+        epsilon: m.halo.width_m(s.radius),
         radius: s.radius,
         position: Vec3::from(position),
         orientation: Quat::identity(),

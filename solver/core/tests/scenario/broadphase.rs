@@ -19,7 +19,7 @@ use msdem_solver::world::World;
 /// pebble collisions after ≈ 7 ms, floor contacts for the lower layer under gravity.
 const CROSSING: &str = "gravity: [0, 0, -9.81]
 obstacles:
-  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, epsilon: 0.002 }
+  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, halo: { absolute_m: 0.002 } }
 generators:
   - lattice: { shape: grain, material: rock, origin: [0, 0, 0.055], spacing: [0.3, 0.12, 0.12],
                count: [2, 3, 2], velocity: [1.5, 0, 0], random_orientation: true }

@@ -15,7 +15,7 @@ const SCENARIO: &str = "version: 1
 name: ellipsoids
 time: { dt: 2.0e-5, end: 0.12, output_every: 100 }
 materials:
-  glass: { density: 2500.0, epsilon: 0.01, spring: 20000.0, friction: 0.0, restitution: 0.8 }
+  glass: { density: 2500.0, halo: { relative: 0.01 }, spring: 20000.0, friction: 0.0, restitution: 0.8 }
 shapes:
   bean: { ellipsoid: { radii: [0.06, 0.02, 0.04] } }
   lentil: { ellipsoid: { radii: [0.05, 0.05, 0.025] } }

@@ -116,7 +116,7 @@ fn frames_round_trip_and_match_independent_stepping_and_free_fall() {
 const PILE: &str = "gravity: [0, 0, -9.81]
 seed: 11
 obstacles:
-  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, epsilon: 0.002 }
+  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, halo: { absolute_m: 0.002 } }
 particles:
   - { shape: cube, material: rock, position: [0, 0, 0.0505] }
 generators:

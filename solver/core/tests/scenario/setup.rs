@@ -74,13 +74,49 @@ generators:
 }
 
 const DROP: &str = "obstacles:
-  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, epsilon: 0.002,
+  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, halo: { absolute_m: 0.002 },
       translation: [0, 0, 0.1] }
 generators:
   - drop: { shape: grain, material: rock, count: 25, min: [-0.5, -0.5, 0], max: [0.5, 0.5, 0.4],
             velocity: [0, 0, -2], random_orientation: true }
   - random_box: { shape: pebble, material: rock, count: 10, min: [-0.5, -0.5, 0], max: [0.5, 0.5, 0.4] }
 ";
+
+/// `halo: { relative: X }` gives X × the bounding diameter (the product the solver always
+/// formed, bit for bit), `halo: { absolute_m: X }` X metres whatever the size; an
+/// obstacle's `absolute_m` is its width.
+#[test]
+fn halos_are_relative_to_the_bounding_diameter_or_absolute_in_metres() {
+    let f = Fixture::new();
+    let text = scenario_text(
+        TIME,
+        "obstacles:
+  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, halo: { absolute_m: 0.003 } }
+particles:
+  - { shape: grain, material: rock, position: [0, 0, 1] }
+  - { shape: cube, material: rock, position: [1, 0, 1] }
+  - { shape: grain, material: glue, position: [0, 1, 1] }
+  - { shape: cube, material: glue, position: [1, 1, 1] }
+  - { shape: grain, material: wide, position: [0, 2, 1] }
+",
+    )
+    .replace(
+        "  rock: { density: 2500.0 }\n",
+        "  rock: { density: 2500.0 }
+  glue: { density: 2500.0, halo: { absolute_m: 0.004 } }
+  wide: { density: 2500.0, halo: { relative: 0.03 } }
+",
+    );
+    let s = f.scenario("s.yaml", &text);
+    let w = build_world(&load_scenario(&s).unwrap()).unwrap();
+    let b = &w.state.bodies;
+    assert_eq!(b[0].epsilon, 0.01 * 2.0 * b[0].radius);
+    assert_eq!(b[1].epsilon, 0.01 * 2.0 * b[1].radius);
+    assert_ne!(b[0].radius, b[1].radius);
+    assert_eq!((b[2].epsilon, b[3].epsilon), (0.004, 0.004));
+    assert_eq!(b[4].epsilon, 0.03 * 2.0 * b[4].radius);
+    assert_eq!(w.model.obstacles[0].epsilon, 0.003);
+}
 
 #[test]
 fn random_generators_place_disjoint_particles_in_the_box_clear_of_obstacles() {
@@ -150,7 +186,7 @@ fn halo_overlap_and_touching_are_allowed() {
         &f,
         &format!(
             "obstacles:
-  - {{ name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, epsilon: 0.002 }}
+  - {{ name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, halo: {{ absolute_m: 0.002 }} }}
 particles:
   - {{ shape: grain, material: rock, position: [0, 0, 1] }}
   - {{ shape: grain, material: rock, position: [{}, 0, 1] }}

@@ -16,7 +16,7 @@ mod example;
 /// halos, moving down at 0.1 m/s (0.1 mm in the 100 steps of 10 µs); a cube in the air.
 const FALL: &str = "gravity: [0, 0, -9.81]
 obstacles:
-  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, epsilon: 0.002 }
+  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, halo: { absolute_m: 0.002 } }
 particles:
   - { shape: grain, material: rock, position: [0, 0, 0.052], velocity: [0, 0, -0.1] }
   - { shape: cube, material: rock, position: [0.3, 0, 0.5] }
