@@ -224,7 +224,7 @@ property float z\nelement face 2\nproperty list uchar int vertex_indices\nend_he
     let e = decode_mesh(text.as_bytes(), Format::Ply, Path::new("x.ply")).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "x.ply: PLY parse error: face 1: vertex index 3 out of range (3 vertices)"
+        "x.ply: PLY parse error: line 14: face 1: vertex index 3 out of range (3 vertices)"
     );
     let e = decode_mesh(b"f 1 2 3\n", Format::Obj, Path::new("y.obj")).unwrap_err();
     assert!(e.to_string().starts_with("y.obj: OBJ parse error"), "{e}");

@@ -15,7 +15,7 @@ const CASES: &[(&str, &[&str])] = &[
     ("check {d}/empty.ply", &["empty.ply", "empty mesh"]),
     ("convert {d}/empty.ply -o {d}/out.ply", &["empty.ply", "empty mesh"]),
     ("check meshes/truncated.ply --particle", &["meshes/truncated.ply", "PLY parse error"]),
-    ("check meshes/open_tetrahedron.ply --particle", &["open_tetrahedron.ply", "open mesh", "triangle 0"]),
+    ("check meshes/open_tetrahedron.ply --particle", &["open_tetrahedron.ply", "open mesh", "of face 0 (line 15)"]),
     ("convert meshes/nan_vertex.ply -o {d}/out.ply", &["nan_vertex.ply", "non-finite"]),
     ("convert meshes/tetrahedron.obj -o {d}/out.off", &["out.off", "unsupported mesh format"]),
     ("sphere --radius 1 --subdivisions 0 -o {d}/out.ply", &["--subdivisions", "= 0"]),

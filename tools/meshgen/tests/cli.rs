@@ -123,7 +123,7 @@ fn shipped_sample_meshes_check_as_documented() {
     ok(&["check", "meshes/open_tetrahedron.ply"]);
     fails(
         &["check", "meshes/plane.ply", "--particle"],
-        &["meshes/plane.ply: open mesh: 6 boundary edges, first (0, 1) of triangle 0"],
+        &["meshes/plane.ply: open mesh: 6 boundary edges, first between vertex 0 (line 11) and vertex 1 (line 12) of face 0 (line 17)"],
     );
     fails(
         &["check", "meshes/open_tetrahedron.ply", "--particle"],
