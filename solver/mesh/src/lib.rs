@@ -142,10 +142,7 @@ pub fn convert_with(
     } else {
         let moved = transform.apply(&mesh, input, &map)?;
         if let Some(problem) = fatal(&moved, &map) {
-            return Err(invalid(format!(
-                "after {}: {problem}",
-                transform.meshgen_args().join(" ")
-            )));
+            return Err(invalid(format!("after the transform: {problem}")));
         }
         moved
     };

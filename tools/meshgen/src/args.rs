@@ -80,14 +80,20 @@ pub struct TransformArgs {
     pub translate: Option<Vec<f64>>,
 }
 
+/// A finite number > 0 (the rule of [`check_scale`]).
 fn positive(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    check_scale(v)
+    match s.parse::<f64>() {
+        Ok(v) if check_scale(v).is_ok() => Ok(v),
+        _ => Err("expected a finite number > 0".to_owned()),
+    }
 }
 
+/// A finite number (the rule of [`check_finite`]).
 fn finite(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
-    check_finite(v)
+    match s.parse::<f64>() {
+        Ok(v) if check_finite(v).is_ok() => Ok(v),
+        _ => Err("expected a finite number".to_owned()),
+    }
 }
 
 impl TransformArgs {
