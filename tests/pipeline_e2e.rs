@@ -278,7 +278,10 @@ fn an_imported_grain_in_millimetres_is_transformed_and_its_transform_is_stamped(
     assert_eq!(written, expected);
     let (volume, com) = volume_and_com(&written);
     let (volume_mm, _) = volume_and_com(&grain);
-    assert!((volume / (volume_mm * 1e-9) - 1.0).abs() < 1e-12, "{volume}");
+    assert!(
+        (volume / (volume_mm * 1e-9) - 1.0).abs() < 1e-12,
+        "{volume}"
+    );
     assert!(com.iter().all(|c| c.abs() < 1e-15), "{com:?}");
 
     // Changing the transform reruns the mesh stage (its command line is in the stamp).

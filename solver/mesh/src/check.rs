@@ -160,7 +160,10 @@ pub fn check_mesh(mesh: &TriMesh, role: Role) -> MeshReport {
 
 /// Whether a triangle's indices are in range and pairwise distinct.
 fn proper(tri: &[u32; 3], n: usize) -> bool {
-    tri.iter().all(|&i| (i as usize) < n) && tri[0] != tri[1] && tri[1] != tri[2] && tri[0] != tri[2]
+    tri.iter().all(|&i| (i as usize) < n)
+        && tri[0] != tri[1]
+        && tri[1] != tri[2]
+        && tri[0] != tri[2]
 }
 
 /// Union–find root with path halving.
@@ -491,9 +494,8 @@ impl fmt::Display for ReportDisplay<'_> {
             }))
         };
         let vertices = |l: &[u32]| list(&mut l.iter().map(|&v| map.vertex_number(v)));
-        let triangles = |l: &mut dyn Iterator<Item = u32>| {
-            list(&mut l.map(|t| map.triangle_number(t)))
-        };
+        let triangles =
+            |l: &mut dyn Iterator<Item = u32>| list(&mut l.map(|t| map.triangle_number(t)));
         writeln!(
             f,
             "open (boundary) edges: {}{}",

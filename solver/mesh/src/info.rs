@@ -177,10 +177,7 @@ impl MeshInfo {
         let m = match &self.unit_density {
             Ok(m) => m,
             Err(why) => {
-                let _ = write!(
-                    s,
-                    "volume, centre of mass, inertia: not defined: {why}"
-                );
+                let _ = write!(s, "volume, centre of mass, inertia: not defined: {why}");
                 return s;
             }
         };

@@ -450,7 +450,10 @@ mod tests {
             ),
         ] {
             let e = t.check().unwrap_err().to_string();
-            assert!(e.starts_with(&format!("invalid parameter {flag} = ")), "{e}");
+            assert!(
+                e.starts_with(&format!("invalid parameter {flag} = ")),
+                "{e}"
+            );
         }
         assert_eq!(
             check_scale(-1.0).unwrap_err(),

@@ -141,8 +141,12 @@ fn pinched() -> TriMesh {
     m.vertices
         .extend(tetra().vertices[1..].iter().map(|v| v.map(|c| -c)));
     let map = |i: u32| if i == 0 { 0 } else { i + n - 1 };
-    m.triangles
-        .extend(tetra().triangles.iter().map(|t| [map(t[0]), map(t[2]), map(t[1])]));
+    m.triangles.extend(
+        tetra()
+            .triangles
+            .iter()
+            .map(|t| [map(t[0]), map(t[2]), map(t[1])]),
+    );
     m
 }
 

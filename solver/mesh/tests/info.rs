@@ -18,7 +18,10 @@ fn unit_cube_and_box_match_closed_forms() {
         let [a, b, c] = size;
         let v = a * b * c;
         assert_eq!(info.parts, 1);
-        assert_eq!(info.bounds, Some([size.map(|s| -s / 2.0), size.map(|s| s / 2.0)]));
+        assert_eq!(
+            info.bounds,
+            Some([size.map(|s| -s / 2.0), size.map(|s| s / 2.0)])
+        );
         assert!(rel(info.surface_area, 2.0 * (a * b + b * c + c * a)) < 1e-12);
         let m = info.unit_density.as_ref().unwrap();
         assert!(rel(m.volume, v) < 1e-12);
@@ -97,9 +100,8 @@ fn icosphere_matches_its_polyhedral_values_by_independent_quadrature() {
     let cov: [[f64; 3]; 3] =
         std::array::from_fn(|i| std::array::from_fn(|j| second[i][j] - vol * com[i] * com[j]));
     let tr = cov[0][0] + cov[1][1] + cov[2][2];
-    let inertia: [[f64; 3]; 3] = std::array::from_fn(|i| {
-        std::array::from_fn(|j| if i == j { tr } else { 0.0 } - cov[i][j])
-    });
+    let inertia: [[f64; 3]; 3] =
+        std::array::from_fn(|i| std::array::from_fn(|j| if i == j { tr } else { 0.0 } - cov[i][j]));
     assert!(mat_rel(&m.inertia, &inertia) < 1e-10, "{:?}", m.inertia);
     // Close to the sphere it is inscribed in (1,280 triangles: within 1 % / 1.5 %).
     let sphere_v = 4.0 / 3.0 * std::f64::consts::PI * r * r * r;

@@ -330,7 +330,9 @@ fn hostile_files_give_one_line_messages_naming_the_place() {
         ),
     ];
     for (format, bytes, expected) in cases {
-        let e = decode_mesh(&bytes, format, Path::new("f")).unwrap_err().to_string();
+        let e = decode_mesh(&bytes, format, Path::new("f"))
+            .unwrap_err()
+            .to_string();
         let name = match format {
             Format::Ply => "PLY",
             Format::Obj => "OBJ",

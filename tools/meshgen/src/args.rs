@@ -54,7 +54,7 @@ pub enum Command {
         /// The transform, as for `convert`.
         #[command(flatten)]
         transform: TransformArgs,
-        /// Also print mass [kg] and inertia [kg·m²] for this uniform density [kg/m³].
+        /// Also print mass (kg) and inertia (kg·m²) for this uniform density (kg/m³).
         #[arg(long, value_name = "RHO", value_parser = positive)]
         density_kg_m3: Option<f64>,
     },
@@ -69,13 +69,13 @@ pub struct TransformArgs {
     /// Scale factor > 0, applied after --units.
     #[arg(long, value_name = "FACTOR", value_parser = positive, default_value_t = 1.0)]
     pub scale: f64,
-    /// Rotation [degrees] about the fixed x axis, then y, then z (p → Rz·Ry·Rx·p, right-handed, about the origin), after scaling.
+    /// Rotation (degrees) about the fixed x axis, then y, then z (p → Rz·Ry·Rx·p, right-handed, about the origin), after scaling.
     #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], value_parser = finite)]
     pub rotate_deg: Option<Vec<f64>>,
     /// Move the centre of mass (uniform density) to the origin, after rotating; the mesh must be closed and outward.
     #[arg(long, visible_alias = "recenter")]
     pub recentre: bool,
-    /// Translation [m], added last.
+    /// Translation (m), added last.
     #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], value_parser = finite)]
     pub translate: Option<Vec<f64>>,
 }
@@ -421,8 +421,9 @@ mod tests {
             panic!("not convert");
         };
         assert_eq!(transform.transform(), t);
-        let Command::Info { transform, .. } =
-            Cli::try_parse_from(["meshgen", "info", "a.obj"]).unwrap().command
+        let Command::Info { transform, .. } = Cli::try_parse_from(["meshgen", "info", "a.obj"])
+            .unwrap()
+            .command
         else {
             panic!("not info");
         };

@@ -163,9 +163,15 @@ fn info_prints_mass_properties_after_the_transform() {
     assert_eq!(value(&info, "volume [m³]:"), 6.0);
     assert_eq!(value(&info, "surface area [m²]:"), 22.0);
     assert_eq!(value(&info, "mass [kg]:"), 6000.0);
-    assert!(info.contains("centre of mass [m]: [0.0, 0.0, 0.0]\n"), "{info}");
+    assert!(
+        info.contains("centre of mass [m]: [0.0, 0.0, 0.0]\n"),
+        "{info}"
+    );
     // I = m (b² + c²) / 12 … per unit density and for 1000 kg/m³.
-    assert!(info.contains("\n  [6.5, 0.0, 0.0]\n  [0.0, 5.0, 0.0]\n  [0.0, 0.0, 2.5]\n"), "{info}");
+    assert!(
+        info.contains("\n  [6.5, 0.0, 0.0]\n  [0.0, 5.0, 0.0]\n  [0.0, 0.0, 2.5]\n"),
+        "{info}"
+    );
     assert!(info.contains("\n  [6500.0, 0.0, 0.0]\n"), "{info}");
     assert!(info.contains("principal moments per unit density [m⁵]: [2.5, 5.0, 6.5]\n"));
     assert!(info.contains("closed: yes") && info.contains("orientation: consistent, outward"));
@@ -189,7 +195,10 @@ fn info_prints_mass_properties_after_the_transform() {
     assert!(info.contains("transformed: --units mm --rotate-deg 0 0 90 --translate 0 0 -1\n"));
     let volume = value(&info, "volume [m³]:");
     assert!((volume - 6e-9).abs() < 1e-20, "{volume}");
-    assert!(info.contains("centre of mass [m]: [0.0, 0.0, -1.0]\n"), "{info}");
+    assert!(
+        info.contains("centre of mass [m]: [0.0, 0.0, -1.0]\n"),
+        "{info}"
+    );
     let rows: Vec<Vec<f64>> = info
         .lines()
         .filter_map(|l| l.strip_prefix("  ["))
@@ -226,7 +235,10 @@ fn info_prints_mass_properties_after_the_transform() {
         "-1",
         "--particle",
     ]);
-    assert!(said.ends_with(" (--units mm --rotate-deg 0 0 90 --translate 0 0 -1)\n"), "{said}");
+    assert!(
+        said.ends_with(" (--units mm --rotate-deg 0 0 90 --translate 0 0 -1)\n"),
+        "{said}"
+    );
     let again = ok(&["info", out.to_str().unwrap()]);
     assert_eq!(
         info.lines().skip(2).collect::<Vec<_>>(),

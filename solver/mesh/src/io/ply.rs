@@ -265,7 +265,9 @@ fn parse_header(bytes: &[u8]) -> Result<Header, String> {
                 };
                 let ty = |name: &str| {
                     Scalar::parse(name).ok_or_else(|| {
-                        bad(&format!("unknown property type `{name}` (expected {TYPE_NAMES})"))
+                        bad(&format!(
+                            "unknown property type `{name}` (expected {TYPE_NAMES})"
+                        ))
                     })
                 };
                 let (kind, name) = match words[1..] {
@@ -292,7 +294,9 @@ fn parse_header(bytes: &[u8]) -> Result<Header, String> {
                 };
                 match (role, kind) {
                     (Role::Axis(_), Kind::List(..)) => {
-                        return Err(bad("a vertex coordinate must be a single number, not a list"))
+                        return Err(bad(
+                            "a vertex coordinate must be a single number, not a list",
+                        ))
                     }
                     (Role::Indices, Kind::Scalar(_)) => {
                         return Err(bad("a face's vertex indices must be a list"))
@@ -528,7 +532,9 @@ fn read_body(header: &Header, bytes: &[u8], n: u64) -> Result<Records, String> {
                 polygon.clear();
                 for &i in &indices {
                     if i < 0 || i as u64 >= n {
-                        return Err(format!("{at}: vertex index {i} out of range ({n} vertices)"));
+                        return Err(format!(
+                            "{at}: vertex index {i} out of range ({n} vertices)"
+                        ));
                     }
                     polygon.push(i as u32);
                 }
@@ -557,10 +563,7 @@ pub(super) fn decode(bytes: &[u8]) -> Result<(TriMesh, SourceMap), String> {
         }
     }
     if vertex.count > u64::from(u32::MAX) {
-        return Err(format!(
-            "{} vertices: more than 4294967295",
-            vertex.count
-        ));
+        return Err(format!("{} vertices: more than 4294967295", vertex.count));
     }
     if let Some(face) = header.elements.iter().find(|e| e.name == "face") {
         if !face.props.iter().any(|p| p.1 == Role::Indices) {

@@ -130,7 +130,13 @@ mod tests {
         let none = SourceMap::default();
         assert_eq!(none.triangle_label(7), "triangle 7");
         assert_eq!(none.vertex_label(0), "vertex 0");
-        let obj = SourceMap::new(Format::Obj, vec![0, 0, 1], vec![10, 11], vec![0, 1], vec![1, 2]);
+        let obj = SourceMap::new(
+            Format::Obj,
+            vec![0, 0, 1],
+            vec![10, 11],
+            vec![0, 1],
+            vec![1, 2],
+        );
         assert_eq!(obj.triangle_label(1), "face 1 (line 10)");
         assert_eq!(obj.triangle_label(2), "face 2 (line 11)");
         assert_eq!(obj.vertex_label(1), "vertex 2 (line 2)");

@@ -157,7 +157,8 @@ impl<'a> Words<'a> {
     }
 
     fn peek_is(&mut self, want: &str) -> bool {
-        self.peek().is_some_and(|(_, w)| w.eq_ignore_ascii_case(want))
+        self.peek()
+            .is_some_and(|(_, w)| w.eq_ignore_ascii_case(want))
     }
 }
 
@@ -185,7 +186,9 @@ fn ascii(bytes: &[u8]) -> Result<Ascii, String> {
             words.expect("outer")?;
             words.expect("loop")?;
             for _ in 0..3 {
-                let line = words.expect("vertex").map_err(|e| format!("{e} (facet {facet})"))?;
+                let line = words
+                    .expect("vertex")
+                    .map_err(|e| format!("{e} (facet {facet})"))?;
                 let mut p = [0.0; 3];
                 for c in &mut p {
                     *c = f64::from(words.number()?);
@@ -193,9 +196,9 @@ fn ascii(bytes: &[u8]) -> Result<Ascii, String> {
                 positions.push(p);
                 corner_line.push(line);
             }
-            words.expect("endloop").map_err(|e| {
-                format!("{e} (facet {facet}: a facet has exactly 3 vertices)")
-            })?;
+            words
+                .expect("endloop")
+                .map_err(|e| format!("{e} (facet {facet}: a facet has exactly 3 vertices)"))?;
             words.expect("endfacet")?;
         }
         let end = words.expect("endsolid")?;
@@ -258,7 +261,12 @@ mod tests {
         let mut b = b"solid exported by a CAD program".to_vec();
         b.resize(80, b' ');
         b.extend(1u32.to_le_bytes());
-        for v in [[0.0f32; 3], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
+        for v in [
+            [0.0f32; 3],
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+        ] {
             for c in v {
                 b.extend(c.to_le_bytes());
             }
