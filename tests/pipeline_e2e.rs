@@ -2,8 +2,8 @@
 //! stages run and leave frames and VTK output; a second run skips every stage; changing one
 //! mesh's parameters rebuilds that mesh, its tree and what follows, nothing else; a failing
 //! stage stops the pipeline with its own message. Imported meshes: the transform is applied
-//! and stamped, a mesh unfit for a particle is refused at the mesh stage naming the user's
-//! file, a missing import file is reported before anything runs.
+//! and stamped, a mesh unfit for its use (particle or obstacle) is refused at the mesh stage
+//! naming the user's file, a missing import file is reported before anything runs.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -293,21 +293,32 @@ fn an_imported_grain_in_millimetres_is_transformed_and_its_transform_is_stamped(
 }
 
 #[test]
-fn an_imported_grain_unfit_for_a_particle_is_refused_at_the_mesh_stage_naming_the_file() {
+fn an_imported_mesh_unfit_for_its_use_is_refused_at_the_mesh_stage_naming_the_file() {
+    let particle = "(checked as a particle: tree grain is built over it without `obstacle: true`)";
+    let obstacle = "(checked as an obstacle: tree floor is built over it with `obstacle: true`)";
     let cases = [
         // Tetrahedron without its bottom face.
         (
+            "grain",
             "open.obj",
             "v 0 0 0\nv 0.05 0 0\nv 0 0.05 0\nv 0 0 0.05\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
-            "open mesh: 3 boundary edges, first between vertex 1 (line 1) and vertex 2 (line 2) of face 1 (line 5)",
+            format!("open mesh: 3 boundary edges, first between vertex 1 (line 1) and vertex 2 (line 2) of face 1 (line 5) {particle}"),
         ),
         (
+            "grain",
             "pinched.obj",
             "",
-            "non-manifold vertex: 1 vertices where separate fans of triangles meet (pinch), first vertex 1 (line 5), joining the fans of face 1 (line 12) and face 5 (line 16)",
+            format!("non-manifold vertex: 1 vertices where separate fans of triangles meet (pinch), first vertex 1 (line 5), joining the fans of face 1 (line 12) and face 5 (line 16) {particle}"),
+        ),
+        // Three fins on one edge: not even an obstacle.
+        (
+            "floor",
+            "fins.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 2 1 4\nf 1 2 5\n",
+            format!("non-manifold mesh: 1 edges shared by more than two triangles, first between vertex 1 (line 1) and vertex 2 (line 2) of face 1 (line 6), face 2 (line 7), face 3 (line 8) {obstacle}"),
         ),
     ];
-    for (file, text, problem) in cases {
+    for (mesh, file, text, problem) in cases {
         let sandbox = Sandbox::new();
         let path = sandbox.dir.path().join(file);
         if text.is_empty() {
@@ -316,7 +327,14 @@ fn an_imported_grain_unfit_for_a_particle_is_refused_at_the_mesh_stage_naming_th
         } else {
             fs::write(&path, text).unwrap();
         }
-        import_grain(&sandbox, file, "");
+        if mesh == "grain" {
+            import_grain(&sandbox, file, "");
+        } else {
+            sandbox.edit(
+                "floor: { kind: plane, size: [1, 1] }",
+                &format!("floor: {{ import: {file} }}"),
+            );
+        }
         let output = sandbox.run(&[]);
         let (stdout, stderr) = texts(&output);
         assert!(!output.status.success(), "{stdout}");
@@ -324,12 +342,16 @@ fn an_imported_grain_unfit_for_a_particle_is_refused_at_the_mesh_stage_naming_th
         assert_eq!(
             last,
             format!(
-                "error: mesh grain failed (exit status: 1): meshgen: {}: {problem} (checked as a particle: tree grain is built over it without `obstacle: true`)",
+                "error: mesh {mesh} failed (exit status: 1): meshgen: {}: {problem}",
                 path.display()
             )
         );
-        assert_eq!(stages(&stdout).0, ["mesh grain"], "{stdout}");
-        assert!(!sandbox.out().join("meshes/grain.ply").exists());
+        assert_eq!(
+            stages(&stdout).0.last().map(String::as_str),
+            Some(format!("mesh {mesh}").as_str()),
+            "{stdout}"
+        );
+        assert!(!sandbox.out().join(format!("meshes/{mesh}.ply")).exists());
     }
 }
 

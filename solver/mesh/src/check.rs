@@ -167,10 +167,10 @@ fn proper(tri: &[u32; 3], n: usize) -> bool {
 }
 
 /// Union–find root with path halving.
-fn root(parent: &mut [u32], mut i: u32) -> u32 {
-    while parent[i as usize] != i {
-        let up = parent[parent[i as usize] as usize];
-        parent[i as usize] = up;
+fn root(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        let up = parent[parent[i]];
+        parent[i] = up;
         i = up;
     }
     i
@@ -186,33 +186,33 @@ fn pinch_vertices(mesh: &TriMesh) -> Vec<PinchFinding> {
     let n = mesh.vertices.len();
     // (vertex, other vertex of an edge at it, corner), sorted: corners sharing an edge at a
     // vertex are adjacent.
-    let mut spokes: Vec<(u32, u32, u32)> = Vec::with_capacity(6 * mesh.triangles.len());
+    let mut spokes: Vec<(u32, u32, usize)> = Vec::with_capacity(6 * mesh.triangles.len());
     for (t, tri) in mesh.triangles.iter().enumerate() {
         if !proper(tri, n) {
             continue;
         }
         for k in 0..3 {
-            let corner = 3 * t as u32 + k as u32;
+            let corner = 3 * t + k;
             spokes.push((tri[k], tri[(k + 1) % 3], corner));
             spokes.push((tri[k], tri[(k + 2) % 3], corner));
         }
     }
     spokes.sort_unstable();
-    let mut parent: Vec<u32> = (0..3 * mesh.triangles.len() as u32).collect();
+    let mut parent: Vec<usize> = (0..3 * mesh.triangles.len()).collect();
     for group in spokes.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
         for pair in group.windows(2) {
             let (a, b) = (root(&mut parent, pair[0].2), root(&mut parent, pair[1].2));
             if a != b {
-                parent[a.max(b) as usize] = a.min(b);
+                parent[a.max(b)] = a.min(b);
             }
         }
     }
     let mut out = Vec::new();
-    let mut fans: Vec<(u32, u32)> = Vec::new();
+    let mut fans: Vec<(usize, u32)> = Vec::new();
     for group in spokes.chunk_by(|a, b| a.0 == b.0) {
         fans.clear();
         for s in group {
-            fans.push((root(&mut parent, s.2), s.2 / 3));
+            fans.push((root(&mut parent, s.2), (s.2 / 3) as u32));
         }
         fans.sort_unstable();
         fans.dedup_by_key(|f| f.0);

@@ -92,16 +92,16 @@ pub fn convert(
 pub struct ConvertOptions {
     /// Applied to the mesh before it is written.
     pub transform: transform::ImportTransform,
-    /// Check the input as a particle (closed, manifold, outward) instead of refusing only
-    /// empty meshes and non-finite coordinates.
-    pub particle: bool,
+    /// The role the input must be fit for ([`check::MeshReport::problems`]); `None` refuses
+    /// only empty meshes and non-finite coordinates.
+    pub role: Option<check::Role>,
 }
 
-/// [`convert`] with a transform and, optionally, the particle check. Problems of the input
-/// name the input file and its elements in the file's own numbering (OBJ faces and
+/// [`convert`] with a transform and, optionally, the check for a role. Problems of the
+/// input name the input file and its elements in the file's own numbering (OBJ faces and
 /// vertices from 1 with their lines, PLY from 0, STL facets from 1); a problem that only the
 /// transform creates (coordinates overflowing) is said to come after the transform.
-/// `transform.recentre` needs a closed, outward mesh even without `particle`.
+/// `transform.recentre` needs a closed, outward mesh whatever the role.
 pub fn convert_with(
     input: impl AsRef<std::path::Path>,
     output: impl AsRef<std::path::Path>,
@@ -113,35 +113,42 @@ pub fn convert_with(
     let transform = &options.transform;
     transform.check()?;
     let (mesh, map, _) = read_mesh_source(input)?;
-    let strict = options.particle || transform.recentre;
-    let fatal = |mesh: &TriMesh, map: &SourceMap| -> Option<String> {
-        if strict {
-            let report = check::check_mesh(mesh, check::Role::Particle);
-            return report.problems_in(map).into_iter().next();
+    let first = |mesh: &TriMesh, role| {
+        let report = check::check_mesh(mesh, role);
+        report.problems_in(&map).into_iter().next()
+    };
+    let fatal = |mesh: &TriMesh| -> Option<String> {
+        match options.role {
+            Some(role) => first(mesh, role),
+            None => {
+                let report = check::check_mesh(mesh, check::Role::Obstacle);
+                let lenient = report.triangle_count == 0 || !report.non_finite_vertices.is_empty();
+                lenient
+                    .then(|| report.problems_in(&map).into_iter().next())
+                    .flatten()
+            }
         }
-        let report = check::check_mesh(mesh, check::Role::Obstacle);
-        if report.triangle_count == 0 || !report.non_finite_vertices.is_empty() {
-            return report.problems_in(map).into_iter().next();
-        }
-        None
     };
     let invalid = |problem: String| MeshError::Invalid {
         path: input.to_path_buf(),
         problem,
     };
-    if let Some(problem) = fatal(&mesh, &map) {
-        return Err(invalid(if options.particle {
-            problem
-        } else {
-            format!("{problem} (--recentre needs a closed, outward mesh)")
-        }));
+    if let Some(problem) = fatal(&mesh) {
+        return Err(invalid(problem));
+    }
+    if transform.recentre && options.role != Some(check::Role::Particle) {
+        if let Some(problem) = first(&mesh, check::Role::Particle) {
+            return Err(invalid(format!(
+                "{problem} (--recentre needs a closed, outward mesh)"
+            )));
+        }
     }
     let report = check::check_mesh(&mesh, check::Role::Obstacle);
     let mesh = if transform.is_identity() {
         mesh
     } else {
         let moved = transform.apply(&mesh, input, &map)?;
-        if let Some(problem) = fatal(&moved, &map) {
+        if let Some(problem) = fatal(&moved) {
             return Err(invalid(format!("after the transform: {problem}")));
         }
         moved

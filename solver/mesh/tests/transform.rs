@@ -8,6 +8,7 @@
 mod common;
 
 use common::*;
+use msdem_mesh::check::Role;
 use msdem_mesh::generate::{cuboid, noise_sphere, NoiseSphere};
 use msdem_mesh::mass::{mass_properties, principal_axes};
 use msdem_mesh::transform::{ImportTransform, LengthUnit};
@@ -34,7 +35,7 @@ fn converted(mesh: &TriMesh, transform: ImportTransform) -> TriMesh {
     write_mesh(&src, mesh).unwrap();
     let options = ConvertOptions {
         transform,
-        particle: true,
+        role: Some(Role::Particle),
     };
     convert_with(&src, &dst, &options).unwrap();
     read_mesh(&dst).unwrap().0
@@ -188,7 +189,7 @@ fn recentring_an_open_mesh_is_refused_naming_the_file_and_its_face() {
             recentre: true,
             ..Default::default()
         },
-        particle: false,
+        role: None,
     };
     let e = convert_with(&src, dir.path().join("o.ply"), &options).unwrap_err();
     assert_eq!(
@@ -208,7 +209,7 @@ fn recentring_an_open_mesh_is_refused_naming_the_file_and_its_face() {
                 translate: [1.0, 2.0, 3.0],
                 ..Default::default()
             },
-            particle: false,
+            role: None,
         },
     )
     .unwrap();
@@ -228,7 +229,7 @@ fn a_transform_that_overflows_the_coordinates_is_refused_after_the_transform() {
             translate: [1e308, 0.0, 0.0],
             ..Default::default()
         },
-        particle: false,
+        role: None,
     };
     let e = convert_with(&src, dir.path().join("o.ply"), &options).unwrap_err();
     assert_eq!(

@@ -32,8 +32,12 @@ pub enum Command {
         #[command(flatten)]
         transform: TransformArgs,
         /// Require a closed, manifold, outward particle mesh (as `check --particle`).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "obstacle")]
         particle: bool,
+        /// Require a mesh fit for an obstacle (as `check`: finite, no degenerate triangle, no
+        /// edge shared by more than two triangles).
+        #[arg(long)]
+        obstacle: bool,
     },
     /// Print the topology report; exit ≠ 0 if the mesh is unusable.
     #[command(allow_negative_numbers = true)]

@@ -39,10 +39,16 @@ fn run(cli: Cli) -> Result<()> {
             output,
             transform,
             particle,
+            obstacle,
         } => {
+            let role = match (particle, obstacle) {
+                (true, _) => Some(Role::Particle),
+                (_, true) => Some(Role::Obstacle),
+                _ => None,
+            };
             let options = ConvertOptions {
                 transform: transform.transform(),
-                particle,
+                role,
             };
             let report = msdem_mesh::convert_with(&input, &output, &options)?;
             let flags = options.transform.meshgen_args();

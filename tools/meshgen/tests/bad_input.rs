@@ -27,6 +27,7 @@ const CASES: &[(&str, &[&str])] = &[
     ("convert meshes/open_tetrahedron.ply -o {d}/out.ply --recentre", &["meshgen: meshes/open_tetrahedron.ply: open mesh: 3 boundary edges, first between vertex 0 (line 11) and vertex 1 (line 12) of face 0 (line 15) (--recentre needs a closed, outward mesh)\n"]),
     ("convert meshes/open_tetrahedron.ply -o {d}/out.ply --particle", &["meshgen: meshes/open_tetrahedron.ply: open mesh: 3 boundary edges, first between vertex 0 (line 11) and vertex 1 (line 12) of face 0 (line 15)\n"]),
     ("convert meshes/pinched_tetrahedra.obj -o {d}/out.ply --particle", &["meshgen: meshes/pinched_tetrahedra.obj: non-manifold vertex: 1 vertices where separate fans of triangles meet (pinch), first vertex 1 (line 5), joining the fans of face 1 (line 12) and face 5 (line 16)\n"]),
+    ("convert meshes/tetrahedron.obj -o {d}/out.ply --particle --obstacle", &["the argument '--particle' cannot be used with '--obstacle'"]),
     ("check meshes/pinched_tetrahedra.obj --particle", &["pinched_tetrahedra.obj: non-manifold vertex", "vertex 1 (line 5)"]),
     ("info meshes/open_tetrahedron.ply --recentre", &["open_tetrahedron.ply: open mesh", "--recentre needs a closed, outward mesh"]),
     ("info meshes/tetrahedron.obj --density-kg-m3 0", &["'--density-kg-m3 <RHO>'", "expected a finite number > 0"]),

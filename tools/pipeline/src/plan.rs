@@ -113,16 +113,21 @@ fn push_opt<T: fmt::Display>(args: &mut Vec<String>, flag: &str, value: Option<T
     }
 }
 
-/// The `meshgen` stage of mesh `name`; imports are resolved against `pipeline_dir`. An
-/// import that `particle_tree` builds a particle tree over is checked as a particle
-/// (`meshgen convert --particle`), so that a mesh unfit for a particle is reported at this
-/// stage, naming the imported file.
-fn mesh_stage(
-    name: &str,
-    mesh: &MeshSpec,
-    pipeline_dir: &Path,
-    particle_tree: Option<&str>,
-) -> Stage {
+/// The trees built over an imported mesh decide what `meshgen convert` checks it for, so
+/// that a mesh unfit for its use is reported at its mesh stage, naming the imported file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ImportUse<'a> {
+    /// No tree is built over it: only empty meshes and non-finite coordinates are refused.
+    Unused,
+    /// Only obstacle trees (`--obstacle`), e.g. this one.
+    Obstacle(&'a str),
+    /// A particle tree (`--particle`), this one.
+    Particle(&'a str),
+}
+
+/// The `meshgen` stage of mesh `name`; imports are resolved against `pipeline_dir` and
+/// checked for their `import_use`.
+fn mesh_stage(name: &str, mesh: &MeshSpec, pipeline_dir: &Path, import_use: ImportUse) -> Stage {
     let out = mesh_file(name);
     let mut hint = None;
     let (mut args, inputs) = match mesh {
@@ -131,11 +136,20 @@ fn mesh_stage(
             let source = pipeline_dir.join(&i.import);
             let mut args = vec!["convert".to_owned(), source.display().to_string()];
             args.extend(i.transform.meshgen_args());
-            if let Some(tree) = particle_tree {
-                args.push("--particle".to_owned());
-                hint = Some(format!(
-                    "checked as a particle: tree {tree} is built over it without `obstacle: true`"
-                ));
+            match import_use {
+                ImportUse::Unused => {}
+                ImportUse::Obstacle(tree) => {
+                    args.push("--obstacle".to_owned());
+                    hint = Some(format!(
+                        "checked as an obstacle: tree {tree} is built over it with `obstacle: true`"
+                    ));
+                }
+                ImportUse::Particle(tree) => {
+                    args.push("--particle".to_owned());
+                    hint = Some(format!(
+                        "checked as a particle: tree {tree} is built over it without `obstacle: true`"
+                    ));
+                }
             }
             (args, vec![source])
         }
@@ -273,16 +287,23 @@ fn export_stage(name: &str, export: &ExportSpec) -> Stage {
 /// Every stage of `spec` in execution order: meshes, trees (file order), solve, export.
 /// Imported meshes are resolved against `pipeline_dir` (the pipeline file's folder).
 pub fn stages(spec: &PipelineSpec, pipeline_dir: &Path) -> Vec<Stage> {
-    let particle_tree = |mesh: &str| {
-        spec.trees
-            .iter()
-            .find(|(_, t)| !t.obstacle && t.mesh.as_str() == mesh)
-            .map(|(n, _)| n.as_str())
+    let import_use = |mesh: &str| {
+        let over = |obstacle: bool| {
+            spec.trees
+                .iter()
+                .find(|(_, t)| t.obstacle == obstacle && t.mesh.as_str() == mesh)
+                .map(|(n, _)| n.as_str())
+        };
+        match (over(false), over(true)) {
+            (Some(tree), _) => ImportUse::Particle(tree),
+            (None, Some(tree)) => ImportUse::Obstacle(tree),
+            (None, None) => ImportUse::Unused,
+        }
     };
     let meshes = spec
         .meshes
         .iter()
-        .map(|(n, m)| mesh_stage(n.as_str(), m, pipeline_dir, particle_tree(n.as_str())));
+        .map(|(n, m)| mesh_stage(n.as_str(), m, pipeline_dir, import_use(n.as_str())));
     let trees = spec.trees.iter().map(|(n, t)| tree_stage(n.as_str(), t));
     meshes
         .chain(trees)

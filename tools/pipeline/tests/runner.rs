@@ -442,7 +442,7 @@ fn import_reads_the_file_relative_to_the_pipeline_and_tracks_its_bytes() {
 }
 
 #[test]
-fn an_import_used_only_by_obstacle_trees_is_not_checked_as_a_particle() {
+fn an_import_used_only_by_obstacle_trees_is_checked_as_an_obstacle() {
     let s = Setup::new();
     fs::write(s.path("wall.stl"), "solid w\nendsolid w\n").unwrap();
     s.edit_pipeline(
@@ -454,7 +454,7 @@ fn an_import_used_only_by_obstacle_trees_is_not_checked_as_a_particle() {
     assert_eq!(
         convert,
         format!(
-            "meshgen convert {} --translate 0 0 -0.5 -o meshes/floor.ply",
+            "meshgen convert {} --translate 0 0 -0.5 --obstacle -o meshes/floor.ply",
             s.path("wall.stl").display()
         )
     );
