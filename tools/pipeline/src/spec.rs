@@ -1,8 +1,10 @@
 //! The pipeline file: meshes, trees, the inline scenario and the export options.
 //!
 //! Every struct rejects unknown keys, so a typo is reported with its `line:column`
-//! instead of being silently ignored. Parameter values are checked by the stage binaries
-//! themselves (their messages are passed through), so no rule is duplicated here.
+//! instead of being silently ignored. Generator parameter values are checked by the stage
+//! binaries themselves (their messages are passed through); an import's transform values
+//! are checked here, at the value, by the rules of `msdem_mesh::transform` that `meshgen`'s
+//! flags use too, and its file must exist. No rule is duplicated here.
 
 use std::fmt;
 use std::path::PathBuf;
