@@ -38,6 +38,8 @@ fn scene() -> (RunFolder, Frame) {
                 mass: 1.0,
                 radius: 0.05,
                 epsilon: 1e-3,
+                material: 0,
+                inertia: [[1e-3, 0.0, 0.0], [0.0, 1e-3, 0.0], [0.0, 0.0, 1e-3]],
             })
             .collect(),
         levels: 3,
@@ -66,6 +68,7 @@ fn scene() -> (RunFolder, Frame) {
         time: 0.0,
         bodies,
         contacts: Vec::new(),
+        loads: vec![BodyLoad::default(); 100],
     };
     (run, frame)
 }
