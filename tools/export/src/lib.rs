@@ -19,6 +19,7 @@ pub mod export;
 pub mod fonts;
 pub mod implicit_charts;
 pub mod mesh_io;
+pub mod particle_state;
 pub mod plots;
 pub mod ply;
 pub mod png_out;
