@@ -15,17 +15,30 @@ use rayon::prelude::*;
 
 use crate::atomic::write_atomic;
 use crate::error::ExportError;
+use crate::particle_state::{particle_states, states_csv, states_polydata};
 use crate::plots::{render_chart, run_charts, PLOT_SIZE};
 use crate::ply::ply_bytes;
 use crate::png_out::png_bytes;
 use crate::preview::render_preview;
-use crate::pvd::{pvd_bytes, PvdEntry};
+use crate::pvd::{frame_time, pvd_bytes, PvdEntry};
 use crate::raster::Image;
 use crate::run_reader::RunFolder;
 use crate::scene::{pose_obstacles, pose_particles};
 use crate::staging::Staging;
 use crate::steps_csv::steps_csv;
-use crate::vtk_series::{contacts_polydata, obstacles_polydata, particles_polydata};
+use crate::vtk_series::{
+    contacts_polydata, obstacles_polydata, particles_polydata, shape_polydata,
+};
+use crate::vtp::{PolyData, VtkFormat};
+
+/// The ParaView script written as `vtk/open_in_paraview.py` (see docs/cli.md).
+pub const PARAVIEW_SCRIPT: &str = include_str!("../assets/open_in_paraview.py");
+
+/// Writes `pd` as a `.vtp` file in `format`.
+fn write_vtp(path: &Path, pd: &PolyData, format: VtkFormat) -> Result<(), ExportError> {
+    let bytes = pd.to_vtp(format).map_err(ExportError::io(path))?;
+    write_atomic(path, &bytes)
+}
 
 /// Which frame the preview shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,8 +56,16 @@ pub struct ExportOptions {
     pub run: PathBuf,
     /// Output folder (default: the run folder).
     pub out: Option<PathBuf>,
-    /// Write `vtk/*.vtp` and `vtk/*.pvd`.
+    /// Write `vtk/*.vtp`, `vtk/*.pvd` and `vtk/open_in_paraview.py`.
     pub vtk: bool,
+    /// Encoding of the `.vtp` files (default: zlib-compressed appended binary).
+    pub vtk_format: VtkFormat,
+    /// Write the posed particle meshes of every frame (`vtk/particles_NNNNNN.vtp`,
+    /// `vtk/particles.pvd`); without them ParaView draws the particles from the particle
+    /// states and the shape meshes (`open_in_paraview.py` does).
+    pub vtk_meshes: bool,
+    /// Write `csv/particles_NNNNNN.csv`: the particle states of every frame.
+    pub particle_csv: bool,
     /// Write `ply/frame_NNNNNN.ply` and `ply/obstacles.ply`.
     pub ply: bool,
     /// Write `plots/*.png` and `plots/steps.csv` (needs `stats.msdem`; without it, a
@@ -63,6 +84,9 @@ impl ExportOptions {
             run: run.into(),
             out: None,
             vtk: true,
+            vtk_format: VtkFormat::Compressed,
+            vtk_meshes: true,
+            particle_csv: false,
             ply: true,
             plots: true,
             preview: PreviewFrame::Last,
@@ -119,11 +143,13 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
             })
         }
     };
-    // Validation pass: every frame decodes and matches the manifest.
+    // Validation pass: every frame decodes and matches the manifest. Times are step × dt,
+    // exact in decimal (not the solver's accumulated time).
+    let dt = run.manifest.dt;
     let times = first_error(
         run.frames
             .par_iter()
-            .map(|&i| run.read_frame(i).map(|f| f.time))
+            .map(|&i| run.read_frame(i).map(|f| frame_time(f.step, dt)))
             .collect(),
     )?;
     let mut warnings = Vec::new();
@@ -149,13 +175,28 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     let ply_dir = stage.join("ply");
     let first = run.frames[0];
     let obstacles_vtp = format!("obstacles_{first:06}.vtp");
+    let csv_dir = stage.join("csv");
+    let format = opts.vtk_format;
     let mut files = 0;
     if opts.vtk {
-        write_atomic(
-            &vtk_dir.join(&obstacles_vtp),
-            &obstacles_polydata(&obstacles).to_vtp(),
-        )?;
-        files += 1;
+        let path = vtk_dir.join(&obstacles_vtp);
+        write_vtp(&path, &obstacles_polydata(&obstacles), format)?;
+        for (index, (mesh, shape)) in run
+            .shape_meshes
+            .iter()
+            .zip(&run.manifest.shapes)
+            .enumerate()
+        {
+            let path = vtk_dir.join(format!("shape_{index:03}.vtp"));
+            write_vtp(
+                &path,
+                &shape_polydata(index as u32, mesh, shape.com),
+                format,
+            )?;
+        }
+        let script = vtk_dir.join("open_in_paraview.py");
+        write_atomic(&script, PARAVIEW_SCRIPT.as_bytes())?;
+        files += 2 + run.shape_meshes.len();
     }
     if opts.ply {
         let path = ply_dir.join("obstacles.ply");
@@ -164,27 +205,39 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         write_atomic(&path, &bytes)?;
         files += 1;
     }
-    if opts.vtk || opts.ply {
+    if opts.vtk || opts.ply || opts.particle_csv {
         let per_frame = first_error(
             run.frames
                 .par_iter()
                 .map(|&i| -> Result<usize, ExportError> {
                     let frame = run.read_frame(i)?;
-                    let posed = pose_particles(&run, &frame);
+                    let time = frame_time(frame.step, dt);
+                    let needs_pose = (opts.vtk && opts.vtk_meshes) || opts.ply;
+                    let posed = needs_pose.then(|| pose_particles(&run, &frame));
+                    let states =
+                        (opts.vtk || opts.particle_csv).then(|| particle_states(&run, &frame));
                     let mut n = 0;
-                    if opts.vtk {
-                        let p = vtk_dir.join(format!("particles_{i:06}.vtp"));
-                        write_atomic(&p, &particles_polydata(&posed).to_vtp())?;
+                    if let (true, Some(states)) = (opts.vtk, &states) {
+                        if let (true, Some(posed)) = (opts.vtk_meshes, &posed) {
+                            let p = vtk_dir.join(format!("particles_{i:06}.vtp"));
+                            write_vtp(&p, &particles_polydata(posed), format)?;
+                            n += 1;
+                        }
+                        let s = vtk_dir.join(format!("particles_state_{i:06}.vtp"));
+                        write_vtp(&s, &states_polydata(states), format)?;
                         let c = vtk_dir.join(format!("contacts_{i:06}.vtp"));
-                        write_atomic(&c, &contacts_polydata(&frame).to_vtp())?;
+                        write_vtp(&c, &contacts_polydata(&frame), format)?;
                         n += 2;
                     }
-                    if opts.ply {
+                    if let (true, Some(states)) = (opts.particle_csv, &states) {
+                        let path = csv_dir.join(format!("particles_{i:06}.csv"));
+                        write_atomic(&path, states_csv(frame.step, time, states).as_bytes())?;
+                        n += 1;
+                    }
+                    if let (true, Some(posed)) = (opts.ply, &posed) {
                         let path = ply_dir.join(format!("frame_{i:06}.ply"));
-                        let comment = format!(
-                            "msdem frame {i} step {} time {:?} s",
-                            frame.step, frame.time
-                        );
+                        let comment =
+                            format!("msdem frame {i} step {} time {time:?} s", frame.step);
                         let bytes = ply_bytes(&posed.soup, "particle_id", &comment)
                             .map_err(ExportError::io(&path))?;
                         write_atomic(&path, &bytes)?;
@@ -237,9 +290,16 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
                 file: obstacles_vtp.clone(),
             })
             .collect();
+        if opts.vtk_meshes {
+            write_atomic(
+                &vtk_dir.join("particles.pvd"),
+                &pvd_bytes(&series("particles")),
+            )?;
+            files += 1;
+        }
         write_atomic(
-            &vtk_dir.join("particles.pvd"),
-            &pvd_bytes(&series("particles")),
+            &vtk_dir.join("particles_state.pvd"),
+            &pvd_bytes(&series("particles_state")),
         )?;
         write_atomic(
             &vtk_dir.join("contacts.pvd"),
@@ -253,6 +313,7 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     }
     let outputs = [
         ("vtk", opts.vtk),
+        ("csv", opts.particle_csv),
         ("ply", opts.ply),
         ("plots", opts.plots),
         ("preview.png", true),

@@ -1,6 +1,9 @@
 //! Exporter (pipeline stage 4, docs/design.md §2): reads a solver run folder and writes
-//! * VTK XML PolyData per frame (`vtk/{particles,obstacles,contacts}_NNNNNN.vtp`) with
-//!   ParaView collections (`vtk/*.pvd`) carrying the simulated time of every frame;
+//! * VTK XML PolyData per frame (`vtk/{particles,particles_state,obstacles,contacts}_NNNNNN.vtp`,
+//!   zlib-compressed by default, [`vtp`]) with ParaView collections (`vtk/*.pvd`) carrying
+//!   the simulated time of every frame, the shape meshes (`vtk/shape_NNN.vtp`) and the
+//!   ParaView script `vtk/open_in_paraview.py` (arrays and units: docs/cli.md);
+//! * on request, the particle states per frame as CSV (`csv/particles_NNNNNN.csv`);
 //! * binary PLY per frame (`ply/frame_NNNNNN.ply`) plus the static `ply/obstacles.ply`;
 //! * statistics plots (`plots/*.png`), including the triangle checks per tree level over
 //!   time of seed 000 §6 (Fig. 4), and the per-step statistics as `plots/steps.csv`;
@@ -19,6 +22,7 @@ pub mod export;
 pub mod fonts;
 pub mod implicit_charts;
 pub mod mesh_io;
+pub mod particle_state;
 pub mod plots;
 pub mod ply;
 pub mod png_out;
