@@ -12,8 +12,11 @@
 //! name; a run without `stats.msdem` (killed) is exported without plots and with a warning.
 #![warn(missing_docs)]
 
+pub mod animation;
 pub mod atomic;
 mod base64;
+pub mod bins;
+pub mod canvas;
 pub mod error;
 pub mod export;
 pub mod fonts;
