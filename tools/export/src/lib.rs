@@ -2,9 +2,11 @@
 //! * VTK XML PolyData per frame (`vtk/{particles,obstacles,contacts}_NNNNNN.vtp`) with
 //!   ParaView collections (`vtk/*.pvd`) carrying the simulated time of every frame;
 //! * binary PLY per frame (`ply/frame_NNNNNN.ply`) plus the static `ply/obstacles.ply`;
-//! * statistics plots (`plots/*.png`), including the triangle checks per tree level over
-//!   time of seed 000 §6 (Fig. 4), and the per-step statistics as `plots/steps.csv`;
-//! * a software-rendered preview of one frame (`preview.png`).
+//! * statistics plots (`plots/*.png`, binned with min–max bands, all of them together in
+//!   `plots/dashboard.png`), including the triangle checks per tree level over time of
+//!   seed 000 §6 (Fig. 4), and the per-step statistics as `plots/steps.csv`;
+//! * a software-rendered preview of one frame (`preview.png`) and an animated one of the
+//!   whole run (`preview_animation.png`, [`animation`]).
 //!
 //! Every output is written into a staging folder inside the output folder and swapped in
 //! only when all of them were written ([`staging`]): a failed export changes nothing. A
