@@ -20,7 +20,7 @@ use crate::error::ExportError;
 use crate::preview::{time_label, ParticleExtent, View};
 use crate::raster::Image;
 use crate::run_reader::RunFolder;
-use crate::scene::{pose_particles, Soup};
+use crate::scene::Soup;
 
 /// File name of the animation in the output folder.
 pub const ANIMATION_FILE: &str = "preview_animation.png";
@@ -211,8 +211,7 @@ pub fn run_animation(
         .par_iter()
         .map(|&i| {
             let frame = run.read_frame(i)?;
-            let posed = pose_particles(run, &frame);
-            Ok((frame.time, ParticleExtent::of(&posed.soup)))
+            Ok((frame.time, ParticleExtent::of_frame(run, &frame)))
         })
         .collect::<Result<Vec<_>, ExportError>>()?;
     let times: Vec<f64> = seen.iter().map(|s| s.0).collect();
@@ -236,9 +235,8 @@ pub fn run_animation(
                 .par_iter()
                 .map(|&i| {
                     let frame = run.read_frame(i)?;
-                    let posed = pose_particles(run, &frame);
                     let label = time_label(frame.time, interval);
-                    Ok(view.render(&posed.soup, Some(&label)))
+                    Ok(view.render_frame(run, &frame, Some(&label)))
                 })
                 .collect::<Result<Vec<_>, ExportError>>()?;
             for img in images {

@@ -19,7 +19,7 @@ use crate::error::ExportError;
 use crate::plots::{dashboard, render_chart, run_charts, PLOT_SIZE};
 use crate::ply::ply_bytes;
 use crate::png_out::png_bytes;
-use crate::preview::{render_preview_labelled, time_label};
+use crate::preview::{time_label, ParticleExtent, View};
 use crate::pvd::{pvd_bytes, PvdEntry};
 use crate::raster::Image;
 use crate::run_reader::RunFolder;
@@ -233,11 +233,18 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     }
     {
         let frame = run.read_frame(preview_frame)?;
-        let posed = pose_particles(&run, &frame);
         let (w, h) = opts.preview_size;
         let interval = run.manifest.dt * f64::from(run.manifest.output_every);
         let label = time_label(frame.time, interval);
-        let (img, _) = render_preview_labelled(&posed.soup, &obstacles, w, h, Some(&label));
+        // One particle at a time: a large run's posed frame need not fit in memory.
+        let view = View::fit(
+            ParticleExtent::of_frame(&run, &frame),
+            &obstacles,
+            w,
+            h,
+            true,
+        );
+        let img = view.render_frame(&run, &frame, Some(&label));
         write_png(&stage.join("preview.png"), &img)?;
         files += 1;
     }

@@ -15,9 +15,12 @@
 
 use nalgebra::Vector3;
 
+use msdem_frames::Frame;
+
 use crate::fonts::{draw_text, text_available};
 use crate::raster::{Image, Raster};
-use crate::scene::Soup;
+use crate::run_reader::RunFolder;
+use crate::scene::{for_each_posed_particle, Soup};
 
 /// Direction from the scene towards the camera (unit after normalisation): from the −y
 /// side, above, slightly from +x.
@@ -165,6 +168,22 @@ impl ParticleExtent {
             }
         }
         Some(ParticleExtent { bounds, largest })
+    }
+
+    /// The extent of the particles of `frame` of `run` (as [`ParticleExtent::of`] of
+    /// its posed soup, one particle at a time).
+    pub fn of_frame(run: &RunFolder, frame: &Frame) -> Option<ParticleExtent> {
+        let mut out: Option<ParticleExtent> = None;
+        for_each_posed_particle(run, frame, |_, points, _| {
+            if let Some(bounds) = Aabb::of_points(points) {
+                let p = ParticleExtent {
+                    bounds,
+                    largest: bounds.diagonal(),
+                };
+                out = Some(out.map_or(p, |o| o.union(p)));
+            }
+        });
+        out
     }
 
     /// The extent holding both.
@@ -321,10 +340,15 @@ impl Camera {
 /// two-sided), so that faces of different orientation (treads, risers and sides of a
 /// staircase) get clearly different brightness.
 fn shade(base: [u8; 3], a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> [u8; 3] {
+    static LIGHTS: std::sync::LazyLock<[Vector3<f64>; 2]> = std::sync::LazyLock::new(|| {
+        [
+            Vector3::from(LIGHT_DIRECTION).normalize(),
+            Vector3::from(EYE_DIRECTION).normalize(),
+        ]
+    });
+    let [key, head] = *LIGHTS;
     let (a, b, c) = (Vector3::from(a), Vector3::from(b), Vector3::from(c));
     let n = (b - a).cross(&(c - a));
-    let key = Vector3::from(LIGHT_DIRECTION).normalize();
-    let head = Vector3::from(EYE_DIRECTION).normalize();
     let k = if n.norm() > 0.0 && n.norm().is_finite() {
         let n = n.normalize();
         0.28 + 0.52 * n.dot(&key).abs() + 0.2 * n.dot(&head).abs()
@@ -334,17 +358,63 @@ fn shade(base: [u8; 3], a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> [u8; 3] {
     base.map(|ch| (f64::from(ch) * k.min(1.0)).round() as u8)
 }
 
-fn draw(r: &mut Raster, cam: &Camera, soup: &Soup, color: impl Fn(u32) -> [u8; 3]) {
-    for (t, &owner) in soup.triangles.iter().zip(&soup.triangle_owner) {
-        let Some(w) = t
-            .iter()
-            .map(|&i| soup.points.get(i as usize).copied())
-            .collect::<Option<Vec<_>>>()
-        else {
+/// Draws `triangles` (indices into `points`, world coordinates), triangle `k` in the
+/// shaded colour `color(k)`; `screen` is scratch space. Triangles with an index out of
+/// range are skipped.
+fn draw_triangles(
+    r: &mut Raster,
+    cam: &Camera,
+    points: &[[f64; 3]],
+    triangles: &[[u32; 3]],
+    color: impl Fn(usize) -> [u8; 3],
+    screen: &mut Vec<[f64; 3]>,
+) {
+    screen.clear();
+    screen.extend(points.iter().map(|&p| cam.project(p)));
+    for (k, t) in triangles.iter().enumerate() {
+        let [a, b, c] = t.map(|i| i as usize);
+        let (Some(pa), Some(pb), Some(pc)) = (points.get(a), points.get(b), points.get(c)) else {
             continue;
         };
-        let c = shade(color(owner), w[0], w[1], w[2]);
-        r.fill_triangle([0, 1, 2].map(|k| cam.project(w[k])), c);
+        let v = [screen[a], screen[b], screen[c]];
+        // Most triangles of a large scene cover no pixel centre: skip their shading.
+        if !r.may_cover(v) {
+            continue;
+        }
+        let col = shade(color(k), *pa, *pb, *pc);
+        r.fill_triangle(v, col);
+    }
+}
+
+fn draw(r: &mut Raster, cam: &Camera, soup: &Soup, color: impl Fn(u32) -> [u8; 3]) {
+    let owner = |k: usize| color(soup.triangle_owner.get(k).copied().unwrap_or(0));
+    draw_triangles(
+        r,
+        cam,
+        &soup.points,
+        &soup.triangles,
+        owner,
+        &mut Vec::new(),
+    );
+}
+
+/// `points` of one particle scaled about their box centre so that the box's largest
+/// edge is `min_size` when it is smaller (and not zero).
+fn enlarge_particle(points: &mut [[f64; 3]], min_size: f64) {
+    if !(min_size > 0.0 && min_size.is_finite()) {
+        return;
+    }
+    let Some(b) = Aabb::of_points(points.iter()) else {
+        return;
+    };
+    let size = b.extent();
+    if size >= min_size || size <= 0.0 {
+        return;
+    }
+    let f = min_size / size;
+    let c: [f64; 3] = std::array::from_fn(|k| 0.5 * (b.lo[k] + b.hi[k]));
+    for p in points {
+        *p = std::array::from_fn(|k| c[k] + (p[k] - c[k]) * f);
     }
 }
 
@@ -365,18 +435,10 @@ fn enlarged(soup: &Soup, min_size: f64) -> Option<Soup> {
         }
         let run = start..i;
         start = i;
-        let Some(b) = Aabb::of_points(&soup.points[run.clone()]) else {
-            continue;
-        };
-        let size = b.extent();
-        if size >= min_size || size <= 0.0 {
-            continue;
-        }
-        let f = min_size / size;
-        let c: [f64; 3] = std::array::from_fn(|k| 0.5 * (b.lo[k] + b.hi[k]));
-        let out = out.get_or_insert_with(|| soup.clone());
-        for p in &mut out.points[run] {
-            *p = std::array::from_fn(|k| c[k] + (p[k] - c[k]) * f);
+        let mut points = soup.points[run.clone()].to_vec();
+        enlarge_particle(&mut points, min_size);
+        if points != soup.points[run.clone()] {
+            out.get_or_insert_with(|| soup.clone()).points[run].copy_from_slice(&points);
         }
     }
     out
@@ -463,6 +525,34 @@ impl View {
             Some(big) => draw(&mut r, &self.camera, &big, particle_color),
             None => draw(&mut r, &self.camera, particles, particle_color),
         }
+        self.finish(r, label)
+    }
+
+    /// The picture of the particles of `frame` of `run` in this view, as
+    /// [`View::render`] of [`crate::scene::pose_particles`]'s soup (the same bytes), but
+    /// posing and drawing one particle at a time.
+    pub fn render_frame(&self, run: &RunFolder, frame: &Frame, label: Option<&str>) -> Image {
+        let mut r = self.background.clone();
+        let min_size = MIN_PARTICLE_PX / self.camera.scale;
+        let (mut points, mut screen) = (Vec::new(), Vec::new());
+        for_each_posed_particle(run, frame, |id, posed, triangles| {
+            points.clear();
+            points.extend_from_slice(posed);
+            enlarge_particle(&mut points, min_size);
+            let color = particle_color(id);
+            draw_triangles(
+                &mut r,
+                &self.camera,
+                &points,
+                triangles,
+                |_| color,
+                &mut screen,
+            );
+        });
+        self.finish(r, label)
+    }
+
+    fn finish(&self, r: Raster, label: Option<&str>) -> Image {
         let mut img = r.into_image();
         if let (Some(text), true) = (label, self.label_size > 0) {
             // The font's ink starts about a sixth of its size below the requested top.
@@ -807,5 +897,83 @@ mod tests {
             "the boulder unchanged"
         );
         assert!(enlarged(&cube([0.0; 3], 1.0, 0), 0.5).is_none());
+    }
+
+    /// A run of `n` particles of two shapes (a sphere and a 2 mm grain) over a plane.
+    fn small_run(n: usize) -> (RunFolder, Frame) {
+        use msdem_frames::*;
+        let sphere = msdem_mesh::generate::icosphere(0.05, 2).unwrap();
+        let grain = msdem_mesh::generate::icosphere(0.001, 1).unwrap();
+        let shape = |name: &str, mesh: &msdem_mesh::TriMesh| ShapeRecord {
+            name: name.into(),
+            mesh: String::new(),
+            mesh_hash: [0; 32],
+            com: [0.0, 0.0, 0.001],
+            triangles: mesh.triangles.len() as u32,
+            ellipsoid: None,
+        };
+        let manifest = RunManifest {
+            name: "small".into(),
+            dt: 1e-4,
+            output_every: 10,
+            shapes: vec![shape("sphere", &sphere), shape("grain", &grain)],
+            obstacles: vec![],
+            particles: (0..n)
+                .map(|i| ParticleRecord {
+                    shape: (i % 2) as u32,
+                    mass: 1.0,
+                    radius: 0.05,
+                    epsilon: 1e-3,
+                })
+                .collect(),
+            levels: 3,
+        };
+        let bodies = (0..n)
+            .map(|i| {
+                let a = 0.3 * i as f64;
+                BodyState {
+                    position: [0.12 * (i % 5) as f64, 0.12 * (i / 5) as f64, 0.05],
+                    orientation: [a.cos(), 0.0, a.sin(), 0.0],
+                    velocity: [0.0; 3],
+                    angular_velocity: [0.0; 3],
+                }
+            })
+            .collect();
+        let run = RunFolder {
+            root: ".".into(),
+            manifest,
+            shape_meshes: vec![sphere, grain],
+            obstacle_meshes: vec![],
+            frames: vec![0],
+        };
+        let frame = Frame {
+            step: 0,
+            time: 0.0,
+            bodies,
+            contacts: Vec::new(),
+        };
+        (run, frame)
+    }
+
+    #[test]
+    fn particle_by_particle_rendering_equals_rendering_the_posed_soup() {
+        let (run, frame) = small_run(20);
+        let posed = crate::scene::pose_particles(&run, &frame).soup;
+        let extent = ParticleExtent::of(&posed);
+        assert_eq!(ParticleExtent::of_frame(&run, &frame), extent);
+        let view = View::fit(extent, &plane(0.0, 50.0), 320, 240, true);
+        let a = view.render(&posed, Some("t = 0.000 s"));
+        let b = view.render_frame(&run, &frame, Some("t = 0.000 s"));
+        assert!(a == b, "different pixels");
+        // The 2 mm grains were enlarged (else they would be a pixel or two).
+        let grain = particle_color(1);
+        let n = a
+            .rgb
+            .chunks(3)
+            .filter(|p| argmax([p[0], p[1], p[2]]) == argmax(grain) && !grey(p))
+            .count();
+        assert!(n > 10, "{n}");
+        let none = small_run(0);
+        assert_eq!(ParticleExtent::of_frame(&none.0, &none.1), None);
     }
 }
