@@ -13,13 +13,14 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::animation::{run_animation, AnimationOptions, ANIMATION_FILE};
 use crate::atomic::write_atomic;
 use crate::error::ExportError;
 use crate::particle_state::{particle_states, states_csv, states_polydata};
-use crate::plots::{render_chart, run_charts, PLOT_SIZE};
+use crate::plots::{dashboard, render_chart, run_charts, PLOT_SIZE};
 use crate::ply::ply_bytes;
 use crate::png_out::png_bytes;
-use crate::preview::render_preview;
+use crate::preview::{time_label, ParticleExtent, View};
 use crate::pvd::{frame_time, pvd_bytes, PvdEntry};
 use crate::raster::Image;
 use crate::run_reader::RunFolder;
@@ -75,6 +76,9 @@ pub struct ExportOptions {
     pub preview: PreviewFrame,
     /// Size of `preview.png` \[px\].
     pub preview_size: (u32, u32),
+    /// Write the animated preview of the whole run (`preview_animation.png`,
+    /// [`crate::animation`]) with these settings; `None`: do not.
+    pub animation: Option<AnimationOptions>,
 }
 
 impl ExportOptions {
@@ -91,6 +95,7 @@ impl ExportOptions {
             plots: true,
             preview: PreviewFrame::Last,
             preview_size: (1024, 768),
+            animation: Some(AnimationOptions::default()),
         }
     }
 }
@@ -104,6 +109,8 @@ pub struct ExportSummary {
     pub frames: usize,
     /// Index of the frame shown in `preview.png`.
     pub preview_frame: u32,
+    /// Frames of `preview_animation.png` (0 when not written).
+    pub animation_frames: usize,
     /// Files written.
     pub files: usize,
     /// Things the user should know although the export succeeded (one line each, no
@@ -250,15 +257,28 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         files += per_frame.iter().sum::<usize>();
     }
     if let Some(stats) = &stats {
-        for chart in run_charts(&run.manifest, stats) {
-            let path = stage.join("plots").join(format!("{}.png", chart.stem));
-            let img = render_chart(&chart, PLOT_SIZE).map_err(|detail| ExportError::Draw {
-                path: path.clone(),
-                detail,
-            })?;
-            write_png(&path, &img)?;
-            files += 1;
-        }
+        let charts = run_charts(&run.manifest, stats);
+        let images = first_error(
+            charts
+                .par_iter()
+                .map(|chart| {
+                    let path = stage.join("plots").join(format!("{}.png", chart.stem));
+                    let img =
+                        render_chart(chart, PLOT_SIZE).map_err(|detail| ExportError::Draw {
+                            path: path.clone(),
+                            detail,
+                        })?;
+                    write_png(&path, &img)?;
+                    Ok(img)
+                })
+                .collect(),
+        )?;
+        files += images.len();
+        write_png(
+            &stage.join("plots").join("dashboard.png"),
+            &dashboard(&images),
+        )?;
+        files += 1;
         let csv = stage.join("plots").join("steps.csv");
         let levels = run.manifest.levels as usize;
         write_atomic(&csv, steps_csv(&stats.steps, levels).as_bytes())?;
@@ -266,10 +286,27 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     }
     {
         let frame = run.read_frame(preview_frame)?;
-        let posed = pose_particles(&run, &frame);
         let (w, h) = opts.preview_size;
-        let (img, _) = render_preview(&posed.soup, &obstacles, w, h);
+        let interval = run.manifest.dt * f64::from(run.manifest.output_every);
+        let label = time_label(frame.time, interval);
+        // One particle at a time: a large run's posed frame need not fit in memory.
+        let view = View::fit(
+            ParticleExtent::of_frame(&run, &frame),
+            &obstacles,
+            w,
+            h,
+            true,
+        );
+        let img = view.render_frame(&run, &frame, Some(&label));
         write_png(&stage.join("preview.png"), &img)?;
+        files += 1;
+    }
+    let mut animation_frames = 0;
+    if let Some(anim) = &opts.animation {
+        let path = stage.join(ANIMATION_FILE);
+        let (bytes, n) = run_animation(&run, &obstacles, anim, &path)?;
+        write_atomic(&path, &bytes)?;
+        animation_frames = n;
         files += 1;
     }
     if opts.vtk {
@@ -317,6 +354,7 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         ("ply", opts.ply),
         ("plots", opts.plots),
         ("preview.png", true),
+        (ANIMATION_FILE, opts.animation.is_some()),
     ];
     let names: Vec<&str> = outputs.iter().filter(|o| o.1).map(|o| o.0).collect();
     staging.commit(&names)?;
@@ -324,6 +362,7 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         out,
         frames: run.frames.len(),
         preview_frame,
+        animation_frames,
         files,
         warnings,
     })

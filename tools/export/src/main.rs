@@ -11,7 +11,8 @@ use msdem_export::vtp::VtkFormat;
 /// Export a solver run folder for ParaView: OUTDIR/vtk/{particles,particles_state,
 /// obstacles,contacts}.pvd with one .vtp per frame, the shape meshes and
 /// OUTDIR/vtk/open_in_paraview.py, OUTDIR/ply/frame_NNNNNN.ply (+ obstacles.ply),
-/// OUTDIR/plots/*.png and OUTDIR/preview.png.
+/// OUTDIR/plots/*.png (with plots/dashboard.png), OUTDIR/preview.png and the animated
+/// OUTDIR/preview_animation.png.
 #[derive(Parser, Debug)]
 #[command(name = "export", version)]
 struct Args {
@@ -42,6 +43,9 @@ struct Args {
     /// Do not write the statistics plots (plots/*.png).
     #[arg(long)]
     no_plots: bool,
+    /// Do not write the animated preview of the whole run (preview_animation.png).
+    #[arg(long)]
+    no_animation: bool,
     /// Frame shown in preview.png: a frame index (as in frame_NNNNNN) or `last`.
     #[arg(long, value_name = "FRAME|last", default_value = "last", value_parser = parse_preview)]
     preview: PreviewFrame,
@@ -76,17 +80,25 @@ fn main() -> ExitCode {
         preview: args.preview,
         ..ExportOptions::new(args.rundir)
     };
+    let opts = ExportOptions {
+        animation: opts.animation.filter(|_| !args.no_animation),
+        ..opts
+    };
     match export_run(&opts) {
         Ok(s) => {
             for w in &s.warnings {
                 eprintln!("export: warning: {w}");
             }
             println!(
-                "export: {} frames -> {} ({} files, preview of frame {})",
+                "export: {} frames -> {} ({} files, preview of frame {}{})",
                 s.frames,
                 s.out.display(),
                 s.files,
-                s.preview_frame
+                s.preview_frame,
+                match s.animation_frames {
+                    0 => String::new(),
+                    n => format!(", animation of {n} frames"),
+                }
             );
             ExitCode::SUCCESS
         }
