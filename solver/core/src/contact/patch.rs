@@ -25,7 +25,7 @@
 //! integral is used: a fine particle on a coarse ground (whose far corners see no
 //! contact) is measured on the particle, a coarse face pressed by a sharp edge on the
 //! edge's faces. When no corner of either side is within the halo (two sharp edges
-//! crossing, first touch of two curved faces) the seed's merged points are used.
+//! crossing, first touch of two curved faces) the floor below holds the pair.
 //!
 //! **Floor.** Near a corner pressed into a face the overlap volume grows like δ³ with the
 //! penetration δ, far softer than the seed's linear spring: a box landing on a corner
@@ -380,8 +380,9 @@ fn mesh_sides<'m>(model: &'m Model, bodies: &[Body], a: u32, b: Other) -> Option
 
 /// The contacts of the mesh pair (`a`, `b`) from its fine raw contacts `raw` (sorted by
 /// triangle indices, as every detection path delivers them), appended to `out` (see the
-/// module docs). Pairs that are not mesh–mesh, and pairs without any corner in the halo,
-/// get the seed's merged points ([`merge_pair`], weight 1).
+/// module docs). Pairs that are not mesh–mesh get the seed's merged points
+/// ([`merge_pair`], weight 1); a mesh pair whose integral is below the spring of its
+/// deepest fine contact (also one without any corner in the halo) gets that one point.
 pub fn pair_contacts(
     model: &Model,
     bodies: &[Body],
@@ -452,62 +453,75 @@ pub fn pair_contacts(
         &mut samples_b,
     );
     let samples = if ia >= ib { &samples_a } else { &samples_b };
-    if ia.max(ib).is_nan() || ia.max(ib) <= 0.0 {
-        return merge_pair(a, b, raw, 0.5 * margin, out);
-    }
-    let a_ref = reference_area(body_a.radius, r_b, margin);
     let first = out.len();
-    merge_samples(a, b, samples, 0.5 * margin, margin, a_ref, out);
-    apply_seed_floor(out, first, margin, raw);
+    if ia.max(ib) > 0.0 {
+        let a_ref = reference_area(body_a.radius, r_b, margin);
+        merge_samples(a, b, samples, 0.5 * margin, margin, a_ref, out);
+    }
+    apply_seed_floor(a, b, out, first, margin, raw);
 }
 
-/// The force floor of a pair (see the module docs): when the pair's integrated spring
-/// `Σ wᵢ·(m − dᵢ)` of `out[first..]` is below the seed spring `m − d_min` of its deepest
-/// fine contact point (among `raw`), the pair's contacts are replaced by one seed point
-/// (weight 1, distance `d_min`) at the spring-weighted centre and normal of the seed's
-/// merged points ([`merge_pair`], seed 000 §2 and Implementation remark 1). A corner or an
-/// edge pressed into a face has an overlap volume that grows like δ³ or δ² with the
-/// penetration δ; the floor gives it the seed's linear spring, so it is never softer than
-/// one seed point, and its dashpot is calibrated for a linear spring. Face-on-face
+/// The force floor of the pair (`a`, `b`) (see the module docs): when the pair's
+/// integrated spring `Σ wᵢ·(m − dᵢ)` of `out[first..]` is below the seed spring
+/// `m − d_min` of its deepest fine contact (among `raw`), the pair's contacts are replaced
+/// by that one seed point (seed 000 §2: weight 1, distance `d_min`, its midpoint and
+/// normal). A corner or an edge pressed into a face has an overlap volume that grows like
+/// δ³ or δ² with the penetration δ; the floor gives it the seed's linear spring, so it is
+/// never softer than one seed point, and its dashpot is calibrated for a linear spring.
+/// The floor alone is the potential `½k·(m − d_min)²` of the deepest fine pair, a
+/// continuous function of the poses, so an elastic impact held by it conserves energy
+/// (unlike merged averages, whose clusters change as fine pairs come and go). Face-on-face
 /// contacts, whose integral is many points' worth, never reach the floor, so their force
 /// stays independent of the triangulation. The switch is continuous in the total force.
-fn apply_seed_floor(out: &mut Vec<Contact>, first: usize, margin: f64, raw: &[RawContact]) {
-    let Some(d_min) = raw.iter().map(|r| r.dist).reduce(f64::min) else {
+fn apply_seed_floor(
+    a: u32,
+    b: Other,
+    out: &mut Vec<Contact>,
+    first: usize,
+    margin: f64,
+    raw: &[RawContact],
+) {
+    let Some(deepest) = raw
+        .iter()
+        .reduce(|x, y| if y.dist < x.dist { y } else { x })
+    else {
         return;
     };
-    let floor = (margin - d_min).min(margin);
+    let floor = (margin - deepest.dist).min(margin);
     let total: f64 = out[first..]
         .iter()
         .map(|c| c.weight * (margin - c.dist))
         .sum();
-    let Some(template) = out.get(first).copied() else {
-        return;
-    };
     if !(floor > total && floor.is_finite()) {
         return;
     }
-    out.truncate(first);
-    merge_pair(template.a, template.b, raw, 0.5 * margin, out);
-    let (mut sum, mut dir, mut centre) = (0.0, Vec3::zeros(), Vec3::zeros());
-    for c in &out[first..] {
-        let s = (margin - c.dist).max(0.0) + f64::MIN_POSITIVE;
-        sum += s;
-        dir += s * c.normal;
-        centre += s * c.point;
+    // Fine pairs tied with the deepest (a vertex's triangles against a face: one closest
+    // point, normals equal up to the f32 geometry's rounding) share its point and normal:
+    // their average, so that the rounding does not pick a side.
+    let tie = deepest.dist + TIE_FRACTION * margin;
+    let (mut point, mut dir) = (Vec3::zeros(), Vec3::zeros());
+    let mut count = 0.0;
+    for r in raw.iter().filter(|r| r.dist <= tie) {
+        point += 0.5 * (r.p + r.q);
+        dir += r.normal;
+        count += 1.0;
     }
-    let Some(normal) = dir.try_normalize(0.0) else {
-        return; // keep the seed's merged points
-    };
+    let normal = dir.try_normalize(0.0).unwrap_or(deepest.normal);
     out.truncate(first);
     out.push(Contact {
-        point: centre / sum,
+        a,
+        b,
+        point: point / count,
         normal,
-        dist: d_min.clamp(0.0, margin),
+        dist: deepest.dist.clamp(0.0, margin),
         weight: 1.0,
         depth: floor,
-        ..template
     });
 }
+
+/// Fine pairs within this fraction of the margin of the deepest one count as tied with
+/// it in [`apply_seed_floor`].
+const TIE_FRACTION: f64 = 1e-4;
 
 /// Greedy merge of samples closer than `radius` (remark 1; the order of `samples` is the
 /// triangle order), keeping each cluster's spring force and stiffness exactly.

@@ -89,8 +89,20 @@ fn rebound_ratio(e: f64, speed: f64, points: ContactPoints) -> f64 {
     );
     let b = &world.state.bodies[id as usize];
 
-    // Only single-precision noise of the contact geometry may leak sideways.
-    assert!(b.velocity.xy().norm() < 1e-6 * speed && b.angular_velocity.norm() < 1e-4 * speed);
+    // Only single-precision noise of the contact geometry may leak sideways: the trees hold
+    // f32 triangles, so a contact normal `(p − q)/|p − q|` over a gap of millimetres is
+    // tilted by up to ~1e-5 rad. The seed averages ten such normals at the vertex
+    // (measured ≤ 1.2e-7 lateral); the patch floor uses the one deepest pair (≤ 1e-6).
+    let lateral = match points {
+        ContactPoints::Seed => 1e-6,
+        ContactPoints::Patches => 1e-5,
+    };
+    assert!(
+        b.velocity.xy().norm() < lateral * speed && b.angular_velocity.norm() < 1e-4 * speed,
+        "{points:?}: lateral {} spin {} per m/s",
+        b.velocity.xy().norm() / speed,
+        b.angular_velocity.norm() / speed
+    );
     b.velocity.z / speed
 }
 
