@@ -9,6 +9,7 @@
 
 pub mod explicit;
 pub mod implicit;
+pub mod lts;
 
 use crate::detect::Detector;
 use crate::error::StepError;
