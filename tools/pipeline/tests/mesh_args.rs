@@ -71,8 +71,8 @@ const PIPELINE_FILES: &[&str] = &[
     "staircase_lts.yaml: stairs: staircase --steps 20 --rise 0.12 --run 0.25 --width 2 -o meshes/stairs.ply",
     "staircase_lts.yaml: ground: plane --size 14 12 --center 4 0 -2.6 -o meshes/ground.ply",
     "tower.yaml: cube: box --size 0.1 0.1 0.1 -o meshes/cube.ply",
-    "tower.yaml: ball: sphere --radius 0.04 --subdivisions 2 --eta 1 -o meshes/ball.ply",
-    "tower.yaml: floor: plane --size 6 6 -o meshes/floor.ply",
+    "tower.yaml: ball: sphere --radius 0.06 --subdivisions 2 --eta 1 -o meshes/ball.ply",
+    "tower.yaml: floor: plane --size 20 20 -o meshes/floor.ply",
     "tiny.yaml: grain: sphere --radius 0.05 --subdivisions 1 --eta 1.2 --seed 5 -o meshes/grain.ply",
     "tiny.yaml: floor: plane --size 1 1 -o meshes/floor.ply",
 ];
