@@ -24,17 +24,17 @@
 //!   (`Δv = P/M`, `Δω = I_w⁻¹ (r × P)`, world inverse inertia
 //!   [`crate::state::Body::world_inv_inertia`]); obstacles have infinite mass.
 //!
-//! The system is non-linear through the bounds. It is solved by a Picard iteration over
-//! the contact points ([`sweep`]): each point in turn computes the impulse that meets its
-//! own constraint given the current velocities ([`row`]), the update is damped
+//! The system is non-linear through the bounds. It is solved by a Picard iteration over the
+//! contact points (`impulse/sweep.rs`): each point in turn computes the impulse that meets
+//! its own constraint given the current velocities (`impulse/row.rs`), the update is damped
 //! (under-relaxation `ω`, [`ImpulseSettings::relaxation`]) and the accumulated impulse is
 //! clamped to its bounds. Two solves: compression (floor 0), then, after the kick, the
-//! restitution phase (floor `(1 + e)·P_c`), which also stops points that the kick of
-//! others drives together. Contact points are updated in parallel by graph colouring
-//! ([`colour`]): points of one colour share no particle, colours run in a fixed order, so
-//! the result is the same at any thread count. A position-only separation term
-//! ([`separation`]) then pushes particles that sink deeper than half the halo apart,
-//! without touching velocities (§6: particles pressed together over many steps).
+//! restitution phase (floor `(1 + e)·P_c`), which also stops points that the kick of others
+//! drives together. Contact points are updated in parallel by graph colouring
+//! (`impulse/colour.rs`): points of one colour share no particle, colours run in a fixed
+//! order, so the result is the same at any thread count. A position-only separation term
+//! (`impulse/separation.rs`) then pushes particles that sink deeper than half the halo
+//! apart, without touching velocities (§6: particles pressed together over many steps).
 
 mod colour;
 mod row;

@@ -6,9 +6,12 @@
 //! the contact by `K·P`, with the symmetric positive definite
 //! `K = (1/M_a + 1/M_b)·1 − [r_a]× I_a⁻¹ [r_a]× − [r_b]× I_b⁻¹ [r_b]×`
 //! (world inverse inertias; `1/M = 0`, `I⁻¹ = 0` for an obstacle).
-//! The normal update meets `v_n⁺ = 0` and clamps the accumulated normal impulse at its
-//! floor (0 while compressing, `(1 + e)·P_c` after Poisson's restitution kick); the friction update cancels the tangential relative velocity with the tangential block
-//! of `K` and clamps the accumulated friction impulse to the disc `|P_t| ≤ μ·P_n`.
+//! Each update first tries the whole 3×3 step `ΔP = −ω·K⁻¹·v_rel` (a sticking contact,
+//! kept if it lies in the friction cone). Otherwise the normal update meets `v_n⁺ = 0` and
+//! clamps the accumulated normal impulse at its floor (0 while compressing, `(1 + e)·P_c`
+//! after Poisson's restitution kick); then the friction update cancels the tangential
+//! relative velocity with the tangential block of `K` and clamps the accumulated friction
+//! impulse to the disc `|P_t| ≤ μ·P_n`.
 
 use super::sweep::Velocities;
 use crate::contact::pair::PairParams;
