@@ -10,6 +10,7 @@
 
 pub mod pairs;
 pub mod pattern;
+pub mod placed;
 pub mod ring;
 pub mod stack;
 

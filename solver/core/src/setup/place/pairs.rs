@@ -6,7 +6,7 @@ use msdem_geom::math::{Quat, Vec3};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::pattern::Placed;
+use super::placed::Placed;
 use crate::scenario::PairsSpec;
 
 /// The `2·count` particles of `spec`, pair by pair, the one at smaller x first.

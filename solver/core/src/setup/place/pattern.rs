@@ -3,22 +3,11 @@
 //! velocity by a closed rule (only `pairs` draws random speeds, from the scenario's one
 //! seeded stream, in generator order).
 
-use msdem_geom::math::{Quat, Vec3};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+pub use super::placed::Placed;
 use super::{pairs, ring, stack};
 use crate::scenario::GeneratorSpec;
-
-/// One particle placed by a pattern generator.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Placed {
-    /// Centre of mass \[m\].
-    pub position: Vec3,
-    /// Orientation (shape axes → world).
-    pub orientation: Quat,
-    /// Linear velocity [m/s].
-    pub velocity: Vec3,
-}
 
 /// The particles of a pattern generator, or `None` for the other generators.
 pub fn placements(gen: &GeneratorSpec, rng: &mut Xoshiro256PlusPlus) -> Option<Vec<Placed>> {

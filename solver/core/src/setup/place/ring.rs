@@ -4,7 +4,7 @@
 
 use msdem_geom::math::{Quat, Vec3};
 
-use super::pattern::Placed;
+use super::placed::Placed;
 use crate::scenario::RingSpec;
 
 /// The particles of `spec`, ring by ring from the bottom, counter-clockwise from +x, at

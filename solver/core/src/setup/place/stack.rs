@@ -3,7 +3,7 @@
 
 use msdem_geom::math::{Quat, Vec3};
 
-use super::pattern::Placed;
+use super::placed::Placed;
 use crate::scenario::StackSpec;
 
 /// The particles of `spec`, stack by stack (x fastest), bottom to top, at rest.
