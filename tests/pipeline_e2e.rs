@@ -1,7 +1,9 @@
 //! The real binaries chained by the real runner on `tests/pipelines/tiny.yaml`: all four
 //! stages run and leave frames and VTK output; a second run skips every stage; changing one
 //! mesh's parameters rebuilds that mesh, its tree and what follows, nothing else; a failing
-//! stage stops the pipeline with its own message.
+//! stage stops the pipeline with its own message. Imported meshes: the transform is applied
+//! and stamped, a mesh unfit for its use (particle or obstacle) is refused at the mesh stage
+//! naming the user's file, a missing import file is reported before anything runs.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -213,4 +215,157 @@ fn a_failing_stage_stops_the_pipeline_with_its_own_message() {
     sandbox.edit("subdivisions: 0", "subdivisions: 1");
     let stdout = sandbox.run_ok(&[]);
     assert_eq!(stages(&stdout).0, ["mesh grain"], "{stdout}");
+}
+
+/// The tiny pipeline with its grain imported from `file` (written into the sandbox) with the
+/// given extra keys.
+fn import_grain(sandbox: &Sandbox, file: &str, keys: &str) {
+    sandbox.edit(
+        "grain: { kind: sphere, radius: 0.05, subdivisions: 1, eta: 1.2, seed: 5 }",
+        &format!("grain: {{ import: {file}{keys} }}"),
+    );
+}
+
+/// A mesh's volume and centre of mass (density 1).
+fn volume_and_com(mesh: &msdem_mesh::TriMesh) -> (f64, [f64; 3]) {
+    let mp = msdem_mesh::mass::mass_properties(mesh, 1.0).unwrap();
+    (mp.volume, mp.com)
+}
+
+#[test]
+fn an_imported_grain_in_millimetres_is_transformed_and_its_transform_is_stamped() {
+    use msdem_mesh::generate::{noise_sphere, NoiseSphere};
+    use msdem_mesh::transform::{ImportTransform, LengthUnit};
+    let sandbox = Sandbox::new();
+    // The grain of tiny.yaml, but in millimetres and off the origin, as a scan might be.
+    let mut grain = noise_sphere(&NoiseSphere {
+        radius: 50.0,
+        subdivisions: 1,
+        eta: 1.2,
+        seed: 5,
+        octaves: 4,
+        stretch: 1.0,
+    })
+    .unwrap();
+    for v in &mut grain.vertices {
+        *v = [v[0] + 400.0, v[1], v[2] - 120.0];
+    }
+    let source = sandbox.dir.path().join("grain_mm.obj");
+    msdem_mesh::write_mesh(&source, &grain).unwrap();
+    import_grain(
+        &sandbox,
+        "grain_mm.obj",
+        ", units: mm, rotate_deg: [0, 0, 90], recentre: true",
+    );
+    let stdout = sandbox.run_ok(&[]);
+    assert_eq!(stages(&stdout).0, ALL, "{stdout}");
+    assert!(
+        stdout.contains("meshgen convert ")
+            && stdout.contains("grain_mm.obj --units mm --rotate-deg 0 0 90 --recentre --particle -o meshes/grain.ply"),
+        "{stdout}"
+    );
+    // What the stage wrote is the file's mesh transformed as documented.
+    let (written, _) = msdem_mesh::read_mesh(sandbox.out().join("meshes/grain.ply")).unwrap();
+    let (read, map, _) = msdem_mesh::read_mesh_source(&source).unwrap();
+    let expected = ImportTransform {
+        units: LengthUnit::Mm,
+        rotate_deg: [0.0, 0.0, 90.0],
+        recentre: true,
+        ..Default::default()
+    }
+    .apply(&read, &source, &map)
+    .unwrap();
+    assert_eq!(written, expected);
+    let (volume, com) = volume_and_com(&written);
+    let (volume_mm, _) = volume_and_com(&grain);
+    assert!(
+        (volume / (volume_mm * 1e-9) - 1.0).abs() < 1e-12,
+        "{volume}"
+    );
+    assert!(com.iter().all(|c| c.abs() < 1e-15), "{com:?}");
+
+    // Changing the transform reruns the mesh stage (its command line is in the stamp).
+    sandbox.edit("rotate_deg: [0, 0, 90]", "rotate_deg: [0, 0, 45]");
+    let stdout = sandbox.run_ok(&[]);
+    let (ran, skipped) = stages(&stdout);
+    assert_eq!(ran[0], "mesh grain", "{stdout}");
+    assert!(skipped.contains(&"mesh floor".to_owned()), "{stdout}");
+}
+
+#[test]
+fn an_imported_mesh_unfit_for_its_use_is_refused_at_the_mesh_stage_naming_the_file() {
+    let particle = "(checked as a particle: tree grain is built over it without `obstacle: true`)";
+    let obstacle = "(checked as an obstacle: tree floor is built over it with `obstacle: true`)";
+    let cases = [
+        // Tetrahedron without its bottom face.
+        (
+            "grain",
+            "open.obj",
+            "v 0 0 0\nv 0.05 0 0\nv 0 0.05 0\nv 0 0 0.05\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+            format!("open mesh: 3 boundary edges, first between vertex 1 (line 1) and vertex 2 (line 2) of face 1 (line 5) {particle}"),
+        ),
+        (
+            "grain",
+            "pinched.obj",
+            "",
+            format!("non-manifold vertex: 1 vertices where separate fans of triangles meet (pinch), first vertex 1 (line 5), joining the fans of face 1 (line 12) and face 5 (line 16) {particle}"),
+        ),
+        // Three fins on one edge: not even an obstacle.
+        (
+            "floor",
+            "fins.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 2 1 4\nf 1 2 5\n",
+            format!("non-manifold mesh: 1 edges shared by more than two triangles, first between vertex 1 (line 1) and vertex 2 (line 2) of face 1 (line 6), face 2 (line 7), face 3 (line 8) {obstacle}"),
+        ),
+    ];
+    for (mesh, file, text, problem) in cases {
+        let sandbox = Sandbox::new();
+        let path = sandbox.dir.path().join(file);
+        if text.is_empty() {
+            let sample = msdem_e2e::workspace_root().join("meshes/pinched_tetrahedra.obj");
+            fs::copy(sample, &path).unwrap();
+        } else {
+            fs::write(&path, text).unwrap();
+        }
+        if mesh == "grain" {
+            import_grain(&sandbox, file, "");
+        } else {
+            sandbox.edit(
+                "floor: { kind: plane, size: [1, 1] }",
+                &format!("floor: {{ import: {file} }}"),
+            );
+        }
+        let output = sandbox.run(&[]);
+        let (stdout, stderr) = texts(&output);
+        assert!(!output.status.success(), "{stdout}");
+        let last = stderr.lines().last().unwrap_or_default();
+        assert_eq!(
+            last,
+            format!(
+                "error: mesh {mesh} failed (exit status: 1): meshgen: {}: {problem}",
+                path.display()
+            )
+        );
+        assert_eq!(
+            stages(&stdout).0.last().map(String::as_str),
+            Some(format!("mesh {mesh}").as_str()),
+            "{stdout}"
+        );
+        assert!(!sandbox.out().join(format!("meshes/{mesh}.ply")).exists());
+    }
+}
+
+#[test]
+fn a_missing_import_file_is_reported_in_one_line_before_anything_runs() {
+    let sandbox = Sandbox::new();
+    import_grain(&sandbox, "scans/grain.obj", ", units: mm");
+    let output = sandbox.run(&[]);
+    let (stdout, stderr) = texts(&output);
+    assert!(!output.status.success());
+    assert_eq!(
+        stderr,
+        "error: tiny.yaml:9:20: meshes.grain.import: import file scans/grain.obj not found (relative to the pipeline file's folder)\n"
+    );
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(!sandbox.dir.path().join("out").exists());
 }

@@ -97,3 +97,20 @@ pub fn texts(output: &Output) -> (String, String) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
+
+/// The Python with VTK the tests read VTK files with: `$MSDEM_PYTHON`, else `python3`;
+/// panics (never skips) when `import vtk` fails there, saying how to get it.
+pub fn python_with_vtk() -> String {
+    let py = std::env::var("MSDEM_PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let ok = Command::new(&py)
+        .args(["-c", "import vtk"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "`{py} -c 'import vtk'` failed: run `make pyenv` and set MSDEM_PYTHON=.venv/bin/python \
+         (make test does both)"
+    );
+    py
+}

@@ -11,6 +11,7 @@ pub mod explicit;
 pub mod implicit;
 pub mod lts;
 
+use crate::contact::force::Wrench;
 use crate::detect::Detector;
 use crate::error::StepError;
 use crate::frames::{ContactRecord, StepStats};
@@ -26,6 +27,9 @@ pub struct Stepped {
     pub stats: StepStats,
     /// Contacts with their forces (empty unless requested).
     pub contacts: Vec<ContactRecord>,
+    /// Force and torque of exactly these contacts on every particle, indexed by particle
+    /// id (empty unless contacts were requested).
+    pub wrenches: Vec<Wrench>,
     /// Largest relative force/torque update of the last iteration [-] (0 for explicit
     /// steps).
     pub residual: f64,

@@ -13,11 +13,13 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::contact::force::Wrench;
 use crate::contact::stability::stable_dt_estimate;
 use crate::detect::stats_levels;
 use crate::error::{SolverError, StepError};
 use crate::frames::{
-    self, BodyState, Frame, StatsFile, TimingsFile, FRAME_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
+    self, BodyLoad, BodyState, ContactRecord, Frame, Other, StatsFile, TimingsFile, FRAME_MAGIC,
+    STATS_MAGIC, TIMINGS_MAGIC,
 };
 use crate::integrator::Stepped;
 use crate::params::IntegratorChoice;
@@ -156,6 +158,33 @@ pub fn body_states(state: &State) -> Vec<BodyState> {
         .collect()
 }
 
+/// Contact load of every one of `bodies` particles for a frame: force and torque from
+/// `wrenches` (the integrator's sums over exactly `contacts`; empty = no contacts, all
+/// zero) and the number of `contacts` that involve each particle.
+pub fn body_loads(bodies: usize, contacts: &[ContactRecord], wrenches: &[Wrench]) -> Vec<BodyLoad> {
+    let mut loads: Vec<BodyLoad> = (0..bodies)
+        .map(|i| match wrenches.get(i) {
+            Some(w) => BodyLoad {
+                force: w.force.into(),
+                torque: w.torque.into(),
+                contacts: 0,
+            },
+            None => BodyLoad::default(),
+        })
+        .collect();
+    for c in contacts {
+        if let Some(l) = loads.get_mut(c.a as usize) {
+            l.contacts += 1;
+        }
+        if let Other::Particle(j) = c.b {
+            if let Some(l) = loads.get_mut(j as usize) {
+                l.contacts += 1;
+            }
+        }
+    }
+    loads
+}
+
 fn check_world(world: &World) -> Result<(), SolverError> {
     let p = &world.params;
     let bad = |message: String| SolverError::InvalidWorld {
@@ -251,16 +280,18 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
         out_dir: out_dir.to_path_buf(),
         ..RunSummary::default()
     };
-    let write_frame = |state: &State, index: u32, contacts| {
-        let frame = Frame {
-            step: state.step,
-            time: state.time,
-            bodies: body_states(state),
-            contacts,
+    let write_frame =
+        |state: &State, index: u32, contacts: Vec<ContactRecord>, wrenches: &[Wrench]| {
+            let frame = Frame {
+                step: state.step,
+                time: state.time,
+                bodies: body_states(state),
+                loads: body_loads(state.bodies.len(), &contacts, wrenches),
+                contacts,
+            };
+            frames::write_record(&frames::frame_path(out_dir, index), &FRAME_MAGIC, &frame)
         };
-        frames::write_record(&frames::frame_path(out_dir, index), &FRAME_MAGIC, &frame)
-    };
-    write_frame(&world.state, 0, Vec::new())?;
+    write_frame(&world.state, 0, Vec::new(), &[])?;
     summary.frames = 1;
 
     let start = Instant::now();
@@ -294,7 +325,8 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
                 summary.add_step(&out.stats);
                 stats.steps.push(out.stats);
                 if output_step {
-                    if let Err(e) = write_frame(&state, summary.frames, out.contacts) {
+                    if let Err(e) = write_frame(&state, summary.frames, out.contacts, &out.wrenches)
+                    {
                         failure = Some(SolverError::from(e));
                         break;
                     }

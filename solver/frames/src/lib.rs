@@ -16,24 +16,25 @@
 //!   magic [`TIMINGS_MAGIC`], path [`timings_path`]. The only output that differs between
 //!   two runs of the same inputs, so it lives apart.
 //!
-//! Every file (format version 3, [`FORMAT_VERSION`]) is a 52-byte header ([`HEADER_LEN`])
+//! Every file (format version 4, [`FORMAT_VERSION`]) is a 52-byte header ([`HEADER_LEN`])
 //! followed by the body, the postcard encoding of the record (fields in declaration order):
 //!
 //! | offset | size | field                                              |
 //! |-------:|-----:|----------------------------------------------------|
 //! |      0 |    8 | magic: kind of file (`MSDEMRUN`, `MSDEMFRM`, …)    |
-//! |      8 |    4 | format version, `u32` little-endian (3)            |
+//! |      8 |    4 | format version, `u32` little-endian (4)            |
 //! |     12 |    8 | body length `n` \[bytes\], `u64` little-endian     |
 //! |     20 |   32 | SHA-256 of the body                                |
 //! |     52 |    n | body: `postcard(record)`                           |
 //!
 //! Files are written atomically (temporary file in the same folder + rename,
 //! [`write_record`]). No `usize` is serialised. Reading ([`read_record`], [`decode`])
-//! checks, in this order, the magic, the version (a version-2 file, which had no length
-//! and checksum, is refused as "format version 2, this build reads version 3; rerun the
-//! solver …"), the length (a cut file is reported as truncated), the checksum (an edited or
-//! damaged body is reported as a checksum mismatch) and that the body decodes completely;
-//! every failure is a [`FrameError`] naming the file, never a panic.
+//! checks, in this order, the magic, the version (a file of an older version, e.g. a
+//! version-2 file, which had no length and checksum, is refused as "format version 2, this
+//! build reads version 4; rerun the solver …"), the length (a cut file is reported as
+//! truncated), the checksum (an edited or damaged body is reported as a checksum mismatch)
+//! and that the body decodes completely; every failure is a [`FrameError`] naming the
+//! file, never a panic.
 //!
 //! Conventions: positions of bodies are the world positions of their centres of mass \[m\];
 //! orientation quaternions are `[w, x, y, z]`; a mesh vertex `x` (mesh frame) is at
@@ -56,6 +57,6 @@ pub use io::{
     FORMAT_VERSION, FRAME_MAGIC, HEADER_LEN, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
 };
 pub use records::{
-    BodyState, ContactRecord, Frame, ObstacleRecord, Other, ParticleRecord, PhaseTimes,
+    BodyLoad, BodyState, ContactRecord, Frame, ObstacleRecord, Other, ParticleRecord, PhaseTimes,
     RunManifest, ShapeRecord, StatsFile, StepStats, TimingsFile,
 };

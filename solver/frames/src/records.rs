@@ -53,6 +53,12 @@ pub struct ParticleRecord {
     pub radius: f64,
     /// Halo width ε \[m\].
     pub epsilon: f64,
+    /// Index into the scenario's materials, in alphabetical order of their names (the
+    /// order of the scenario's `materials:` keys once sorted).
+    pub material: u32,
+    /// Inertia tensor about the centre of mass in the shape's (body) axes \[kg·m²\],
+    /// row-major; in the world it is `R·I·Rᵀ` with `R = R(orientation)`.
+    pub inertia: [[f64; 3]; 3],
 }
 
 /// Run manifest (`run.msdem`).
@@ -111,6 +117,21 @@ pub struct ContactRecord {
     pub force: [f64; 3],
 }
 
+/// Contact load on one particle in a frame: the sums over the frame's contacts
+/// ([`Frame::contacts`]) that involve it, as the solver applied them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BodyLoad {
+    /// Sum of the contact forces on the particle, world frame \[N\] (gravity excluded).
+    pub force: [f64; 3],
+    /// Sum of the contact torques about the particle's centre of mass, world frame
+    /// \[N·m\]; the lever arms are taken from the centre of mass where the solver
+    /// evaluated the forces (the start of the step for explicit Euler, the accepted
+    /// state for implicit Euler).
+    pub torque: [f64; 3],
+    /// Number of the frame's contact points that involve the particle.
+    pub contacts: u32,
+}
+
 /// One output frame.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Frame {
@@ -122,6 +143,9 @@ pub struct Frame {
     pub bodies: Vec<BodyState>,
     /// Contacts of this step.
     pub contacts: Vec<ContactRecord>,
+    /// Contact load of every particle, indexed by particle id (one entry per body; all
+    /// zero in frame 0, which has no contacts).
+    pub loads: Vec<BodyLoad>,
 }
 
 /// Wall-clock time per phase of one step \[s\].

@@ -24,6 +24,11 @@ fn sample() -> Frame {
             normal: [0.0, 0.0, 1.0],
             force: [0.0, 0.1, 9.81],
         }],
+        loads: vec![BodyLoad {
+            force: [0.0, 0.1, 9.81],
+            torque: [0.0, 0.0, 1.0e-3],
+            contacts: 1,
+        }],
     }
 }
 
@@ -53,12 +58,20 @@ fn sample_manifest() -> RunManifest {
                 mass: 1.047,
                 radius: 0.05,
                 epsilon: 0.003,
+                material: 0,
+                inertia: [[1.0e-3, 0.0, 0.0], [0.0, 1.0e-3, 0.0], [0.0, 0.0, 1.0e-3]],
             },
             ParticleRecord {
                 shape: 0,
                 mass: 2.0,
                 radius: 0.06,
                 epsilon: 0.004,
+                material: 3,
+                inertia: [
+                    [2.0e-3, 1.0e-4, 0.0],
+                    [1.0e-4, 3.0e-3, 0.0],
+                    [0.0, 0.0, 4.0e-3],
+                ],
             },
         ],
         levels: 4,
@@ -135,6 +148,7 @@ fn frame_round_trips_byte_identically() {
             time: 0.0,
             bodies: Vec::new(),
             contacts: Vec::new(),
+            loads: Vec::new(),
         },
     );
 }
@@ -158,7 +172,7 @@ fn timings_round_trip_byte_identically() {
 /// Header of a version-3 file around a body written by hand.
 fn with_header(magic: &[u8; 8], body: &[u8]) -> Vec<u8> {
     let mut out = magic.to_vec();
-    out.extend_from_slice(&[3, 0, 0, 0]);
+    out.extend_from_slice(&[4, 0, 0, 0]);
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&sha2::Sha256::digest(body));
     out.extend_from_slice(body);
@@ -170,7 +184,7 @@ fn with_header(magic: &[u8; 8], body: &[u8]) -> Vec<u8> {
 /// field order.
 #[test]
 fn byte_layout_is_pinned() {
-    assert_eq!(FORMAT_VERSION, 3);
+    assert_eq!(FORMAT_VERSION, 4);
     assert_eq!(HEADER_LEN, 52);
     assert_eq!(&MANIFEST_MAGIC, b"MSDEMRUN");
     assert_eq!(&FRAME_MAGIC, b"MSDEMFRM");
@@ -180,7 +194,7 @@ fn byte_layout_is_pinned() {
     // The whole header spelled out once: an empty statistics file has the one-byte body
     // [0] (no steps), whose SHA-256 is a known constant.
     let mut want = b"MSDEMSTA".to_vec();
-    want.extend_from_slice(&[3, 0, 0, 0]);
+    want.extend_from_slice(&[4, 0, 0, 0]);
     want.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
     want.extend((0..32).map(|i| {
         u8::from_str_radix(
@@ -233,6 +247,11 @@ fn byte_layout_is_pinned() {
                 force: [0.0; 3],
             },
         ],
+        loads: vec![BodyLoad {
+            force: [1.0, 0.0, 0.0],
+            torque: [0.0; 3],
+            contacts: 130,
+        }],
     };
     let mut body = vec![0xac, 0x02]; // step 300 (varint)
     f64s(&mut body, &[0.5]);
@@ -241,6 +260,9 @@ fn byte_layout_is_pinned() {
     f64s(&mut body, &[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
     body.extend_from_slice(&[3, 0, 0xc8, 0x01]); // a = 3, Particle (variant 0), id 200
     f64s(&mut body, &[0.0; 9]);
+    body.push(1); // one load: force, torque, contact count (varint)
+    f64s(&mut body, &[1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    body.extend_from_slice(&[0x82, 0x01]);
     let encoded = encode(&FRAME_MAGIC, &frame);
     assert_eq!(encoded, with_header(b"MSDEMFRM", &body));
     assert_eq!(encoded.len(), HEADER_LEN + body.len());
@@ -274,7 +296,7 @@ fn wrong_magic_version_and_truncation_are_refused() {
     );
     assert_eq!(
         e.to_string(),
-        "x.msdem: format version 9, this build reads version 3; it was written by a newer \
+        "x.msdem: format version 9, this build reads version 4; it was written by a newer \
          msdem: export it with that build"
     );
 
@@ -366,7 +388,7 @@ fn version_2_file_is_refused_with_rerun_advice() {
             e,
             FrameError::Version {
                 found: 2,
-                expected: 3,
+                expected: 4,
                 ..
             }
         ),
@@ -374,12 +396,27 @@ fn version_2_file_is_refused_with_rerun_advice() {
     );
     assert_eq!(
         e.to_string(),
-        "run/frames/frame_000000.msdem: format version 2, this build reads version 3; rerun \
+        "run/frames/frame_000000.msdem: format version 2, this build reads version 4; rerun \
          the solver to write it again"
     );
     // Even a version-2 file cut inside what would be the version-3 header.
     let e = decode::<Frame>(p, &FRAME_MAGIC, &v2[..14]).unwrap_err();
     assert!(matches!(e, FrameError::Version { found: 2, .. }), "{e:?}");
+}
+
+/// A version-3 file (the layout of today without the particles' loads, material and
+/// inertia) is refused with advice to rerun the solver, before its body is looked at.
+#[test]
+fn version_3_file_is_refused_with_rerun_advice() {
+    let mut v3 = encode(&FRAME_MAGIC, &sample());
+    v3[8..12].copy_from_slice(&3u32.to_le_bytes());
+    let p = Path::new("run/frames/frame_000001.msdem");
+    let e = decode::<Frame>(p, &FRAME_MAGIC, &v3).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "run/frames/frame_000001.msdem: format version 3, this build reads version 4; rerun \
+         the solver to write it again"
+    );
 }
 
 /// The same errors through files: `read_record` names the file, and a missing file is an
@@ -412,7 +449,7 @@ fn bad_files_are_refused_by_read_record() {
     std::fs::write(&stats, &bytes).unwrap();
     let e = read_record::<StatsFile>(&stats, &STATS_MAGIC).unwrap_err();
     assert!(
-        matches!(&e, FrameError::Version { path, found: 1, expected: 3 } if *path == stats),
+        matches!(&e, FrameError::Version { path, found: 1, expected: 4 } if *path == stats),
         "{e:?}"
     );
 

@@ -6,21 +6,25 @@
 //! - [`check`]: topology and geometry checks per [`check::Role`];
 //! - [`mass`]: volume, centre of mass, inertia (divergence theorem);
 //! - [`generate`]: spheres (Perlin noise), boxes, ellipsoids, obstacles;
-//! - [`hash`]: SHA-256 of file bytes.
+//! - [`hash`]: SHA-256 of file bytes;
+//! - [`transform`]: unit, scale, rotation, recentring and translation of imported meshes;
+//! - [`info`]: everything `meshgen info` prints about a mesh.
 #![warn(missing_docs)]
 
 pub mod check;
 mod error;
 pub mod generate;
 pub mod hash;
+pub mod info;
 pub mod io;
 pub mod mass;
+pub mod transform;
 mod trimesh;
 mod vec3;
 
 pub use error::MeshError;
 pub use hash::file_hash;
-pub use io::{read_mesh, write_mesh};
+pub use io::{read_mesh, read_mesh_source, write_mesh, SourceMap};
 pub use trimesh::TriMesh;
 
 /// Checks a mesh for its role and writes it atomically (format by extension); nothing is
@@ -80,18 +84,75 @@ pub fn convert(
     input: impl AsRef<std::path::Path>,
     output: impl AsRef<std::path::Path>,
 ) -> Result<check::MeshReport, MeshError> {
+    convert_with(input, output, &ConvertOptions::default())
+}
+
+/// Options of [`convert_with`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConvertOptions {
+    /// Applied to the mesh before it is written.
+    pub transform: transform::ImportTransform,
+    /// The role the input must be fit for ([`check::MeshReport::problems`]); `None` refuses
+    /// only empty meshes and non-finite coordinates.
+    pub role: Option<check::Role>,
+}
+
+/// [`convert`] with a transform and, optionally, the check for a role. Problems of the
+/// input name the input file and its elements in the file's own numbering (OBJ faces and
+/// vertices from 1 with their lines, PLY from 0, STL facets from 1); a problem that only the
+/// transform creates (coordinates overflowing) is said to come after the transform.
+/// `transform.recentre` needs a closed, outward mesh whatever the role.
+pub fn convert_with(
+    input: impl AsRef<std::path::Path>,
+    output: impl AsRef<std::path::Path>,
+    options: &ConvertOptions,
+) -> Result<check::MeshReport, MeshError> {
     let (input, output) = (input.as_ref(), output.as_ref());
     io::Format::from_path(output)?;
     refuse_output_equal_to_input(input, output)?;
-    let (mesh, _) = read_mesh(input)?;
-    let report = check::check_mesh(&mesh, check::Role::Obstacle);
-    if report.triangle_count == 0 || !report.non_finite_vertices.is_empty() {
-        let problem = report.problems().into_iter().next().unwrap_or_default();
-        return Err(MeshError::Invalid {
-            path: input.to_path_buf(),
-            problem,
-        });
+    let transform = &options.transform;
+    transform.check()?;
+    let (mesh, map, _) = read_mesh_source(input)?;
+    let first = |mesh: &TriMesh, role| {
+        let report = check::check_mesh(mesh, role);
+        report.problems_in(&map).into_iter().next()
+    };
+    let fatal = |mesh: &TriMesh| -> Option<String> {
+        match options.role {
+            Some(role) => first(mesh, role),
+            None => {
+                let report = check::check_mesh(mesh, check::Role::Obstacle);
+                let lenient = report.triangle_count == 0 || !report.non_finite_vertices.is_empty();
+                lenient
+                    .then(|| report.problems_in(&map).into_iter().next())
+                    .flatten()
+            }
+        }
+    };
+    let invalid = |problem: String| MeshError::Invalid {
+        path: input.to_path_buf(),
+        problem,
+    };
+    if let Some(problem) = fatal(&mesh) {
+        return Err(invalid(problem));
     }
+    if transform.recentre && options.role != Some(check::Role::Particle) {
+        if let Some(problem) = first(&mesh, check::Role::Particle) {
+            return Err(invalid(format!(
+                "{problem} (--recentre needs a closed, outward mesh)"
+            )));
+        }
+    }
+    let report = check::check_mesh(&mesh, check::Role::Obstacle);
+    let mesh = if transform.is_identity() {
+        mesh
+    } else {
+        let moved = transform.apply(&mesh, input, &map)?;
+        if let Some(problem) = fatal(&moved) {
+            return Err(invalid(format!("after the transform: {problem}")));
+        }
+        moved
+    };
     write_mesh(output, &mesh)?;
     Ok(report)
 }

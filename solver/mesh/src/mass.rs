@@ -124,3 +124,38 @@ fn used_vertices(mesh: &TriMesh) -> Result<Vec<usize>, MeshError> {
     }
     Ok(used)
 }
+
+/// Total area \[m²\] of the triangles (triangles with an out-of-range index are skipped).
+pub fn surface_area(mesh: &TriMesh) -> f64 {
+    mesh.triangles
+        .iter()
+        .filter_map(|t| {
+            let [a, b, c] = [0, 1, 2].map(|k| mesh.vertices.get(t[k] as usize));
+            Some(0.5 * norm(cross(sub(*b?, *a?), sub(*c?, *a?))))
+        })
+        .sum()
+}
+
+/// Principal moments (eigenvalues, ascending) and principal axes (unit eigenvectors, one
+/// row per moment) of a symmetric inertia tensor. Each axis is signed so that its largest
+/// component (the first of equal ones) is positive, so the result is deterministic.
+pub fn principal_axes(inertia: &[[f64; 3]; 3]) -> ([f64; 3], [[f64; 3]; 3]) {
+    let m = msdem_geom::math::Mat3::from_fn(|i, j| 0.5 * (inertia[i][j] + inertia[j][i]));
+    let eig = m.symmetric_eigen();
+    let mut pairs: Vec<(f64, [f64; 3])> = (0..3)
+        .map(|k| {
+            let v = eig.eigenvectors.column(k);
+            let mut axis = [v[0], v[1], v[2]];
+            let big = (0..3).fold(0, |b, i| if axis[i].abs() > axis[b].abs() { i } else { b });
+            if axis[big] < 0.0 {
+                axis = axis.map(|c| -c);
+            }
+            (eig.eigenvalues[k], axis)
+        })
+        .collect();
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (
+        [pairs[0].0, pairs[1].0, pairs[2].0],
+        [pairs[0].1, pairs[1].1, pairs[2].1],
+    )
+}

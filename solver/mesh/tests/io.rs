@@ -224,7 +224,7 @@ property float z\nelement face 2\nproperty list uchar int vertex_indices\nend_he
     let e = decode_mesh(text.as_bytes(), Format::Ply, Path::new("x.ply")).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "x.ply: PLY parse error: face 1: vertex index 3 out of range (3 vertices)"
+        "x.ply: PLY parse error: line 14: face 1: vertex index 3 out of range (3 vertices)"
     );
     let e = decode_mesh(b"f 1 2 3\n", Format::Obj, Path::new("y.obj")).unwrap_err();
     assert!(e.to_string().starts_with("y.obj: OBJ parse error"), "{e}");
@@ -255,4 +255,89 @@ fn failed_writes_leave_nothing_behind() {
     assert!(e.to_string().contains("triangle 3"), "{e}");
     assert!(write_mesh(dir.path().join("nodir/x.ply"), &tetra()).is_err());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// Hostile or broken files: every message is one line naming what is wrong and where.
+#[test]
+fn hostile_files_give_one_line_messages_naming_the_place() {
+    let xyz = "property float x\nproperty float y\nproperty float z\n";
+    let mut binary_face = format!(
+        "ply\nformat binary_little_endian 1.0\nelement vertex 3\n{xyz}element face 1\nproperty list uint int vertex_indices\nend_header\n"
+    )
+    .into_bytes();
+    binary_face.extend([0u8; 36]);
+    binary_face.extend(200u32.to_le_bytes());
+    binary_face.extend(0i32.to_le_bytes());
+    let cases: Vec<(Format, Vec<u8>, &str)> = vec![
+        (Format::Ply, b"plx\n".to_vec(), "not a PLY file: the first line is `plx`, expected `ply`"),
+        (Format::Ply, b"\x89PNG\r\n".to_vec(), "not a PLY file: it does not start with the line `ply`"),
+        (
+            Format::Ply,
+            b"ply\nformat ascii 2.0\nend_header\n".to_vec(),
+            "header line 2: unsupported format (expected ascii, binary_little_endian or binary_big_endian, version 1.0): `format ascii 2.0`",
+        ),
+        (
+            Format::Ply,
+            b"ply\nformat ascii 1.0\nelement vertex 3\nproperty floot x\nend_header\n".to_vec(),
+            "header line 4: unknown property type `floot` (expected char, uchar, short, ushort, int, uint, float, double (or int8 … uint32, float32, float64)): `property floot x`",
+        ),
+        (
+            Format::Ply,
+            b"ply\nformat ascii 1.0\nelement vertex -3\n".to_vec(),
+            "header line 3: the element count is not a whole number ≥ 0: `element vertex -3`",
+        ),
+        (
+            Format::Ply,
+            b"ply\nformat ascii 1.0\nproperty float x\n".to_vec(),
+            "header line 3: property before any `element` line: `property float x`",
+        ),
+        (
+            Format::Ply,
+            b"ply\nformat ascii 1.0\nelement vertex 1\n".to_vec(),
+            "the header ends at line 4 without `end_header` (truncated file?)",
+        ),
+        (
+            Format::Ply,
+            format!("ply\nformat ascii 1.0\nelement vertex 1\n{xyz}element face 1\nproperty list uchar float vertex_indices\nend_header\n").into_bytes(),
+            "header line 8: a face's vertex indices must be integers, not float: `property list uchar float vertex_indices`",
+        ),
+        (
+            Format::Ply,
+            format!("ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\n{xyz}end_header\n").into_bytes(),
+            "header line 3: element `vertex` declares 4000000000 records, more than the 0 bytes after the header can hold (truncated file?)",
+        ),
+        (
+            Format::Ply,
+            format!("ply\nformat ascii 1.0\nelement vertex 2\n{xyz}end_header\n0 0 0\n0 0 zero\n").into_bytes(),
+            "line 9: vertex 1: `zero` is not a float",
+        ),
+        (
+            Format::Ply,
+            format!("ply\nformat ascii 1.0\nelement vertex 1\n{xyz}end_header\n0 0 0 7\n").into_bytes(),
+            "line 8: vertex 0: more values than the header declares",
+        ),
+        (Format::Ply, binary_face, "face 0: the file ends inside this record (truncated file?)"),
+        (
+            Format::Obj,
+            b"v 0 0 0\nv 1 0 0\nv 0 1 0\n\n# a face\nf 1 2 3 7\n".to_vec(),
+            "line 6: face 1: vertex 7 does not exist (the file has 3 vertices)",
+        ),
+        (Format::Obj, b"v 0 0 0\nv 1 0 1,5\n".to_vec(), "line 2: vertex coordinate `1,5` is not a number"),
+        (
+            Format::Stl,
+            b"solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nendloop\n".to_vec(),
+            "line 6: expected `vertex`, found `endloop` (facet 1)",
+        ),
+    ];
+    for (format, bytes, expected) in cases {
+        let e = decode_mesh(&bytes, format, Path::new("f"))
+            .unwrap_err()
+            .to_string();
+        let name = match format {
+            Format::Ply => "PLY",
+            Format::Obj => "OBJ",
+            Format::Stl => "STL",
+        };
+        assert_eq!(e, format!("f: {name} parse error: {expected}"));
+    }
 }

@@ -1,5 +1,6 @@
 //! Export throughput on a synthetic frame: 100 icosphere particles (320 triangles each) on
-//! a plane. Cases: posing, `.vtp` encoding, PLY encoding, preview rendering, PNG encoding.
+//! a plane. Cases: posing, `.vtp` encoding (compressed, base64), PLY encoding, preview
+//! rendering, PNG encoding.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use msdem_export::ply::ply_bytes;
@@ -7,6 +8,7 @@ use msdem_export::png_out::png_bytes;
 use msdem_export::preview::render_preview;
 use msdem_export::scene::{pose_obstacles, pose_particles};
 use msdem_export::vtk_series::particles_polydata;
+use msdem_export::vtp::VtkFormat;
 use msdem_export::RunFolder;
 use msdem_frames::*;
 
@@ -38,6 +40,8 @@ fn scene() -> (RunFolder, Frame) {
                 mass: 1.0,
                 radius: 0.05,
                 epsilon: 1e-3,
+                material: 0,
+                inertia: [[1e-3, 0.0, 0.0], [0.0, 1e-3, 0.0], [0.0, 0.0, 1e-3]],
             })
             .collect(),
         levels: 3,
@@ -66,6 +70,7 @@ fn scene() -> (RunFolder, Frame) {
         time: 0.0,
         bodies,
         contacts: Vec::new(),
+        loads: vec![BodyLoad::default(); 100],
     };
     (run, frame)
 }
@@ -77,9 +82,14 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("export");
     g.sample_size(20);
     g.bench_function("pose::100x320", |b| b.iter(|| pose_particles(&run, &frame)));
-    g.bench_function("vtp::100x320", |b| {
-        b.iter(|| particles_polydata(&posed).to_vtp())
-    });
+    for (name, format) in [
+        ("vtp_compressed::100x320", VtkFormat::Compressed),
+        ("vtp_base64::100x320", VtkFormat::Base64),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| particles_polydata(&posed).to_vtp(format).unwrap())
+        });
+    }
     g.bench_function("ply::100x320", |b| {
         b.iter(|| ply_bytes(&posed.soup, "particle_id", "").unwrap())
     });

@@ -13,19 +13,33 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::animation::{run_animation, AnimationOptions, ANIMATION_FILE};
 use crate::atomic::write_atomic;
 use crate::error::ExportError;
-use crate::plots::{render_chart, run_charts, PLOT_SIZE};
+use crate::particle_state::{particle_states, states_csv, states_polydata};
+use crate::plots::{dashboard, render_chart, run_charts, PLOT_SIZE};
 use crate::ply::ply_bytes;
 use crate::png_out::png_bytes;
-use crate::preview::render_preview;
-use crate::pvd::{pvd_bytes, PvdEntry};
+use crate::preview::{time_label, ParticleExtent, View};
+use crate::pvd::{frame_time, pvd_bytes, PvdEntry};
 use crate::raster::Image;
 use crate::run_reader::RunFolder;
 use crate::scene::{pose_obstacles, pose_particles};
 use crate::staging::Staging;
 use crate::steps_csv::steps_csv;
-use crate::vtk_series::{contacts_polydata, obstacles_polydata, particles_polydata};
+use crate::vtk_series::{
+    contacts_polydata, obstacles_polydata, particles_polydata, shape_polydata,
+};
+use crate::vtp::{PolyData, VtkFormat};
+
+/// The ParaView script written as `vtk/open_in_paraview.py` (see docs/cli.md).
+pub const PARAVIEW_SCRIPT: &str = include_str!("../assets/open_in_paraview.py");
+
+/// Writes `pd` as a `.vtp` file in `format`.
+fn write_vtp(path: &Path, pd: &PolyData, format: VtkFormat) -> Result<(), ExportError> {
+    let bytes = pd.to_vtp(format).map_err(ExportError::io(path))?;
+    write_atomic(path, &bytes)
+}
 
 /// Which frame the preview shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,8 +57,16 @@ pub struct ExportOptions {
     pub run: PathBuf,
     /// Output folder (default: the run folder).
     pub out: Option<PathBuf>,
-    /// Write `vtk/*.vtp` and `vtk/*.pvd`.
+    /// Write `vtk/*.vtp`, `vtk/*.pvd` and `vtk/open_in_paraview.py`.
     pub vtk: bool,
+    /// Encoding of the `.vtp` files (default: zlib-compressed appended binary).
+    pub vtk_format: VtkFormat,
+    /// Write the posed particle meshes of every frame (`vtk/particles_NNNNNN.vtp`,
+    /// `vtk/particles.pvd`); without them ParaView draws the particles from the particle
+    /// states and the shape meshes (`open_in_paraview.py` does).
+    pub vtk_meshes: bool,
+    /// Write `csv/particles_NNNNNN.csv`: the particle states of every frame.
+    pub particle_csv: bool,
     /// Write `ply/frame_NNNNNN.ply` and `ply/obstacles.ply`.
     pub ply: bool,
     /// Write `plots/*.png` and `plots/steps.csv` (needs `stats.msdem`; without it, a
@@ -54,6 +76,9 @@ pub struct ExportOptions {
     pub preview: PreviewFrame,
     /// Size of `preview.png` \[px\].
     pub preview_size: (u32, u32),
+    /// Write the animated preview of the whole run (`preview_animation.png`,
+    /// [`crate::animation`]) with these settings; `None`: do not.
+    pub animation: Option<AnimationOptions>,
 }
 
 impl ExportOptions {
@@ -63,10 +88,14 @@ impl ExportOptions {
             run: run.into(),
             out: None,
             vtk: true,
+            vtk_format: VtkFormat::Compressed,
+            vtk_meshes: true,
+            particle_csv: false,
             ply: true,
             plots: true,
             preview: PreviewFrame::Last,
             preview_size: (1024, 768),
+            animation: Some(AnimationOptions::default()),
         }
     }
 }
@@ -80,6 +109,8 @@ pub struct ExportSummary {
     pub frames: usize,
     /// Index of the frame shown in `preview.png`.
     pub preview_frame: u32,
+    /// Frames of `preview_animation.png` (0 when not written).
+    pub animation_frames: usize,
     /// Files written.
     pub files: usize,
     /// Things the user should know although the export succeeded (one line each, no
@@ -119,11 +150,13 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
             })
         }
     };
-    // Validation pass: every frame decodes and matches the manifest.
+    // Validation pass: every frame decodes and matches the manifest. Times are step × dt,
+    // exact in decimal (not the solver's accumulated time).
+    let dt = run.manifest.dt;
     let times = first_error(
         run.frames
             .par_iter()
-            .map(|&i| run.read_frame(i).map(|f| f.time))
+            .map(|&i| run.read_frame(i).map(|f| frame_time(f.step, dt)))
             .collect(),
     )?;
     let mut warnings = Vec::new();
@@ -149,13 +182,28 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     let ply_dir = stage.join("ply");
     let first = run.frames[0];
     let obstacles_vtp = format!("obstacles_{first:06}.vtp");
+    let csv_dir = stage.join("csv");
+    let format = opts.vtk_format;
     let mut files = 0;
     if opts.vtk {
-        write_atomic(
-            &vtk_dir.join(&obstacles_vtp),
-            &obstacles_polydata(&obstacles).to_vtp(),
-        )?;
-        files += 1;
+        let path = vtk_dir.join(&obstacles_vtp);
+        write_vtp(&path, &obstacles_polydata(&obstacles), format)?;
+        for (index, (mesh, shape)) in run
+            .shape_meshes
+            .iter()
+            .zip(&run.manifest.shapes)
+            .enumerate()
+        {
+            let path = vtk_dir.join(format!("shape_{index:03}.vtp"));
+            write_vtp(
+                &path,
+                &shape_polydata(index as u32, mesh, shape.com),
+                format,
+            )?;
+        }
+        let script = vtk_dir.join("open_in_paraview.py");
+        write_atomic(&script, PARAVIEW_SCRIPT.as_bytes())?;
+        files += 2 + run.shape_meshes.len();
     }
     if opts.ply {
         let path = ply_dir.join("obstacles.ply");
@@ -164,27 +212,39 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         write_atomic(&path, &bytes)?;
         files += 1;
     }
-    if opts.vtk || opts.ply {
+    if opts.vtk || opts.ply || opts.particle_csv {
         let per_frame = first_error(
             run.frames
                 .par_iter()
                 .map(|&i| -> Result<usize, ExportError> {
                     let frame = run.read_frame(i)?;
-                    let posed = pose_particles(&run, &frame);
+                    let time = frame_time(frame.step, dt);
+                    let needs_pose = (opts.vtk && opts.vtk_meshes) || opts.ply;
+                    let posed = needs_pose.then(|| pose_particles(&run, &frame));
+                    let states =
+                        (opts.vtk || opts.particle_csv).then(|| particle_states(&run, &frame));
                     let mut n = 0;
-                    if opts.vtk {
-                        let p = vtk_dir.join(format!("particles_{i:06}.vtp"));
-                        write_atomic(&p, &particles_polydata(&posed).to_vtp())?;
+                    if let (true, Some(states)) = (opts.vtk, &states) {
+                        if let (true, Some(posed)) = (opts.vtk_meshes, &posed) {
+                            let p = vtk_dir.join(format!("particles_{i:06}.vtp"));
+                            write_vtp(&p, &particles_polydata(posed), format)?;
+                            n += 1;
+                        }
+                        let s = vtk_dir.join(format!("particles_state_{i:06}.vtp"));
+                        write_vtp(&s, &states_polydata(states), format)?;
                         let c = vtk_dir.join(format!("contacts_{i:06}.vtp"));
-                        write_atomic(&c, &contacts_polydata(&frame).to_vtp())?;
+                        write_vtp(&c, &contacts_polydata(&frame), format)?;
                         n += 2;
                     }
-                    if opts.ply {
+                    if let (true, Some(states)) = (opts.particle_csv, &states) {
+                        let path = csv_dir.join(format!("particles_{i:06}.csv"));
+                        write_atomic(&path, states_csv(frame.step, time, states).as_bytes())?;
+                        n += 1;
+                    }
+                    if let (true, Some(posed)) = (opts.ply, &posed) {
                         let path = ply_dir.join(format!("frame_{i:06}.ply"));
-                        let comment = format!(
-                            "msdem frame {i} step {} time {:?} s",
-                            frame.step, frame.time
-                        );
+                        let comment =
+                            format!("msdem frame {i} step {} time {time:?} s", frame.step);
                         let bytes = ply_bytes(&posed.soup, "particle_id", &comment)
                             .map_err(ExportError::io(&path))?;
                         write_atomic(&path, &bytes)?;
@@ -197,15 +257,28 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         files += per_frame.iter().sum::<usize>();
     }
     if let Some(stats) = &stats {
-        for chart in run_charts(&run.manifest, stats) {
-            let path = stage.join("plots").join(format!("{}.png", chart.stem));
-            let img = render_chart(&chart, PLOT_SIZE).map_err(|detail| ExportError::Draw {
-                path: path.clone(),
-                detail,
-            })?;
-            write_png(&path, &img)?;
-            files += 1;
-        }
+        let charts = run_charts(&run.manifest, stats);
+        let images = first_error(
+            charts
+                .par_iter()
+                .map(|chart| {
+                    let path = stage.join("plots").join(format!("{}.png", chart.stem));
+                    let img =
+                        render_chart(chart, PLOT_SIZE).map_err(|detail| ExportError::Draw {
+                            path: path.clone(),
+                            detail,
+                        })?;
+                    write_png(&path, &img)?;
+                    Ok(img)
+                })
+                .collect(),
+        )?;
+        files += images.len();
+        write_png(
+            &stage.join("plots").join("dashboard.png"),
+            &dashboard(&images),
+        )?;
+        files += 1;
         let csv = stage.join("plots").join("steps.csv");
         let levels = run.manifest.levels as usize;
         write_atomic(&csv, steps_csv(&stats.steps, levels).as_bytes())?;
@@ -213,10 +286,27 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     }
     {
         let frame = run.read_frame(preview_frame)?;
-        let posed = pose_particles(&run, &frame);
         let (w, h) = opts.preview_size;
-        let (img, _) = render_preview(&posed.soup, &obstacles, w, h);
+        let interval = run.manifest.dt * f64::from(run.manifest.output_every);
+        let label = time_label(frame.time, interval);
+        // One particle at a time: a large run's posed frame need not fit in memory.
+        let view = View::fit(
+            ParticleExtent::of_frame(&run, &frame),
+            &obstacles,
+            w,
+            h,
+            true,
+        );
+        let img = view.render_frame(&run, &frame, Some(&label));
         write_png(&stage.join("preview.png"), &img)?;
+        files += 1;
+    }
+    let mut animation_frames = 0;
+    if let Some(anim) = &opts.animation {
+        let path = stage.join(ANIMATION_FILE);
+        let (bytes, n) = run_animation(&run, &obstacles, anim, &path)?;
+        write_atomic(&path, &bytes)?;
+        animation_frames = n;
         files += 1;
     }
     if opts.vtk {
@@ -237,9 +327,16 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
                 file: obstacles_vtp.clone(),
             })
             .collect();
+        if opts.vtk_meshes {
+            write_atomic(
+                &vtk_dir.join("particles.pvd"),
+                &pvd_bytes(&series("particles")),
+            )?;
+            files += 1;
+        }
         write_atomic(
-            &vtk_dir.join("particles.pvd"),
-            &pvd_bytes(&series("particles")),
+            &vtk_dir.join("particles_state.pvd"),
+            &pvd_bytes(&series("particles_state")),
         )?;
         write_atomic(
             &vtk_dir.join("contacts.pvd"),
@@ -253,9 +350,11 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     }
     let outputs = [
         ("vtk", opts.vtk),
+        ("csv", opts.particle_csv),
         ("ply", opts.ply),
         ("plots", opts.plots),
         ("preview.png", true),
+        (ANIMATION_FILE, opts.animation.is_some()),
     ];
     let names: Vec<&str> = outputs.iter().filter(|o| o.1).map(|o| o.0).collect();
     staging.commit(&names)?;
@@ -263,6 +362,7 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         out,
         frames: run.frames.len(),
         preview_frame,
+        animation_frames,
         files,
         warnings,
     })

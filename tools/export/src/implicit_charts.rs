@@ -1,20 +1,20 @@
-//! Charts only implicit runs have: the triangle-pair checks of every Picard iteration,
-//! stacked (seed 000 §6.5, Fig. 4: "the lowest layer illustrates the triangle comparison
-//! count for the first iteration, the next layer for the second iteration and so forth"),
-//! and the multiscale active-set activity per step (seed 000 Alg. 6: widenings,
-//! narrowings, checks skipped by separation certificates).
+//! Charts only implicit runs have: the triangle-pair checks of every Picard iteration as
+//! stacked areas (seed 000 §6.5, Fig. 4: "the lowest layer illustrates the triangle
+//! comparison count for the first iteration, the next layer for the second iteration and
+//! so forth"), and the multiscale active-set activity per step (seed 000 Alg. 6:
+//! widenings, narrowings, checks skipped by separation certificates).
 
 use msdem_frames::StepStats;
 
-use crate::plots::{Chart, Series};
+use crate::plots::{Chart, Series, TIME_LABEL};
 
 /// Iteration layers drawn one by one; later iterations share the top layer.
 const LAYERS: usize = 8;
 
-/// The implicit-only charts of `steps`: `checks_per_iteration` when any step iterated more
-/// than once, `active_sets` when any step widened, narrowed or skipped a pair.
-pub fn implicit_charts(steps: &[StepStats]) -> Vec<Chart> {
-    let time = "simulated time [s]".to_string();
+/// The implicit-only charts of `steps` (at least `bin_steps` steps per plotted bin):
+/// `checks_per_iteration` when any step iterated more than once, `active_sets` when any
+/// step widened, narrowed or skipped a pair.
+pub fn implicit_charts(steps: &[StepStats], bin_steps: usize) -> Vec<Chart> {
     let mut charts = Vec::new();
     let deepest = steps
         .iter()
@@ -23,25 +23,27 @@ pub fn implicit_charts(steps: &[StepStats]) -> Vec<Chart> {
         .unwrap_or(0);
     if deepest > 1 {
         let layers = deepest.min(LAYERS);
-        // Layer k: checks of iterations 1..=k summed (the last layer: all iterations).
-        let series = (1..=layers)
+        // Layer k (1-based): the checks of iteration k; the top layer also those of every
+        // later iteration.
+        let stacked = (1..=layers)
             .map(|k| {
-                let all = k == layers;
-                let name = match (k, all && deepest > layers) {
-                    (1, _) => "iteration 1".to_string(),
-                    (_, true) => format!("iterations 1–{deepest}"),
-                    _ => format!("iterations 1–{k}"),
+                let top = k == layers;
+                let name = if top && deepest > layers {
+                    format!("iterations {k}–{deepest}")
+                } else {
+                    format!("iteration {k}")
                 };
                 Series {
                     name,
                     points: steps
                         .iter()
                         .map(|s| {
-                            let upto = if all { usize::MAX } else { k };
+                            let take = if top { usize::MAX } else { 1 };
                             let sum: u64 = s
                                 .iteration_checks
                                 .iter()
-                                .take(upto)
+                                .skip(k - 1)
+                                .take(take)
                                 .map(|c| c.iter().sum::<u64>())
                                 .sum();
                             (s.time, sum as f64)
@@ -53,10 +55,13 @@ pub fn implicit_charts(steps: &[StepStats]) -> Vec<Chart> {
         charts.push(Chart {
             stem: "checks_per_iteration",
             title: "Triangle-pair checks per Picard iteration, stacked".into(),
-            x_label: time.clone(),
-            y_label: "checks per step (cumulative over iterations)".into(),
-            series,
+            x_label: TIME_LABEL.into(),
+            y_label: "checks per step".into(),
+            lines: Vec::new(),
+            stacked,
             log_y: false,
+            zero_based: true,
+            bin_steps,
         });
     }
     if steps
@@ -70,14 +75,17 @@ pub fn implicit_charts(steps: &[StepStats]) -> Vec<Chart> {
         charts.push(Chart {
             stem: "active_sets",
             title: "Multiscale active sets per step".into(),
-            x_label: time,
+            x_label: TIME_LABEL.into(),
             y_label: "count per step".into(),
-            series: vec![
+            lines: vec![
                 line("widenings (unfolds)", |s| f64::from(s.unfolds)),
                 line("narrowings", |s| f64::from(s.narrows)),
                 line("checks skipped by certificates", |s| s.skipped as f64),
             ],
+            stacked: Vec::new(),
             log_y: true,
+            zero_based: true,
+            bin_steps,
         });
     }
     charts
@@ -97,38 +105,39 @@ mod tests {
     }
 
     #[test]
-    fn layers_stack_iterations_and_the_top_layer_holds_every_iteration() {
+    fn layers_are_single_iterations_and_the_top_layer_holds_the_rest() {
         let deep: Vec<u64> = (1..=10).collect();
         let steps = vec![step(0.1, &[5, 3]), step(0.2, &deep)];
-        let charts = implicit_charts(&steps);
+        let charts = implicit_charts(&steps, 1);
         assert_eq!(charts.len(), 1, "no multiscale activity → one chart");
         let c = &charts[0];
-        assert_eq!(c.series.len(), LAYERS);
-        assert_eq!(c.series[0].name, "iteration 1");
-        assert_eq!(c.series[1].name, "iterations 1–2");
-        assert_eq!(c.series[LAYERS - 1].name, "iterations 1–10");
-        // Step 1: (5+1), then (5+1)+(3+1) from layer 2 on.
-        assert_eq!(c.series[0].points[0], (0.1, 6.0));
-        assert_eq!(c.series[1].points[0], (0.1, 10.0));
-        assert_eq!(c.series[LAYERS - 1].points[0], (0.1, 10.0));
-        // Step 2: layer k sums iterations 1..k; the top layer all ten.
-        assert_eq!(
-            c.series[2].points[1],
-            (0.2, (1..=3).map(|i| i + 1).sum::<u64>() as f64)
-        );
-        let all: u64 = (1..=10).map(|i| i + 1).sum();
-        assert_eq!(c.series[LAYERS - 1].points[1], (0.2, all as f64));
+        assert!(c.lines.is_empty());
+        assert_eq!(c.stacked.len(), LAYERS);
+        assert_eq!(c.stacked[0].name, "iteration 1");
+        assert_eq!(c.stacked[1].name, "iteration 2");
+        assert_eq!(c.stacked[LAYERS - 1].name, "iterations 8–10");
+        // Step 1: (5+1), then (3+1), then nothing.
+        assert_eq!(c.stacked[0].points[0], (0.1, 6.0));
+        assert_eq!(c.stacked[1].points[0], (0.1, 4.0));
+        assert_eq!(c.stacked[2].points[0], (0.1, 0.0));
+        assert_eq!(c.stacked[LAYERS - 1].points[0], (0.1, 0.0));
+        // Step 2: layer 3 is iteration 3 (3+1); the top layer iterations 8, 9 and 10.
+        assert_eq!(c.stacked[2].points[1], (0.2, 4.0));
+        assert_eq!(c.stacked[LAYERS - 1].points[1], (0.2, (9 + 10 + 11) as f64));
+        // The stack's total is every iteration's checks.
+        let total: f64 = c.stacked.iter().map(|s| s.points[1].1).sum();
+        assert_eq!(total, (1..=10).map(|i| i + 1).sum::<u64>() as f64);
     }
 
     #[test]
     fn explicit_runs_get_no_implicit_chart_and_activity_gets_its_own() {
         let explicit = vec![step(0.1, &[7]), step(0.2, &[9])];
-        assert!(implicit_charts(&explicit).is_empty());
+        assert!(implicit_charts(&explicit, 1).is_empty());
         let mut busy = explicit.clone();
         busy[1].unfolds = 4;
-        let charts = implicit_charts(&busy);
+        let charts = implicit_charts(&busy, 1);
         assert_eq!(charts.len(), 1);
         assert_eq!(charts[0].stem, "active_sets");
-        assert_eq!(charts[0].series[0].points[1], (0.2, 4.0));
+        assert_eq!(charts[0].lines[0].points[1], (0.2, 4.0));
     }
 }

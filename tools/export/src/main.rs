@@ -6,10 +6,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use msdem_export::export::{export_run, ExportOptions, PreviewFrame};
+use msdem_export::vtp::VtkFormat;
 
-/// Export a solver run folder for ParaView: OUTDIR/vtk/{particles,obstacles,contacts}.pvd
-/// with one .vtp per frame, OUTDIR/ply/frame_NNNNNN.ply (+ obstacles.ply),
-/// OUTDIR/plots/*.png and OUTDIR/preview.png.
+/// Export a solver run folder for ParaView: OUTDIR/vtk/{particles,particles_state,
+/// obstacles,contacts}.pvd with one .vtp per frame, the shape meshes and
+/// OUTDIR/vtk/open_in_paraview.py, OUTDIR/ply/frame_NNNNNN.ply (+ obstacles.ply),
+/// OUTDIR/plots/*.png (with plots/dashboard.png), OUTDIR/preview.png and the animated
+/// OUTDIR/preview_animation.png.
 #[derive(Parser, Debug)]
 #[command(name = "export", version)]
 struct Args {
@@ -18,15 +21,31 @@ struct Args {
     /// Output folder [default: RUNDIR].
     #[arg(short = 'o', long = "out", value_name = "OUTDIR")]
     out: Option<PathBuf>,
-    /// Do not write the VTK files (vtk/*.vtp, vtk/*.pvd).
+    /// Do not write the VTK files (vtk/*.vtp, vtk/*.pvd, vtk/open_in_paraview.py).
     #[arg(long)]
     no_vtk: bool,
+    /// Encoding of the .vtp files: `compressed` (zlib, appended binary), `raw` (appended
+    /// binary), `base64` (inline, uncompressed) or `ascii` (inline decimal, for reading
+    /// by eye).
+    #[arg(long, value_name = "FORMAT", default_value = "compressed", value_parser = parse_format)]
+    vtk_format: VtkFormat,
+    /// Do not write the posed particle meshes of every frame (vtk/particles_NNNNNN.vtp,
+    /// vtk/particles.pvd); ParaView draws the particles from vtk/particles_state.pvd and
+    /// the shape meshes vtk/shape_NNN.vtp (open_in_paraview.py does).
+    #[arg(long)]
+    no_vtk_meshes: bool,
+    /// Also write the particle states of every frame as csv/particles_NNNNNN.csv.
+    #[arg(long)]
+    particle_csv: bool,
     /// Do not write the PLY files (ply/*.ply).
     #[arg(long)]
     no_ply: bool,
     /// Do not write the statistics plots (plots/*.png).
     #[arg(long)]
     no_plots: bool,
+    /// Do not write the animated preview of the whole run (preview_animation.png).
+    #[arg(long)]
+    no_animation: bool,
     /// Frame shown in preview.png: a frame index (as in frame_NNNNNN) or `last`.
     #[arg(long, value_name = "FRAME|last", default_value = "last", value_parser = parse_preview)]
     preview: PreviewFrame,
@@ -41,15 +60,29 @@ fn parse_preview(s: &str) -> Result<PreviewFrame, String> {
         .map_err(|_| format!("expected a frame index or `last`, got {s:?}"))
 }
 
+fn parse_format(s: &str) -> Result<VtkFormat, String> {
+    VtkFormat::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = VtkFormat::ALL.iter().map(|(n, _)| *n).collect();
+        format!("expected one of {}, got {s:?}", names.join(", "))
+    })
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     let opts = ExportOptions {
         out: args.out,
         vtk: !args.no_vtk,
+        vtk_format: args.vtk_format,
+        vtk_meshes: !args.no_vtk_meshes,
+        particle_csv: args.particle_csv,
         ply: !args.no_ply,
         plots: !args.no_plots,
         preview: args.preview,
         ..ExportOptions::new(args.rundir)
+    };
+    let opts = ExportOptions {
+        animation: opts.animation.filter(|_| !args.no_animation),
+        ..opts
     };
     match export_run(&opts) {
         Ok(s) => {
@@ -57,11 +90,15 @@ fn main() -> ExitCode {
                 eprintln!("export: warning: {w}");
             }
             println!(
-                "export: {} frames -> {} ({} files, preview of frame {})",
+                "export: {} frames -> {} ({} files, preview of frame {}{})",
                 s.frames,
                 s.out.display(),
                 s.files,
-                s.preview_frame
+                s.preview_frame,
+                match s.animation_frames {
+                    0 => String::new(),
+                    n => format!(", animation of {n} frames"),
+                }
             );
             ExitCode::SUCCESS
         }

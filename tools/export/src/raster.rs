@@ -28,6 +28,27 @@ pub struct Raster {
     depth: Vec<f64>,
 }
 
+/// `x.floor()` without the library call for screen-sized values (the same result).
+#[inline]
+fn floor(x: f64) -> f64 {
+    if x.abs() < 4.5e15 {
+        let t = x as i64 as f64;
+        if t > x {
+            t - 1.0
+        } else {
+            t.copysign(x)
+        }
+    } else {
+        x.floor()
+    }
+}
+
+/// `x.ceil()` without the library call for screen-sized values (the same result).
+#[inline]
+fn ceil(x: f64) -> f64 {
+    -floor(-x)
+}
+
 fn edge(a: [f64; 2], b: [f64; 2], p: [f64; 2]) -> f64 {
     (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
 }
@@ -44,6 +65,18 @@ impl Raster {
         }
     }
 
+    /// Whether the bounding box of the triangle with screen vertices `v` holds the centre
+    /// of a pixel of the raster (if not, [`Raster::fill_triangle`] draws nothing).
+    pub fn may_cover(&self, v: [[f64; 3]; 3]) -> bool {
+        let lo = |k: usize| v.iter().map(|q| q[k]).fold(f64::INFINITY, f64::min);
+        let hi = |k: usize| v.iter().map(|q| q[k]).fold(f64::NEG_INFINITY, f64::max);
+        let x0 = ceil(lo(0) - 0.5).max(0.0);
+        let y0 = ceil(lo(1) - 0.5).max(0.0);
+        let x1 = floor(hi(0) - 0.5).min(f64::from(self.width) - 1.0);
+        let y1 = floor(hi(1) - 0.5).min(f64::from(self.height) - 1.0);
+        x0 <= x1 && y0 <= y1
+    }
+
     /// Fills the triangle with screen vertices `(x, y, depth)` (x, y in pixels, y down); a
     /// pixel is covered when its centre lies inside (either winding) and is drawn when its
     /// interpolated depth is smaller than the stored one.
@@ -55,10 +88,10 @@ impl Raster {
         }
         let lo = |k: usize| v.iter().map(|q| q[k]).fold(f64::INFINITY, f64::min);
         let hi = |k: usize| v.iter().map(|q| q[k]).fold(f64::NEG_INFINITY, f64::max);
-        let x0 = (lo(0) - 0.5).ceil().max(0.0) as u32;
-        let y0 = (lo(1) - 0.5).ceil().max(0.0) as u32;
-        let x1 = ((hi(0) - 0.5).floor().min(f64::from(self.width) - 1.0)).max(-1.0);
-        let y1 = ((hi(1) - 0.5).floor().min(f64::from(self.height) - 1.0)).max(-1.0);
+        let x0 = ceil(lo(0) - 0.5).max(0.0) as u32;
+        let y0 = ceil(lo(1) - 0.5).max(0.0) as u32;
+        let x1 = (floor(hi(0) - 0.5).min(f64::from(self.width) - 1.0)).max(-1.0);
+        let y1 = (floor(hi(1) - 0.5).min(f64::from(self.height) - 1.0)).max(-1.0);
         if x1 < 0.0 || y1 < 0.0 {
             return;
         }
@@ -139,6 +172,33 @@ mod tests {
             }
             assert_eq!(r.into_image().pixel(10, 10), RED);
         }
+    }
+
+    #[test]
+    fn fast_floor_and_ceil_agree_with_the_library() {
+        for x in [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999,
+            -2.999,
+            1e15,
+            -1e15,
+            4.4e15,
+            5e15,
+            -7e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e-300,
+            -1e-300,
+        ] {
+            assert_eq!(floor(x).to_bits(), x.floor().to_bits(), "floor {x}");
+            assert_eq!(ceil(x).to_bits(), x.ceil().to_bits(), "ceil {x}");
+        }
+        assert!(floor(f64::NAN).is_nan() && ceil(f64::NAN).is_nan());
     }
 
     #[test]

@@ -122,6 +122,16 @@ impl RunFolder {
 
 fn check_manifest(path: &Path, m: &RunManifest) -> Result<(), ExportError> {
     for (i, p) in m.particles.iter().enumerate() {
+        let finite = [p.mass, p.radius, p.epsilon]
+            .iter()
+            .chain(p.inertia.iter().flatten())
+            .all(|v| v.is_finite());
+        if !finite {
+            return Err(ExportError::Inconsistent {
+                path: path.to_path_buf(),
+                detail: format!("particle {i} has a non-finite mass, radius or inertia"),
+            });
+        }
         if p.shape as usize >= m.shapes.len() {
             return Err(ExportError::Inconsistent {
                 path: path.to_path_buf(),
@@ -177,6 +187,18 @@ fn check_frame(path: &Path, m: &RunManifest, f: &Frame) -> Result<(), ExportErro
         }
         if b.orientation.iter().all(|v| *v == 0.0) {
             return Err(bad(format!("body {i} has a zero orientation quaternion")));
+        }
+    }
+    if f.loads.len() != f.bodies.len() {
+        return Err(bad(format!(
+            "{} particle loads for {} bodies",
+            f.loads.len(),
+            f.bodies.len()
+        )));
+    }
+    for (i, l) in f.loads.iter().enumerate() {
+        if !l.force.iter().chain(&l.torque).all(|v| v.is_finite()) {
+            return Err(bad(format!("load of body {i} is not finite")));
         }
     }
     for (i, c) in f.contacts.iter().enumerate() {

@@ -25,12 +25,15 @@ pub struct Soup {
     pub triangle_owner: Vec<u32>,
 }
 
-/// Posed particles of one frame with per-vertex rigid-body kinematics.
+/// Posed particles of one frame with the owning body's kinematics at every vertex.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PosedParticles {
     /// Geometry; owners are particle ids.
     pub soup: Soup,
-    /// Rigid-body velocity at each vertex, `v + ω × (x − position)` [m/s].
+    /// The owning body's velocity (of its centre of mass) at each vertex [m/s]: constant
+    /// over a particle, so a colour map by its magnitude shows each particle's speed (and
+    /// compresses to almost nothing). The velocity of the material point at `x` is
+    /// `velocity + angular_velocity × (x − position)`.
     pub velocity: Vec<[f64; 3]>,
     /// The owning body's angular velocity at each vertex, world frame [rad/s].
     pub angular_velocity: Vec<[f64; 3]>,
@@ -66,17 +69,43 @@ pub fn pose_particles(run: &RunFolder, frame: &Frame) -> PosedParticles {
         let com = Vector3::from(run.manifest.shapes[shape].com);
         let rot = rotation(&body.orientation);
         let pos = Vector3::from(body.position);
-        let start = out.soup.points.len();
         out.soup.append(mesh, id as u32, |x| pos + rot * (x - com));
-        let v = Vector3::from(body.velocity);
-        let w = Vector3::from(body.angular_velocity);
-        for p in &out.soup.points[start..] {
-            let pv = v + w.cross(&(Vector3::from(*p) - pos));
-            out.velocity.push([pv.x, pv.y, pv.z]);
-            out.angular_velocity.push(body.angular_velocity);
-        }
+        let n = mesh.vertices.len();
+        out.velocity.extend(std::iter::repeat_n(body.velocity, n));
+        out.angular_velocity
+            .extend(std::iter::repeat_n(body.angular_velocity, n));
     }
     out
+}
+
+/// Poses the particles of `frame` one at a time (particle id order) into one reused
+/// buffer and calls `f(id, points, triangles)` with the world positions of the particle's
+/// mesh vertices and its triangles (indices into `points`): the geometry of
+/// [`pose_particles`], bit for bit, without holding a whole frame's of it (a run of 24,576
+/// particles of 1,280 triangles would need ≈ 1 GB).
+pub fn for_each_posed_particle(
+    run: &RunFolder,
+    frame: &Frame,
+    mut f: impl FnMut(u32, &[[f64; 3]], &[[u32; 3]]),
+) {
+    let mut points = Vec::new();
+    for (id, (body, rec)) in frame.bodies.iter().zip(&run.manifest.particles).enumerate() {
+        let shape = rec.shape as usize;
+        let (Some(mesh), Some(record)) =
+            (run.shape_meshes.get(shape), run.manifest.shapes.get(shape))
+        else {
+            continue;
+        };
+        let com = Vector3::from(record.com);
+        let rot = rotation(&body.orientation);
+        let pos = Vector3::from(body.position);
+        points.clear();
+        points.extend(mesh.vertices.iter().map(|x| {
+            let w = pos + rot * (Vector3::from(*x) - com);
+            [w.x, w.y, w.z]
+        }));
+        f(id as u32, &points, &mesh.triangles);
+    }
 }
 
 /// Poses every static obstacle (manifest order).

@@ -1,7 +1,8 @@
 //! Command-line arguments of `meshgen` (docs/cli.md).
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use msdem_mesh::generate::{defaults, MeshGenerator, Outlet};
+use msdem_mesh::transform::{check_finite, check_scale, ImportTransform, LengthUnit};
 use std::path::PathBuf;
 
 /// Mesh generator and converter (lengths in metres, angles in degrees, z up).
@@ -18,7 +19,8 @@ pub enum Command {
     /// Generate a mesh (one subcommand per generator).
     #[command(flatten)]
     Generate(Generate),
-    /// Convert between OBJ, STL and PLY (format by extension).
+    /// Convert between OBJ, STL and PLY (format by extension), optionally transformed
+    /// (applied in the order --units, --scale, --rotate-deg, --recentre, --translate).
     #[command(allow_negative_numbers = true)]
     Convert {
         /// Input mesh (.ply, .obj or .stl).
@@ -26,16 +28,89 @@ pub enum Command {
         /// Output file (.ply, .obj or .stl).
         #[arg(short, long)]
         output: PathBuf,
+        /// The transform.
+        #[command(flatten)]
+        transform: TransformArgs,
+        /// Require a closed, manifold, outward particle mesh (as `check --particle`).
+        #[arg(long, conflicts_with = "obstacle")]
+        particle: bool,
+        /// Require a mesh fit for an obstacle (as `check`: finite, no degenerate triangle, no
+        /// edge shared by more than two triangles).
+        #[arg(long)]
+        obstacle: bool,
     },
     /// Print the topology report; exit ≠ 0 if the mesh is unusable.
     #[command(allow_negative_numbers = true)]
     Check {
         /// Mesh to check (.ply, .obj or .stl).
         input: PathBuf,
-        /// Require a closed, outward particle mesh (positive signed volume).
+        /// Require a closed, manifold (no pinch vertex), outward particle mesh.
         #[arg(long)]
         particle: bool,
     },
+    /// Print counts, bounding box, surface area, topology and mass properties (volume,
+    /// centre of mass, inertia, principal moments, bounding radius) of a mesh, after the
+    /// transform if one is given.
+    #[command(allow_negative_numbers = true)]
+    Info {
+        /// Mesh to describe (.ply, .obj or .stl).
+        input: PathBuf,
+        /// The transform, as for `convert`.
+        #[command(flatten)]
+        transform: TransformArgs,
+        /// Also print mass (kg) and inertia (kg·m²) for this uniform density (kg/m³).
+        #[arg(long, value_name = "RHO", value_parser = positive)]
+        density_kg_m3: Option<f64>,
+    },
+}
+
+/// The transform flags of `convert` and `info` ([`ImportTransform`]).
+#[derive(Args, Clone, Debug)]
+pub struct TransformArgs {
+    /// Unit of the file's coordinates (divided by 1000, 100 or 1 to give metres).
+    #[arg(long, value_name = "mm|cm|m", value_parser = LengthUnit::parse, default_value = "m")]
+    pub units: LengthUnit,
+    /// Scale factor > 0, applied after --units.
+    #[arg(long, value_name = "FACTOR", value_parser = positive, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Rotation (degrees) about the fixed x axis, then y, then z (p → Rz·Ry·Rx·p, right-handed, about the origin), after scaling.
+    #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], value_parser = finite)]
+    pub rotate_deg: Option<Vec<f64>>,
+    /// Move the centre of mass (uniform density) to the origin, after rotating; the mesh must be closed and outward.
+    #[arg(long, visible_alias = "recenter")]
+    pub recentre: bool,
+    /// Translation (m), added last.
+    #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], value_parser = finite)]
+    pub translate: Option<Vec<f64>>,
+}
+
+/// A finite number > 0 (the rule of [`check_scale`]).
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if check_scale(v).is_ok() => Ok(v),
+        _ => Err("expected a finite number > 0".to_owned()),
+    }
+}
+
+/// A finite number (the rule of [`check_finite`]).
+fn finite(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if check_finite(v).is_ok() => Ok(v),
+        _ => Err("expected a finite number".to_owned()),
+    }
+}
+
+impl TransformArgs {
+    /// The transform the flags describe.
+    pub fn transform(&self) -> ImportTransform {
+        ImportTransform {
+            units: self.units,
+            scale: self.scale,
+            rotate_deg: self.rotate_deg.as_deref().map_or([0.0; 3], v3),
+            recentre: self.recentre,
+            translate: self.translate.as_deref().map_or([0.0; 3], v3),
+        }
+    }
 }
 
 /// The generating subcommands: the parameters of [`MeshGenerator`] as flags, with the
@@ -331,6 +406,32 @@ mod tests {
             let name = arg.to_possible_value().unwrap();
             assert_eq!(name.get_name(), Outlet::from(*arg).name());
         }
+    }
+
+    #[test]
+    fn transform_flags_parse_back_from_the_pipeline_arguments() {
+        let t = ImportTransform {
+            units: LengthUnit::Cm,
+            scale: 0.25,
+            rotate_deg: [-90.0, 0.0, 12.5],
+            recentre: true,
+            translate: [0.0, -1.0, 2.0],
+        };
+        let argv = ["meshgen", "convert", "a.obj", "-o", "b.ply"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain(t.meshgen_args());
+        let Command::Convert { transform, .. } = Cli::try_parse_from(argv).unwrap().command else {
+            panic!("not convert");
+        };
+        assert_eq!(transform.transform(), t);
+        let Command::Info { transform, .. } = Cli::try_parse_from(["meshgen", "info", "a.obj"])
+            .unwrap()
+            .command
+        else {
+            panic!("not info");
+        };
+        assert!(transform.transform().is_identity());
     }
 
     #[test]

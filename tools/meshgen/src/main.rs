@@ -8,7 +8,8 @@ mod args;
 use args::{Cli, Command};
 use clap::Parser;
 use msdem_mesh::check::{check_mesh, Role};
-use msdem_mesh::{hash, read_mesh, write_validated, MeshError, TriMesh};
+use msdem_mesh::info::mesh_info;
+use msdem_mesh::{hash, read_mesh_source, write_validated, ConvertOptions, MeshError, TriMesh};
 use std::path::Path;
 
 /// Writes a generated mesh after checking it for its role and prints a summary line.
@@ -33,14 +34,51 @@ fn run(cli: Cli) -> Result<()> {
             let (generator, output) = generator.into_parts();
             emit(generator.generate(), generator.role(), &output)
         }
-        Convert { input, output } => {
-            let report = msdem_mesh::convert(&input, &output)?;
+        Convert {
+            input,
+            output,
+            transform,
+            particle,
+            obstacle,
+        } => {
+            let role = match (particle, obstacle) {
+                (true, _) => Some(Role::Particle),
+                (_, true) => Some(Role::Obstacle),
+                _ => None,
+            };
+            let options = ConvertOptions {
+                transform: transform.transform(),
+                role,
+            };
+            let report = msdem_mesh::convert_with(&input, &output, &options)?;
+            let flags = options.transform.meshgen_args();
+            let applied = if flags.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", flags.join(" "))
+            };
             println!(
-                "wrote {}: {} vertices, {} triangles",
+                "wrote {}: {} vertices, {} triangles{applied}",
                 output.display(),
                 report.vertex_count,
                 report.triangle_count
             );
+            Ok(())
+        }
+        Info {
+            input,
+            transform,
+            density_kg_m3,
+        } => {
+            let (mesh, map, digest) = read_mesh_source(&input)?;
+            let transform = transform.transform();
+            let mesh = transform.apply(&mesh, &input, &map)?;
+            let flags = transform.meshgen_args();
+            println!("{}: sha256 {}", input.display(), &hash::hex(&digest)[..16]);
+            if !flags.is_empty() {
+                println!("transformed: {}", flags.join(" "));
+            }
+            println!("{}", mesh_info(&mesh, &map).render(density_kg_m3));
             Ok(())
         }
         Check { input, particle } => {
@@ -49,11 +87,11 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 Role::Obstacle
             };
-            let (mesh, digest) = read_mesh(&input)?;
+            let (mesh, map, digest) = read_mesh_source(&input)?;
             let report = check_mesh(&mesh, role);
             println!("{}: sha256 {}", input.display(), hash::hex(&digest));
-            println!("{report}");
-            match report.problems().into_iter().next() {
+            println!("{}", report.display_in(&map));
+            match report.problems_in(&map).into_iter().next() {
                 Some(problem) => Err(MeshError::Invalid {
                     path: input,
                     problem,

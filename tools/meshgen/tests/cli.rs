@@ -123,7 +123,7 @@ fn shipped_sample_meshes_check_as_documented() {
     ok(&["check", "meshes/open_tetrahedron.ply"]);
     fails(
         &["check", "meshes/plane.ply", "--particle"],
-        &["meshes/plane.ply: open mesh: 6 boundary edges, first (0, 1) of triangle 0"],
+        &["meshes/plane.ply: open mesh: 6 boundary edges, first between vertex 0 (line 11) and vertex 1 (line 12) of face 0 (line 17)"],
     );
     fails(
         &["check", "meshes/open_tetrahedron.ply", "--particle"],
@@ -143,6 +143,107 @@ fn shipped_sample_meshes_check_as_documented() {
     );
     let (cube, _) = read_mesh(repo().join("meshes/cube.stl")).unwrap();
     assert_eq!((cube.vertices.len(), cube.triangles.len()), (8, 12));
+}
+
+/// `quantity [unit]: value` of `meshgen info` output, as a number.
+fn value(info: &str, key: &str) -> f64 {
+    let line = info
+        .lines()
+        .find(|l| l.starts_with(key))
+        .unwrap_or_else(|| panic!("no {key:?} in\n{info}"));
+    line[key.len()..].trim().parse().unwrap()
+}
+
+#[test]
+fn info_prints_mass_properties_after_the_transform() {
+    let d = scratch("info");
+    let b = d.join("b.ply");
+    ok(&["box", "--size", "1", "2", "3", "-o", b.to_str().unwrap()]);
+    let info = ok(&["info", b.to_str().unwrap(), "--density-kg-m3", "1000"]);
+    assert_eq!(value(&info, "volume [m³]:"), 6.0);
+    assert_eq!(value(&info, "surface area [m²]:"), 22.0);
+    assert_eq!(value(&info, "mass [kg]:"), 6000.0);
+    assert!(
+        info.contains("centre of mass [m]: [0.0, 0.0, 0.0]\n"),
+        "{info}"
+    );
+    // I = m (b² + c²) / 12 … per unit density and for 1000 kg/m³.
+    assert!(
+        info.contains("\n  [6.5, 0.0, 0.0]\n  [0.0, 5.0, 0.0]\n  [0.0, 0.0, 2.5]\n"),
+        "{info}"
+    );
+    assert!(info.contains("\n  [6500.0, 0.0, 0.0]\n"), "{info}");
+    assert!(info.contains("principal moments per unit density [m⁵]: [2.5, 5.0, 6.5]\n"));
+    assert!(info.contains("closed: yes") && info.contains("orientation: consistent, outward"));
+
+    // The same box in millimetres, turned a quarter about z and moved: volume 6e-9 m³,
+    // x and y inertia swapped, centre of mass on the translation.
+    let info = ok(&[
+        "info",
+        b.to_str().unwrap(),
+        "--units",
+        "mm",
+        "--rotate-deg",
+        "0",
+        "0",
+        "90",
+        "--translate",
+        "0",
+        "0",
+        "-1",
+    ]);
+    assert!(info.contains("transformed: --units mm --rotate-deg 0 0 90 --translate 0 0 -1\n"));
+    let volume = value(&info, "volume [m³]:");
+    assert!((volume - 6e-9).abs() < 1e-20, "{volume}");
+    assert!(
+        info.contains("centre of mass [m]: [0.0, 0.0, -1.0]\n"),
+        "{info}"
+    );
+    let rows: Vec<Vec<f64>> = info
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ["))
+        .map(|l| {
+            l.trim_end_matches(']')
+                .split(", ")
+                .map(|v| v.parse().unwrap())
+                .collect()
+        })
+        .collect();
+    let expected = [[5e-15, 0.0, 0.0], [0.0, 6.5e-15, 0.0], [0.0, 0.0, 2.5e-15]];
+    for (row, want) in rows.iter().zip(expected) {
+        for (v, w) in row.iter().zip(want) {
+            assert!((v - w).abs() < 1e-28, "{info}");
+        }
+    }
+
+    // `convert` with the same flags writes exactly what `info` described.
+    let out = d.join("mm.obj");
+    let said = ok(&[
+        "convert",
+        b.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--units",
+        "mm",
+        "--rotate-deg",
+        "0",
+        "0",
+        "90",
+        "--translate",
+        "0",
+        "0",
+        "-1",
+        "--particle",
+    ]);
+    assert!(
+        said.ends_with(" (--units mm --rotate-deg 0 0 90 --translate 0 0 -1)\n"),
+        "{said}"
+    );
+    let again = ok(&["info", out.to_str().unwrap()]);
+    assert_eq!(
+        info.lines().skip(2).collect::<Vec<_>>(),
+        again.lines().skip(1).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -176,6 +277,29 @@ fn help_documents_every_flag() {
             &["--steps", "--rise", "--run", "--width", "--origin"][..],
         ),
         ("check", &["--particle"][..]),
+        (
+            "convert",
+            &[
+                "--units",
+                "--scale",
+                "--rotate-deg",
+                "--recentre",
+                "--translate",
+                "--particle",
+                "--output",
+            ][..],
+        ),
+        (
+            "info",
+            &[
+                "--units",
+                "--scale",
+                "--rotate-deg",
+                "--recentre",
+                "--translate",
+                "--density-kg-m3",
+            ][..],
+        ),
     ] {
         let help = ok(&[sub, "--help"]);
         for f in flags {

@@ -41,6 +41,7 @@ fn bench(c: &mut Criterion) {
         outputs: vec!["trees/rock.tree".into()],
         staging: None,
         clear: Vec::new(),
+        hint: None,
     };
     let program = file_digest(&binary).unwrap();
 

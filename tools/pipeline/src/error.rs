@@ -69,6 +69,14 @@ pub enum PipelineError {
         /// The missing input.
         path: PathBuf,
     },
+    /// An imported mesh file disappeared after the pipeline file was read.
+    #[error("{stage}: import file {} not found", path.display())]
+    ImportMissing {
+        /// The stage, e.g. `mesh rock`.
+        stage: String,
+        /// The import file.
+        path: PathBuf,
+    },
     /// A stage binary could not be started.
     #[error("{stage}: cannot start {}: {source}", program.display())]
     Spawn {

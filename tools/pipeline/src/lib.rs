@@ -10,7 +10,8 @@
 //! meshes:                      # name → meshgen generator (docs/cli.md) or import
 //!   grain: { kind: sphere, radius: 0.05, subdivisions: 2, eta: 1.3, seed: 1 }
 //!   stairs: { kind: staircase, steps: 20, rise: 0.1, run: 0.2, width: 1.0 }
-//!   rock: { import: ../meshes/rock.obj }   # relative to the pipeline file
+//!   rock: { import: ../meshes/rock.obj, units: mm, recentre: true }   # relative to the
+//!                              #   pipeline file; also scale, rotate_deg, translate
 //! trees:                       # name → treebuild options
 //!   grain: { mesh: grain }
 //!   stairs: { mesh: stairs, obstacle: true, leaf_size: 8 }

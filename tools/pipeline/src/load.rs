@@ -87,7 +87,8 @@ fn limit_error(path: &Path, e: YamlLimitError) -> PipelineError {
     }
 }
 
-/// Parses pipeline text; `path` only names the file in messages.
+/// Parses pipeline text; `path` names the file in messages, and `import:` files are
+/// resolved against its folder, where they must exist.
 pub fn parse_pipeline(text: &str, path: &Path) -> Result<PipelineSpec, PipelineError> {
     let yaml_err = |e: serde_norway::Error| yaml_error(path, e);
     // Size and nesting depth before parsing (a byte-order mark is dropped), then duplicate
@@ -98,8 +99,13 @@ pub fn parse_pipeline(text: &str, path: &Path) -> Result<PipelineSpec, PipelineE
     // Pass 1: the schema, references unchecked; pass 2: the references (meshes here, the
     // scenario's trees, shapes and materials and its integrator in msdem_scenario).
     let first: PipelineSpec = serde_norway::from_str(text).map_err(yaml_err)?;
+    let import_dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
     let known = Known {
         meshes: first.meshes.names(),
+        import_dir: Some(import_dir),
     };
     let scenario_known = msdem_scenario::Known {
         trees: first.trees.names(),

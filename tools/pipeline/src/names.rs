@@ -164,6 +164,9 @@ impl<T> Visitor<'_> for NewName<'_, T> {
 pub struct Known {
     /// Names under `meshes:`.
     pub meshes: Vec<String>,
+    /// The pipeline file's folder: `import:` files are resolved against it and must exist
+    /// there (`None`: not checked).
+    pub import_dir: Option<std::path::PathBuf>,
 }
 
 thread_local! {
@@ -177,6 +180,11 @@ pub fn with_known<R>(known: Known, f: impl FnOnce() -> R) -> R {
     let result = f();
     KNOWN.with(|k| k.replace(previous));
     result
+}
+
+/// The folder registered for `import:` files by [`with_known`], if any.
+pub fn import_dir() -> Option<std::path::PathBuf> {
+    KNOWN.with(|k| k.borrow().as_ref().and_then(|k| k.import_dir.clone()))
 }
 
 /// What a [`Ref`] refers to.

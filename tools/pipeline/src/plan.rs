@@ -71,6 +71,8 @@ pub struct Stage {
     pub staging: Option<(PathBuf, PathBuf)>,
     /// Earlier outputs of this stage removed before it runs, so none of them goes stale.
     pub clear: Vec<PathBuf>,
+    /// Added to the stage's message when it fails (why it checks what it checks).
+    pub hint: Option<String>,
 }
 
 impl Stage {
@@ -111,17 +113,45 @@ fn push_opt<T: fmt::Display>(args: &mut Vec<String>, flag: &str, value: Option<T
     }
 }
 
-/// The `meshgen` stage of mesh `name`; imports are resolved against `pipeline_dir`.
-fn mesh_stage(name: &str, mesh: &MeshSpec, pipeline_dir: &Path) -> Stage {
+/// The trees built over an imported mesh decide what `meshgen convert` checks it for, so
+/// that a mesh unfit for its use is reported at its mesh stage, naming the imported file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ImportUse<'a> {
+    /// No tree is built over it: only empty meshes and non-finite coordinates are refused.
+    Unused,
+    /// Only obstacle trees (`--obstacle`), e.g. this one.
+    Obstacle(&'a str),
+    /// A particle tree (`--particle`), this one.
+    Particle(&'a str),
+}
+
+/// The `meshgen` stage of mesh `name`; imports are resolved against `pipeline_dir` and
+/// checked for their `import_use`.
+fn mesh_stage(name: &str, mesh: &MeshSpec, pipeline_dir: &Path, import_use: ImportUse) -> Stage {
     let out = mesh_file(name);
+    let mut hint = None;
     let (mut args, inputs) = match mesh {
         MeshSpec::Generate(g) => (g.meshgen_args(), Vec::new()),
         MeshSpec::Import(i) => {
             let source = pipeline_dir.join(&i.import);
-            (
-                vec!["convert".to_owned(), source.display().to_string()],
-                vec![source],
-            )
+            let mut args = vec!["convert".to_owned(), source.display().to_string()];
+            args.extend(i.transform.meshgen_args());
+            match import_use {
+                ImportUse::Unused => {}
+                ImportUse::Obstacle(tree) => {
+                    args.push("--obstacle".to_owned());
+                    hint = Some(format!(
+                        "checked as an obstacle: tree {tree} is built over it with `obstacle: true`"
+                    ));
+                }
+                ImportUse::Particle(tree) => {
+                    args.push("--particle".to_owned());
+                    hint = Some(format!(
+                        "checked as a particle: tree {tree} is built over it without `obstacle: true`"
+                    ));
+                }
+            }
+            (args, vec![source])
         }
     };
     args.extend(["-o".to_owned(), out.clone()]);
@@ -134,6 +164,7 @@ fn mesh_stage(name: &str, mesh: &MeshSpec, pipeline_dir: &Path) -> Stage {
         outputs: vec![out.into()],
         staging: None,
         clear: Vec::new(),
+        hint,
     }
 }
 
@@ -158,6 +189,7 @@ fn tree_stage(name: &str, tree: &TreeSpec) -> Stage {
         outputs: vec![out.into()],
         staging: None,
         clear: Vec::new(),
+        hint: None,
     }
 }
 
@@ -204,6 +236,7 @@ fn solve_stage(spec: &PipelineSpec) -> Stage {
         ],
         staging: Some((RUN_STAGING_DIR.into(), RUN_DIR.into())),
         clear: vec![RUN_STAGING_DIR.into()],
+        hint: None,
     }
 }
 
@@ -247,16 +280,30 @@ fn export_stage(name: &str, export: &ExportSpec) -> Stage {
             .filter(|p| !outputs.iter().any(|o| o.starts_with(p)))
             .collect(),
         outputs,
+        hint: None,
     }
 }
 
 /// Every stage of `spec` in execution order: meshes, trees (file order), solve, export.
 /// Imported meshes are resolved against `pipeline_dir` (the pipeline file's folder).
 pub fn stages(spec: &PipelineSpec, pipeline_dir: &Path) -> Vec<Stage> {
+    let import_use = |mesh: &str| {
+        let over = |obstacle: bool| {
+            spec.trees
+                .iter()
+                .find(|(_, t)| t.obstacle == obstacle && t.mesh.as_str() == mesh)
+                .map(|(n, _)| n.as_str())
+        };
+        match (over(false), over(true)) {
+            (Some(tree), _) => ImportUse::Particle(tree),
+            (None, Some(tree)) => ImportUse::Obstacle(tree),
+            (None, None) => ImportUse::Unused,
+        }
+    };
     let meshes = spec
         .meshes
         .iter()
-        .map(|(n, m)| mesh_stage(n.as_str(), m, pipeline_dir));
+        .map(|(n, m)| mesh_stage(n.as_str(), m, pipeline_dir, import_use(n.as_str())));
     let trees = spec.trees.iter().map(|(n, t)| tree_stage(n.as_str(), t));
     meshes
         .chain(trees)

@@ -33,10 +33,14 @@ pub fn execute(program: &Path, stage: &Stage, out_dir: &Path) -> Result<(), Pipe
     if status.success() {
         return Ok(());
     }
+    let mut message = message.unwrap_or_else(|| "(it wrote nothing to stderr)".to_owned());
+    if let Some(hint) = &stage.hint {
+        message = format!("{message} ({hint})");
+    }
     Err(PipelineError::StageFailed {
         stage: stage.label(),
         status: status.to_string(),
-        message: message.unwrap_or_else(|| "(it wrote nothing to stderr)".to_owned()),
+        message,
     })
 }
 

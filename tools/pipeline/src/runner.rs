@@ -222,6 +222,13 @@ fn run_stage(
         .chain(stage.input_dir.as_ref())
         .find(|p| !out_dir.join(p).exists());
     if let Some(path) = missing_input {
+        // A mesh stage reads only the user's own file (the loader checked that it exists).
+        if stage.kind == StageKind::Mesh {
+            return Err(PipelineError::ImportMissing {
+                stage: label,
+                path: path.clone(),
+            });
+        }
         return Err(PipelineError::InputMissing {
             stage: label,
             path: path.clone(),

@@ -1,8 +1,10 @@
 //! The pipeline file: meshes, trees, the inline scenario and the export options.
 //!
 //! Every struct rejects unknown keys, so a typo is reported with its `line:column`
-//! instead of being silently ignored. Parameter values are checked by the stage binaries
-//! themselves (their messages are passed through), so no rule is duplicated here.
+//! instead of being silently ignored. Generator parameter values are checked by the stage
+//! binaries themselves (their messages are passed through); an import's transform values
+//! are checked here, at the value, by the rules of `msdem_mesh::transform` that `meshgen`'s
+//! flags use too, and its file must exist. No rule is duplicated here.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -10,8 +12,10 @@ use std::path::PathBuf;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
-use crate::names::{Meshes, Name, NamedMap, Ref};
+use crate::names::{import_dir, Meshes, Name, NamedMap, Ref};
 use msdem_mesh::generate::MeshGenerator;
+use msdem_mesh::io::Format;
+use msdem_mesh::transform::ImportTransform;
 use msdem_scenario::{Scenario, TreeName};
 
 /// The only pipeline file version this runner reads.
@@ -46,36 +50,65 @@ pub enum MeshSpec {
     /// `{ kind: sphere, radius: …, … }` — one of the generators of `docs/cli.md`, with the
     /// parameters `meshgen` takes (the type is `msdem_mesh`'s, shared with `meshgen`).
     Generate(MeshGenerator),
-    /// `{ import: path/to/file.obj }` — an OBJ/STL/PLY file, relative to the pipeline file.
+    /// `{ import: path/to/file.obj, units: mm, … }` — an OBJ/STL/PLY file, relative to the
+    /// pipeline file, and its transform.
     Import(ImportMesh),
 }
 
+/// The keys of an `import:` entry.
+const IMPORT_KEYS: [&str; 6] = [
+    "import",
+    "units",
+    "scale",
+    "rotate_deg",
+    "recentre",
+    "translate",
+];
+
 impl<'de> Deserialize<'de> for MeshSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // Dispatch on the keys present. The entry is collected and parsed inside the
-        // visitor so that the YAML layer marks errors with this entry's position.
+        // Dispatch on the keys present, read one by one: the import file and the transform
+        // values are checked as they are read, so an error points at the value; an unknown
+        // key after `import:` is refused at the key. A generator's keys are collected and
+        // parsed at the end (its errors point at the entry).
         struct MeshVisitor;
         impl<'de> Visitor<'de> for MeshVisitor {
             type Value = MeshSpec;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a mesh: `{ kind: KIND, … }` or `{ import: FILE }`")
+                f.write_str("a mesh: `{ kind: KIND, … }` or `{ import: FILE, … }`")
             }
             fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<MeshSpec, A::Error> {
-                let mut entries = serde_norway::Mapping::new();
-                while let Some((k, v)) =
-                    map.next_entry::<serde_norway::Value, serde_norway::Value>()?
-                {
-                    entries.insert(k, v);
+                let mut import: Option<PathBuf> = None;
+                let mut transform = ImportTransform::default();
+                let mut transform_key = None;
+                let mut rest = serde_norway::Mapping::new();
+                while let Some(key) = map.next_key_seed(KeySeed {
+                    import: import.is_some(),
+                })? {
+                    if key == "import" {
+                        if let Some(other) = rest.keys().next().and_then(|k| k.as_str()) {
+                            return Err(de::Error::unknown_field(other, &IMPORT_KEYS));
+                        }
+                        import = Some(map.next_value_seed(ImportFile)?);
+                    } else if transform.deserialize_key(&key, &mut map)? {
+                        transform_key.get_or_insert(key);
+                    } else {
+                        let value = map.next_value::<serde_norway::Value>()?;
+                        rest.insert(serde_norway::Value::String(key), value);
+                    }
                 }
-                let value = serde_norway::Value::Mapping(entries);
-                if value.get("import").is_some() {
-                    ImportMesh::deserialize(value)
-                        .map(MeshSpec::Import)
-                        .map_err(de::Error::custom)
-                } else {
-                    MeshGenerator::deserialize(value)
-                        .map(MeshSpec::Generate)
-                        .map_err(|e| de::Error::custom(format!("{e} (or use `import: FILE`)")))
+                match import {
+                    Some(import) => Ok(MeshSpec::Import(ImportMesh { import, transform })),
+                    None => {
+                        if let Some(key) = transform_key {
+                            return Err(de::Error::custom(format!(
+                                "`{key}` applies only to imported meshes (`import: FILE`)"
+                            )));
+                        }
+                        MeshGenerator::deserialize(serde_norway::Value::Mapping(rest))
+                            .map(MeshSpec::Generate)
+                            .map_err(|e| de::Error::custom(format!("{e} (or use `import: FILE`)")))
+                    }
                 }
             }
         }
@@ -83,12 +116,78 @@ impl<'de> Deserialize<'de> for MeshSpec {
     }
 }
 
-/// An imported mesh file.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A key of a mesh entry; once `import:` was read, only [`IMPORT_KEYS`] are accepted
+/// (refused at the key itself).
+struct KeySeed {
+    import: bool,
+}
+
+impl<'de> de::DeserializeSeed<'de> for KeySeed {
+    type Value = String;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed {
+    type Value = String;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        if self.import && !IMPORT_KEYS.contains(&v) {
+            return Err(E::unknown_field(v, &IMPORT_KEYS));
+        }
+        Ok(v.to_owned())
+    }
+}
+
+/// The `import:` value: a path with a mesh extension that, when the loader registered the
+/// pipeline's folder ([`crate::names::Known::import_dir`]), names an existing file there.
+struct ImportFile;
+
+impl<'de> de::DeserializeSeed<'de> for ImportFile {
+    type Value = PathBuf;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<PathBuf, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for ImportFile {
+    type Value = PathBuf;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a mesh file path (.obj, .stl or .ply)")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<PathBuf, E> {
+        let path = PathBuf::from(v);
+        Format::from_path(&path).map_err(|_| {
+            E::custom(format!(
+                "import file {v}: unsupported mesh format (expected .obj, .stl or .ply)"
+            ))
+        })?;
+        if let Some(dir) = import_dir() {
+            let full = dir.join(&path);
+            if !full.exists() {
+                return Err(E::custom(format!(
+                    "import file {v} not found (relative to the pipeline file's folder)"
+                )));
+            }
+            if !full.is_file() {
+                return Err(E::custom(format!("import file {v} is not a file")));
+            }
+        }
+        Ok(path)
+    }
+}
+
+/// An imported mesh file and its transform.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImportMesh {
     /// OBJ, STL or PLY file, relative to the pipeline file's folder.
     pub import: PathBuf,
+    /// Unit, scale, rotation, recentring and translation (keys `units`, `scale`,
+    /// `rotate_deg`, `recentre`, `translate`; see [`msdem_mesh::transform`]).
+    pub transform: ImportTransform,
 }
 
 /// Parameters of one `treebuild` run; options left out take `treebuild`'s defaults.

@@ -95,7 +95,10 @@ const EVERY_OPTION: &[&str] = &[
     "hop_rd: hopper --top-width 2 --outlet-width 1 --height 1 --outlet round --segments 64 --center 1 2 3 -o meshes/hop_rd.ply",
     "st_min: staircase --rise 0.12 --run 0.25 --width 2 -o meshes/st_min.ply",
     "st_all: staircase --steps 3 --rise 0.12 --run 0.25 --width 2 --origin -1 0 5 -o meshes/st_all.ply",
-    "imp: convert ./../meshes/rock.obj -o meshes/imp.ply",
+    "imp: convert ./../meshes/tetrahedron.obj -o meshes/imp.ply",
+    "imp_mm: convert ./../meshes/tetrahedron.obj --units mm -o meshes/imp_mm.ply",
+    "imp_all: convert ./../meshes/cube.stl --units cm --scale 2.5 --rotate-deg 0 90 -45.5 --recentre --translate 1 -0 0.001 -o meshes/imp_all.ply",
+    "imp_one: convert ./../meshes/cube.stl --rotate-deg 0 0 0.0000001 -o meshes/imp_one.ply",
 ];
 
 /// `meshes:` entries (in place of tiny.yaml's `floor`) and their errors. All as before the
@@ -140,7 +143,7 @@ const BAD_ENTRIES: &[(&str, &str)] = &[
     ),
     (
         "{ kind: sphere, radius: 0.05, subdivisions: 1, import: a.obj }",
-        "p.yaml:10:10: meshes.floor: unknown field `kind`, expected `import`",
+        "p.yaml:10:10: meshes.floor: unknown field `kind`, expected one of `import`, `units`, `scale`, `rotate_deg`, `recentre`, `translate`",
     ),
 ];
 
@@ -173,7 +176,9 @@ fn every_pipeline_file_plans_the_same_meshgen_arguments() {
 
 #[test]
 fn every_generator_option_plans_the_same_meshgen_arguments() {
-    let spec = parse_pipeline(&every_option(), Path::new("every_option.yaml")).unwrap();
+    // Imports are resolved against the pipeline file's folder and must exist there.
+    let path = repo().join("pipelines/every_option.yaml");
+    let spec = parse_pipeline(&every_option(), &path).unwrap();
     assert_eq!(mesh_args(&spec, Path::new(".")), EVERY_OPTION);
 }
 
@@ -207,7 +212,10 @@ fn every_option() -> String {
   hop_rd: { kind: hopper, top_width: 2, outlet_width: 1, height: 1, outlet: round, segments: 64, center: [1, 2, 3] }
   st_min: { kind: staircase, rise: 0.12, run: 0.25, width: 2.0 }
   st_all: { kind: staircase, steps: 3, rise: 0.12, run: 0.25, width: 2.0, origin: [-1, 0, 5] }
-  imp: { import: ../meshes/rock.obj }
+  imp: { import: ../meshes/tetrahedron.obj }
+  imp_mm: { import: ../meshes/tetrahedron.obj, units: mm }
+  imp_all: { translate: [1, -0.0, 1.0e-3], import: ../meshes/cube.stl, recentre: true, rotate_deg: [0, 90.0, -45.5], scale: 2.5, units: cm }
+  imp_one: { import: ../meshes/cube.stl, units: m, scale: 1, rotate_deg: [0, 0, 1.0e-7], recentre: false, translate: [0, 0, 0] }
 ";
     let start = tiny.find("meshes:\n").unwrap();
     let end = tiny.find("trees:\n").unwrap();

@@ -401,8 +401,9 @@ fn import_reads_the_file_relative_to_the_pipeline_and_tracks_its_bytes() {
     );
     s.run();
     let convert = s.calls()[1].clone();
+    // Tree `rock` is a particle tree: the import is checked as a particle where it is read.
     let expected = format!(
-        "meshgen convert {} -o meshes/rock.ply",
+        "meshgen convert {} --particle -o meshes/rock.ply",
         s.path("shapes/rock.obj").display()
     );
     assert_eq!(convert, expected);
@@ -411,6 +412,52 @@ fn import_reads_the_file_relative_to_the_pipeline_and_tracks_its_bytes() {
     fs::write(s.path("shapes/rock.obj"), "v 0 0 1\n").unwrap();
     let (report, _) = s.run();
     assert_eq!(ran(&report), ["mesh rock"]);
+
+    // The transform is part of the stage's command line, hence of its stamp.
+    s.edit_pipeline(
+        "rock: { import: shapes/rock.obj }",
+        "rock: { import: shapes/rock.obj, units: mm, rotate_deg: [0, 0, 90] }",
+    );
+    let (report, _) = s.run();
+    assert_eq!(
+        ran(&report),
+        ["mesh rock", "tree rock", "solve fake", "export fake"]
+    );
+    assert!(s.calls()[0].contains(" --units mm --rotate-deg 0 0 90 --particle -o "));
+    let (report, _) = s.run();
+    assert!(ran(&report).is_empty());
+
+    // The import file is checked when the pipeline file is read: nothing runs.
+    fs::remove_file(s.path("shapes/rock.obj")).unwrap();
+    let (result, _) = s.run_with(&s.options());
+    let message = result.unwrap_err().to_string();
+    assert_eq!(
+        message,
+        format!(
+            "{}:5:19: meshes.rock.import: import file shapes/rock.obj not found (relative to the pipeline file's folder)",
+            s.path("fake.yaml").display()
+        )
+    );
+    assert!(s.calls().is_empty());
+}
+
+#[test]
+fn an_import_used_only_by_obstacle_trees_is_checked_as_an_obstacle() {
+    let s = Setup::new();
+    fs::write(s.path("wall.stl"), "solid w\nendsolid w\n").unwrap();
+    s.edit_pipeline(
+        "floor: { kind: plane, size: [2, 2], center: [0, 0, -0.5] }",
+        "floor: { import: wall.stl, translate: [0, 0, -0.5] }",
+    );
+    s.run();
+    let convert = s.calls()[2].clone();
+    assert_eq!(
+        convert,
+        format!(
+            "meshgen convert {} --translate 0 0 -0.5 --obstacle -o meshes/floor.ply",
+            s.path("wall.stl").display()
+        )
+    );
 }
 
 #[test]

@@ -167,9 +167,16 @@ impl Integrator for ExplicitEuler {
         record_contacts: bool,
     ) -> Result<Stepped, StepError> {
         let out = self.advance(model, state, detector, record_contacts)?;
+        // `wrenches` holds the forces of the contacts `advance` recorded.
+        let wrenches = if record_contacts {
+            self.wrenches.clone()
+        } else {
+            Vec::new()
+        };
         Ok(Stepped {
             stats: out.stats,
             contacts: out.contacts,
+            wrenches,
             residual: 0.0,
         })
     }

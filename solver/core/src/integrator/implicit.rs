@@ -326,7 +326,8 @@ impl ImplicitEuler {
         }
         let mut records = Vec::new();
         if record_contacts {
-            // Into scratch: `computed` stays the accepted state's evaluation (reused above).
+            // Into scratch: `computed` stays the accepted state's evaluation (reused above);
+            // `step` hands these wrenches of the recorded contacts to the run loop.
             self.coarse_wrenches.clear();
             self.coarse_wrenches.resize(n, Wrench::default());
             out.contact_energy = accumulate_forces(
@@ -393,9 +394,16 @@ impl Integrator for ImplicitEuler {
     ) -> Result<Stepped, StepError> {
         let out = self.advance(model, state, detector, record_contacts)?;
         let residual = out.per_iteration.last().map_or(0.0, |it| it.residual);
+        // With contacts recorded, `coarse_wrenches` holds their forces (see `picard`).
+        let wrenches = if record_contacts {
+            self.coarse_wrenches.clone()
+        } else {
+            Vec::new()
+        };
         Ok(Stepped {
             stats: out.stats,
             contacts: out.contacts,
+            wrenches,
             residual,
         })
     }

@@ -155,6 +155,8 @@ pub fn manifest(
                 mass: b.mass,
                 radius: b.radius,
                 epsilon: b.epsilon,
+                material: b.material,
+                inertia: std::array::from_fn(|r| std::array::from_fn(|c| b.inertia[(r, c)])),
             })
             .collect(),
         levels,

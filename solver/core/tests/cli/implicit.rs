@@ -49,6 +49,57 @@ fn last_frame(out: &Path) -> Frame {
     frames::read_record(&frames::frame_path(out, 4), &FRAME_MAGIC).unwrap()
 }
 
+/// Checks every frame's loads against its contacts: per particle the count, the summed
+/// force (±, in contact order) and the torque about the written centre of mass (implicit
+/// Euler evaluates the recorded forces at the accepted state, the one written). Returns
+/// the number of contacts seen over all frames.
+fn check_loads(out: &Path, variant: &str) -> usize {
+    let mut seen = 0;
+    for k in 0..=4 {
+        let fr: Frame = frames::read_record(&frames::frame_path(out, k), &FRAME_MAGIC).unwrap();
+        assert_eq!(fr.loads.len(), fr.bodies.len(), "{variant}");
+        let n = fr.bodies.len();
+        let (mut force, mut torque, mut count) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n], vec![0; n]);
+        for c in &fr.contacts {
+            let mut add = |i: usize, sign: f64| {
+                let x = fr.bodies[i].position;
+                let r: [f64; 3] = std::array::from_fn(|d| c.point[d] - x[d]);
+                let f: [f64; 3] = c.force.map(|v| sign * v);
+                let t = [
+                    r[1] * f[2] - r[2] * f[1],
+                    r[2] * f[0] - r[0] * f[2],
+                    r[0] * f[1] - r[1] * f[0],
+                ];
+                for d in 0..3 {
+                    force[i][d] += f[d];
+                    torque[i][d] += t[d];
+                }
+                count[i] += 1;
+            };
+            add(c.a as usize, 1.0);
+            if let frames::Other::Particle(j) = c.b {
+                add(j as usize, -1.0);
+            }
+        }
+        for (i, l) in fr.loads.iter().enumerate() {
+            assert_eq!(l.contacts, count[i], "{variant} frame {k} particle {i}");
+            let scale = 1e-12 * (1.0 + force[i].iter().map(|v| v.abs()).sum::<f64>());
+            for d in 0..3 {
+                assert!(
+                    (l.force[d] - force[i][d]).abs() <= scale,
+                    "{variant}: {l:?}"
+                );
+                assert!(
+                    (l.torque[d] - torque[i][d]).abs() <= scale,
+                    "{variant}: {l:?}"
+                );
+            }
+        }
+        seen += fr.contacts.len();
+    }
+    seen
+}
+
 #[test]
 fn every_implicit_variant_runs_a_bouncing_pair_through_the_binary() {
     let f = Fixture::new();
@@ -73,6 +124,10 @@ fn every_implicit_variant_runs_a_bouncing_pair_through_the_binary() {
             s.steps.last().unwrap().contacts,
             0,
             "{variant}: still touching"
+        );
+        assert!(
+            check_loads(&out, variant) > 0,
+            "{variant}: no contact in a frame"
         );
         let last = last_frame(&out);
         assert_eq!(last.step, 100);

@@ -59,9 +59,14 @@ fn frames_round_trip_and_match_independent_stepping_and_free_fall() {
     assert_eq!(manifest.particles.len(), 2);
     for (rec, b) in manifest.particles.iter().zip(&world.state.bodies) {
         assert_eq!(
-            (rec.shape, rec.mass, rec.radius, rec.epsilon),
-            (b.shape, b.mass, b.radius, b.epsilon)
+            (rec.shape, rec.mass, rec.radius, rec.epsilon, rec.material),
+            (b.shape, b.mass, b.radius, b.epsilon, b.material)
         );
+        for (r, row) in rec.inertia.iter().enumerate() {
+            for (c, v) in row.iter().enumerate() {
+                assert_eq!(*v, b.inertia[(r, c)]);
+            }
+        }
     }
     for s in &manifest.shapes {
         assert!(Path::new(&s.mesh).is_relative(), "{}", s.mesh);

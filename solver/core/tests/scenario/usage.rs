@@ -43,4 +43,47 @@ fn the_usage_example_reports_the_contacts_the_run_loop_writes() {
     assert_eq!(last.step, 100);
     assert_eq!(last.bodies, body_states(&world.state));
     assert_eq!(last.contacts, contacts);
+
+    // The frame's loads are the sums over exactly these contacts, in their order (the
+    // cube in the air has none).
+    assert_eq!(last.loads.len(), 2);
+    assert_eq!(last.loads[1], frames::BodyLoad::default());
+    let grain = &last.loads[0];
+    assert_eq!(grain.contacts as usize, contacts.len());
+    let mut force = [0.0; 3];
+    let mut torque = [0.0; 3];
+    let x = last.bodies[0].position;
+    for c in &contacts {
+        let r: [f64; 3] = std::array::from_fn(|i| c.point[i] - x[i]);
+        let f = c.force;
+        let t = [
+            r[1] * f[2] - r[2] * f[1],
+            r[2] * f[0] - r[0] * f[2],
+            r[0] * f[1] - r[1] * f[0],
+        ];
+        for i in 0..3 {
+            force[i] += f[i];
+            torque[i] += t[i];
+        }
+    }
+    assert_eq!(grain.force, force, "same sums in the same order");
+    assert!(grain.force[2] > 0.0);
+    // Torques are taken about the centre of mass at the start of the step, which moved by
+    // about 1e-6 m since: |Δτ| ≤ |Δx|·Σ|F|.
+    let total: f64 = contacts.iter().map(|c| c.force[2].abs() * 2.0).sum();
+    for i in 0..3 {
+        assert!(
+            (grain.torque[i] - torque[i]).abs() <= 1e-5 * total + 1e-12,
+            "{:?} vs {torque:?}",
+            grain.torque
+        );
+    }
+    assert!(
+        frames::read_record::<Frame>(&frames::frame_path(&out, 0), &FRAME_MAGIC)
+            .unwrap()
+            .loads
+            .iter()
+            .all(|l| *l == frames::BodyLoad::default()),
+        "frame 0 has no contacts"
+    );
 }

@@ -44,7 +44,7 @@ pub fn cuboid(size: [f64; 3], subdivisions: u32) -> Result<TriMesh, MeshError> {
             }
         }
     }
-    let vertices = weld_exact(&positions, &mut triangles);
+    let (vertices, _) = weld_exact(&positions, &mut triangles);
     Ok(TriMesh {
         vertices,
         triangles,

@@ -6,6 +6,7 @@
 
 mod obj;
 mod ply;
+mod source;
 mod stl;
 
 use crate::hash::hash_bytes;
@@ -15,6 +16,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use ply::PLY_COMMENT;
+pub use source::SourceMap;
 
 /// A supported mesh file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,18 +56,35 @@ impl Format {
 /// see shared edges. Face indices outside the vertex list are a parse error; NaN
 /// coordinates are read as they are and reported by [`crate::check::check_mesh`].
 pub fn read_mesh(path: impl AsRef<Path>) -> Result<(TriMesh, [u8; 32]), MeshError> {
+    read_mesh_source(path).map(|(mesh, _, digest)| (mesh, digest))
+}
+
+/// [`read_mesh`], also returning where each triangle and vertex came from in the file, to
+/// name them in the file's own numbering (see [`SourceMap`]).
+pub fn read_mesh_source(
+    path: impl AsRef<Path>,
+) -> Result<(TriMesh, SourceMap, [u8; 32]), MeshError> {
     let path = path.as_ref();
     let format = Format::from_path(path)?;
     let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    let mesh = decode_mesh(&bytes, format, path)?;
-    Ok((mesh, hash_bytes(&bytes)))
+    let (mesh, map) = decode_mesh_source(&bytes, format, path)?;
+    Ok((mesh, map, hash_bytes(&bytes)))
 }
 
 /// Parses mesh bytes of a given format; `path` only names the source in errors.
 pub fn decode_mesh(bytes: &[u8], format: Format, path: &Path) -> Result<TriMesh, MeshError> {
+    decode_mesh_source(bytes, format, path).map(|(mesh, _)| mesh)
+}
+
+/// [`decode_mesh`], also returning the [`SourceMap`] of the mesh.
+pub fn decode_mesh_source(
+    bytes: &[u8],
+    format: Format,
+    path: &Path,
+) -> Result<(TriMesh, SourceMap), MeshError> {
     let parse_err = |format: &'static str| {
         move |message: String| MeshError::Parse {
             path: path.to_path_buf(),
@@ -133,17 +152,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MeshError> {
 }
 
 /// Merges vertices with bit-identical coordinates (`-0.0` and `0.0` are the same), keeping
-/// the first occurrence's position in the list. Deterministic.
-pub(crate) fn weld_exact(positions: &[[f64; 3]], triangles: &mut [[u32; 3]]) -> Vec<[f64; 3]> {
+/// the first occurrence's position in the list; also returns, per merged vertex, the index
+/// of its first occurrence in `positions`. Deterministic.
+pub(crate) fn weld_exact(
+    positions: &[[f64; 3]],
+    triangles: &mut [[u32; 3]],
+) -> (Vec<[f64; 3]>, Vec<u32>) {
     let key = |p: &[f64; 3]| p.map(|c| if c == 0.0 { 0u64 } else { c.to_bits() });
     let mut index_of: BTreeMap<[u64; 3], u32> = BTreeMap::new();
     let mut remap = Vec::with_capacity(positions.len());
     let mut out = Vec::new();
-    for p in positions {
+    let mut first = Vec::new();
+    for (k, p) in positions.iter().enumerate() {
         let next = out.len() as u32;
         let i = *index_of.entry(key(p)).or_insert(next);
         if i == next {
             out.push(*p);
+            first.push(k as u32);
         }
         remap.push(i);
     }
@@ -152,7 +177,7 @@ pub(crate) fn weld_exact(positions: &[[f64; 3]], triangles: &mut [[u32; 3]]) -> 
             *i = remap[*i as usize];
         }
     }
-    out
+    (out, first)
 }
 
 /// Fan-triangulates a polygon `(p0, p1, …, pn)` into `(p0, pk, pk+1)`.
