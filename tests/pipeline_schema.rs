@@ -9,7 +9,6 @@ use msdem_e2e::{pipeline_binary, pipelines_dir, run_in, test_pipelines_dir, text
 use msdem_mesh::generate::{defaults, MeshGenerator};
 use msdem_pipeline::spec::MeshSpec;
 use msdem_pipeline::{load_pipeline, scenario_text, PipelineSpec};
-use msdem_scenario::GeneratorSpec;
 
 fn load(path: &Path) -> PipelineSpec {
     load_pipeline(path).unwrap_or_else(|e| panic!("{e}"))
@@ -115,10 +114,7 @@ fn particles(spec: &PipelineSpec) -> Vec<(String, u32)> {
         .map(|p| (p.shape.clone(), 1))
         .collect();
     for g in &spec.scenario.generators {
-        out.push(match g {
-            GeneratorSpec::Lattice(l) => (l.shape.clone(), l.count.iter().product()),
-            GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => (b.shape.clone(), b.count),
-        });
+        out.push((g.shape().to_owned(), g.total() as u32));
     }
     out
 }

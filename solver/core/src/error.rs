@@ -126,6 +126,18 @@ pub enum StepError {
         /// Which quantity: position, orientation, velocity or angular velocity.
         quantity: &'static str,
     },
+    /// A contact handed to the collision solver of local time stepping
+    /// ([`crate::integrator::lts::impulse`]) names a body that does not exist or has no
+    /// usable normal (a defect of the caller, reported instead of a panic).
+    #[error("step {step}: contact {contact}: {message}")]
+    InvalidContact {
+        /// Number of the step (0 when the solver does not know it; the caller fills it in).
+        step: u64,
+        /// Index of the contact in the slice handed to the solver.
+        contact: u32,
+        /// What is wrong, with the offending value.
+        message: String,
+    },
     /// The broad phase refused its input.
     #[error("step {step}: broad phase: {source}")]
     BroadPhase {

@@ -9,6 +9,7 @@
 
 pub mod explicit;
 pub mod implicit;
+pub mod lts;
 
 use crate::contact::force::Wrench;
 use crate::detect::Detector;

@@ -10,7 +10,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::{names, values, BoxSpec, GeneratorSpec, LatticeSpec};
 
-const GENERATOR_KINDS: &[&str] = &["lattice", "random_box", "drop"];
+mod pairs;
+mod ring;
+mod stack;
+
+pub use pairs::PairsSpec;
+pub use ring::RingSpec;
+pub use stack::StackSpec;
+
+const GENERATOR_KINDS: &[&str] = &["lattice", "random_box", "drop", "pairs", "stack", "ring"];
 
 /// Reads a generator key, refusing unknown ones at the key's own position.
 struct GeneratorKey;
@@ -27,7 +35,7 @@ impl Visitor<'_> for GeneratorKey {
     type Value = &'static str;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a generator name (lattice, random_box or drop)")
+        f.write_str("a generator name (lattice, random_box, drop, pairs, stack or ring)")
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<&'static str, E> {
@@ -51,13 +59,13 @@ impl<'de> Visitor<'de> for GeneratorVisitor {
     type Value = GeneratorSpec;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a mapping with one key: lattice, random_box or drop")
+        f.write_str("a mapping with one key: lattice, random_box, drop, pairs, stack or ring")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<GeneratorSpec, A::Error> {
         let Some(kind) = map.next_key_seed(GeneratorKey)? else {
             return Err(de::Error::custom(
-                "empty generator: expected one key, lattice, random_box or drop",
+                "empty generator: expected one key, lattice, random_box, drop, pairs, stack or ring",
             ));
         };
         let spec = match kind {
@@ -72,6 +80,9 @@ impl<'de> Visitor<'de> for GeneratorVisitor {
                 GeneratorSpec::Lattice(l)
             }
             "random_box" => GeneratorSpec::RandomBox(next_box(&mut map, false)?),
+            "pairs" => GeneratorSpec::Pairs(pairs::next_pairs(&mut map)?),
+            "stack" => GeneratorSpec::Stack(stack::next_stack(&mut map)?),
+            "ring" => GeneratorSpec::Ring(ring::next_ring(&mut map)?),
             _ => GeneratorSpec::Drop(next_box(&mut map, true)?),
         };
         if let Some(other) = map.next_key::<String>()? {
@@ -141,6 +152,9 @@ impl Serialize for GeneratorSpec {
             GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => {
                 map.serialize_entry(self.kind(), b)?
             }
+            GeneratorSpec::Pairs(p) => map.serialize_entry(self.kind(), p)?,
+            GeneratorSpec::Stack(p) => map.serialize_entry(self.kind(), p)?,
+            GeneratorSpec::Ring(p) => map.serialize_entry(self.kind(), p)?,
         }
         map.end()
     }

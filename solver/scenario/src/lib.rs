@@ -79,6 +79,12 @@
 //!                   random_orientation: true }
 //!   - drop: { shape: grain, material: rock, count: 20, min: [0, 0, 1], max: [1, 1, 1.5],
 //!             velocity: [0, 0, -1], random_orientation: true }
+//!   - pairs: { shape: grain, material: rock, count: 64, origin: [0, 0, 0], pitch_m: 0.1,
+//!              separation_m: 0.5, speed_m_s: [0.5, 2.0] }      # seed 004 §8.1
+//!   - stack: { shape: cube, material: rock, count: 20, stacks: [4, 1], origin: [0, 0, 0.05],
+//!              pitch_m: [0.6, 0.6], layer_m: 0.102, slant_m: [0.0, 0.03] }   # seed 004 §8.2
+//!   - ring: { shape: cube, material: rock, count: 32, layers: 4, center: [0, 0, 0.05],
+//!             radius_m: 0.6, layer_m: 0.102, stagger: true }   # seed 004 §8.2 tower
 //! limits:                          # optional
 //!   max_particles: 10000000        # cap on listed + generated particles, ≥ 1 (default 10⁷)
 //! ```
@@ -174,6 +180,7 @@ pub mod yaml;
 
 pub use broadphase::BroadPhaseSpec;
 pub use error::ScenarioError;
+pub use generator::{PairsSpec, RingSpec, StackSpec};
 pub use halo::{HaloSpec, DEFAULT_RELATIVE_HALO, MAX_RELATIVE_HALO};
 pub use integrator::IntegratorSpec;
 pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES};

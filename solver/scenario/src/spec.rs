@@ -385,6 +385,12 @@ pub enum GeneratorSpec {
     RandomBox(BoxSpec),
     /// `drop: {..}`.
     Drop(BoxSpec),
+    /// `pairs: {..}`: pairs on a head-on collision course (seed 004 §8.1).
+    Pairs(crate::generator::PairsSpec),
+    /// `stack: {..}`: slanted stacks (seed 004 §8.2).
+    Stack(crate::generator::StackSpec),
+    /// `ring: {..}`: rings in layers, a tower (seed 004 §8.2).
+    Ring(crate::generator::RingSpec),
 }
 
 impl GeneratorSpec {
@@ -394,6 +400,42 @@ impl GeneratorSpec {
             GeneratorSpec::Lattice(_) => "lattice",
             GeneratorSpec::RandomBox(_) => "random_box",
             GeneratorSpec::Drop(_) => "drop",
+            GeneratorSpec::Pairs(_) => "pairs",
+            GeneratorSpec::Stack(_) => "stack",
+            GeneratorSpec::Ring(_) => "ring",
+        }
+    }
+
+    /// The shape the generator places.
+    pub fn shape(&self) -> &str {
+        match self {
+            GeneratorSpec::Lattice(l) => &l.shape,
+            GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => &b.shape,
+            GeneratorSpec::Pairs(p) => &p.shape,
+            GeneratorSpec::Stack(s) => &s.shape,
+            GeneratorSpec::Ring(r) => &r.shape,
+        }
+    }
+
+    /// The material of the particles the generator places.
+    pub fn material(&self) -> &str {
+        match self {
+            GeneratorSpec::Lattice(l) => &l.material,
+            GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => &b.material,
+            GeneratorSpec::Pairs(p) => &p.material,
+            GeneratorSpec::Stack(s) => &s.material,
+            GeneratorSpec::Ring(r) => &r.material,
+        }
+    }
+
+    /// The number of particles the generator places (`u64`, saturating).
+    pub fn total(&self) -> u64 {
+        match self {
+            GeneratorSpec::Lattice(l) => crate::limits::lattice_total(l.count).unwrap_or(u64::MAX),
+            GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => u64::from(b.count),
+            GeneratorSpec::Pairs(p) => 2 * u64::from(p.count),
+            GeneratorSpec::Stack(s) => s.total(),
+            GeneratorSpec::Ring(r) => r.total(),
         }
     }
 }

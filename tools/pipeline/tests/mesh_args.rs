@@ -27,6 +27,8 @@ fn mesh_args(spec: &PipelineSpec, dir: &Path) -> Vec<String> {
 
 /// `FILE: MESH: ARGS` for every file in pipelines/ (sorted) and tests/pipelines/tiny.yaml.
 const PIPELINE_FILES: &[&str] = &[
+    "cube_stacks.yaml: cube: box --size 0.1 0.1 0.1 -o meshes/cube.ply",
+    "cube_stacks.yaml: floor: plane --size 14 10 --center 2 0 0 -o meshes/floor.ply",
     "ellipsoid_hopper.yaml: rock: sphere --radius 0.06 --subdivisions 2 --eta 1.3 --seed 31 -o meshes/rock.ply",
     "ellipsoid_hopper.yaml: hopper: hopper --top-width 1.4 --outlet-width 0.55 --height 0.7 --outlet square --center 0 0 0.4 -o meshes/hopper.ply",
     "ellipsoid_hopper.yaml: floor: plane --size 4 4 -o meshes/floor.ply",
@@ -36,6 +38,11 @@ const PIPELINE_FILES: &[&str] = &[
     "hopper.yaml: large: sphere --radius 0.1 --subdivisions 3 --eta 1.3 --seed 23 -o meshes/large.ply",
     "hopper.yaml: hopper: hopper --top-width 1.4 --outlet-width 0.55 --height 0.7 --outlet square --center 0 0 0.4 -o meshes/hopper.ply",
     "hopper.yaml: floor: plane --size 4 4 -o meshes/floor.ply",
+    "hopper_lts.yaml: small: sphere --radius 0.04 --subdivisions 2 --eta 1.3 --seed 21 -o meshes/small.ply",
+    "hopper_lts.yaml: medium: sphere --radius 0.07 --subdivisions 2 --eta 1.3 --seed 22 -o meshes/medium.ply",
+    "hopper_lts.yaml: large: sphere --radius 0.1 --subdivisions 3 --eta 1.3 --seed 23 -o meshes/large.ply",
+    "hopper_lts.yaml: hopper: hopper --top-width 1.4 --outlet-width 0.55 --height 0.7 --outlet square --center 0 0 0.4 -o meshes/hopper.ply",
+    "hopper_lts.yaml: floor: plane --size 4 4 -o meshes/floor.ply",
     "particle_on_slope.yaml: sphere: sphere --radius 0.1 --subdivisions 3 --eta 1.2 --seed 7 -o meshes/sphere.ply",
     "particle_on_slope.yaml: slope: slope --size 1.5 4 --angle 20 -o meshes/slope.ply",
     "particle_on_slope_implicit.yaml: sphere: sphere --radius 0.1 --subdivisions 3 --eta 1.2 --seed 7 -o meshes/sphere.ply",
@@ -44,6 +51,7 @@ const PIPELINE_FILES: &[&str] = &[
     "particle_pair.yaml: sphere_b: sphere --radius 0.1 --subdivisions 3 --eta 1.1 --seed 2 -o meshes/sphere_b.ply",
     "particle_pair_implicit.yaml: sphere_a: sphere --radius 0.1 --subdivisions 3 --eta 1.1 --seed 1 -o meshes/sphere_a.ply",
     "particle_pair_implicit.yaml: sphere_b: sphere --radius 0.1 --subdivisions 3 --eta 1.1 --seed 2 -o meshes/sphere_b.ply",
+    "particle_pairs_lts.yaml: ball: sphere --radius 0.05 --subdivisions 2 --eta 1 -o meshes/ball.ply",
     "scaled_pairs.yaml: unit: sphere --radius 0.5 --subdivisions 1 --eta 1 --seed 1 -o meshes/unit.ply",
     "scaled_pairs.yaml: x2: sphere --radius 1 --subdivisions 1 --eta 1 --seed 1 -o meshes/x2.ply",
     "scaled_pairs.yaml: x4: sphere --radius 2 --subdivisions 1 --eta 1 --seed 1 -o meshes/x4.ply",
@@ -57,6 +65,14 @@ const PIPELINE_FILES: &[&str] = &[
     "staircase.yaml: rock: sphere --radius 0.1 --subdivisions 3 --eta 1.3 --seed 13 -o meshes/rock.ply",
     "staircase.yaml: stairs: staircase --steps 20 --rise 0.12 --run 0.25 --width 2 -o meshes/stairs.ply",
     "staircase.yaml: ground: plane --size 14 12 --center 4 0 -2.6 -o meshes/ground.ply",
+    "staircase_lts.yaml: grain: sphere --radius 0.025 --subdivisions 1 --eta 1.3 --seed 11 -o meshes/grain.ply",
+    "staircase_lts.yaml: pebble: sphere --radius 0.05 --subdivisions 2 --eta 1.3 --seed 12 -o meshes/pebble.ply",
+    "staircase_lts.yaml: rock: sphere --radius 0.1 --subdivisions 3 --eta 1.3 --seed 13 -o meshes/rock.ply",
+    "staircase_lts.yaml: stairs: staircase --steps 20 --rise 0.12 --run 0.25 --width 2 -o meshes/stairs.ply",
+    "staircase_lts.yaml: ground: plane --size 14 12 --center 4 0 -2.6 -o meshes/ground.ply",
+    "tower.yaml: cube: box --size 0.1 0.1 0.1 -o meshes/cube.ply",
+    "tower.yaml: ball: sphere --radius 0.06 --subdivisions 2 --eta 1 -o meshes/ball.ply",
+    "tower.yaml: floor: plane --size 20 20 -o meshes/floor.ply",
     "tiny.yaml: grain: sphere --radius 0.05 --subdivisions 1 --eta 1.2 --seed 5 -o meshes/grain.ply",
     "tiny.yaml: floor: plane --size 1 1 -o meshes/floor.ply",
 ];

@@ -9,7 +9,6 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::place::{self, ObstacleSoup, PlaceError, Sphere};
 use crate::error::SolverError;
 use crate::model::{Material, Shape};
-use crate::scenario::limits::lattice_total;
 use crate::scenario::{GeneratorSpec, Scenario};
 use crate::state::Body;
 
@@ -76,6 +75,26 @@ pub fn build_bodies(
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(scenario.seed);
     for (g, gen) in scenario.generators.iter().enumerate() {
         let origin = format!("generators[{g}] ({})", gen.kind());
+        if let Some(placed) = place::pattern::placements(gen, &mut rng) {
+            let (s, m) = (shape_ix(gen.shape()), material_ix(gen.material()));
+            let r = bound(s, m);
+            for p in placed {
+                spheres.push(Sphere {
+                    center: p.position,
+                    radius: r,
+                });
+                inits.push(Init {
+                    shape: s,
+                    material: m,
+                    position: p.position,
+                    orientation: p.orientation,
+                    velocity: p.velocity,
+                    angular_velocity: Vec3::zeros(),
+                });
+                origins.push(origin.clone());
+            }
+            continue;
+        }
         let (shape, material, positions, velocity, random) = match gen {
             GeneratorSpec::Lattice(l) => {
                 let (s, m) = (shape_ix(&l.shape), material_ix(&l.material));
@@ -99,6 +118,7 @@ pub fn build_bodies(
                 .map_err(|e| placement_error(scenario, &origin, b.count, e))?;
                 (s, m, pos, b.velocity, b.random_orientation)
             }
+            GeneratorSpec::Pairs(_) | GeneratorSpec::Stack(_) | GeneratorSpec::Ring(_) => continue,
         };
         for position in positions {
             let orientation = if random {
@@ -129,10 +149,7 @@ pub fn build_bodies(
 /// `limits.max_particles` (the loader refuses it at the count already; this covers
 /// scenarios built in code). Counted in `u64`, saturating.
 fn check_particle_count(scenario: &Scenario) -> Result<(), SolverError> {
-    let generated = scenario.generators.iter().map(|g| match g {
-        GeneratorSpec::Lattice(l) => lattice_total(l.count).unwrap_or(u64::MAX),
-        GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => u64::from(b.count),
-    });
+    let generated = scenario.generators.iter().map(GeneratorSpec::total);
     let total = generated.fold(scenario.particles.len() as u64, u64::saturating_add);
     let cap = scenario.limits.max_particles;
     if total > cap {

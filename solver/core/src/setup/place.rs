@@ -1,4 +1,5 @@
-//! Particle placement by the scenario's generators (`lattice`, `random_box`, `drop`).
+//! Particle placement by the scenario's generators (`lattice`, `random_box`, `drop`; the
+//! pattern generators `pairs`, `stack`, `ring` of seed 004 in [`pattern`]).
 //!
 //! Random placement draws centres uniformly in the box shrunk by the particle's bounding
 //! sphere including its halo (radius `r + ε`), so every particle lies inside the box, and
@@ -6,6 +7,12 @@
 //! particles and earlier generators included) and farther than `r + ε + ε_obstacle` from every
 //! obstacle triangle. All draws come from one seeded `Xoshiro256++` stream, consumed in
 //! generator order, so the same scenario and seed give the same particles.
+
+pub mod pairs;
+pub mod pattern;
+pub mod placed;
+pub mod ring;
+pub mod stack;
 
 use msdem_geom::math::{Quat, Tri, Vec3};
 use rand::Rng;
