@@ -45,6 +45,8 @@ pub mod names;
 pub mod plan;
 mod process;
 mod report;
+pub mod run_facts;
+pub mod run_log;
 pub mod runner;
 pub mod spec;
 pub mod stamp;
