@@ -44,6 +44,7 @@ pub mod load;
 pub mod names;
 pub mod plan;
 mod process;
+pub mod reference;
 mod report;
 pub mod run_facts;
 pub mod run_log;
