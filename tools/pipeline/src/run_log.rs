@@ -124,7 +124,9 @@ impl RunLog {
                 Outcome::Failed(sec, m) => format!("FAILED    {sec:8.2} s: {m}"),
                 Outcome::NotRun => "not run   (an earlier stage failed)".to_owned(),
             };
-            writeln!(t, "[{}/{n}] {:<width$}  {what}", i + 1, s.label)?;
+            let position = format!("[{}/{n}]", i + 1);
+            let places = format!("[{n}/{n}]").len();
+            writeln!(t, "{position:<places$} {:<width$}  {what}", s.label)?;
         }
         writeln!(t)?;
         self.write_solver(t, spec)?;
