@@ -38,7 +38,7 @@
 //! `run/` (solver output: `run.msdem`, `frames/`, `stats.msdem`) with the exporter's
 //! `vtk/`, `ply/`, `plots/` and `preview.png` inside it, `run.log` (see [`run_log`]) and
 //! `.stamps/` (one stamp per stage output, see [`stamp`]). Every key and output file:
-//! `docs/reference.md`, generated from [`reference`].
+//! `docs/reference.md`, generated from [`mod@reference`].
 #![warn(missing_docs)]
 
 pub mod error;

@@ -20,7 +20,7 @@ pub struct ModelCounts {
     pub obstacles: usize,
     /// Triangles of all particles (each particle counts its shape's mesh; ellipsoids 0).
     pub particle_triangles: u64,
-    /// Output interval [steps].
+    /// Output interval \[steps\].
     pub output_every: u32,
     /// Time step \[s\].
     pub dt: f64,

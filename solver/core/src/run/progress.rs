@@ -19,7 +19,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 /// Environment variable selecting the progress display: `bar`, `lines` or `off`.
 pub const PROGRESS_ENV: &str = "MSDEM_PROGRESS";
 /// Environment variable overriding the longest gap between two plain progress lines
-/// [s] (default [`LINE_INTERVAL_S`]); `0` prints a line at every redraw (tests).
+/// \[s\] (default [`LINE_INTERVAL_S`]); `0` prints a line at every redraw (tests).
 pub const PROGRESS_INTERVAL_ENV: &str = "MSDEM_PROGRESS_INTERVAL_S";
 /// Longest gap between two plain progress lines \[s\].
 pub const LINE_INTERVAL_S: f64 = 10.0;
