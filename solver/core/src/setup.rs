@@ -19,9 +19,9 @@
 use rayon::prelude::*;
 
 use crate::error::SolverError;
-use crate::model::{Material, Model};
+use crate::model::{ContactPoints, Material, Model};
 use crate::params::{DetectionMode, IntegratorChoice, KernelChoice, Params};
-use crate::scenario::{DetectionModeSpec, KernelSpec, Scenario};
+use crate::scenario::{ContactPointsSpec, DetectionModeSpec, KernelSpec, Scenario};
 use crate::state::{Body, State};
 use crate::world::World;
 
@@ -85,7 +85,10 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
             shapes,
             materials,
             obstacles,
-            contact_points: Default::default(),
+            contact_points: match scenario.detection.contact_points {
+                ContactPointsSpec::Seed => ContactPoints::Seed,
+                ContactPointsSpec::Patches => ContactPoints::Patches,
+            },
         },
         state: State {
             bodies,

@@ -38,6 +38,9 @@
 //!   kernel: exact                  # exact | hybrid (default exact)
 //!   kept_sets: true                # explicit hierarchy: keep active sets from step to step
 //!                                  # (default true; same contacts, less work)
+//!   contact_points: seed           # seed | patches (default seed): mesh–mesh contact points
+//!                                  # of seed 000 §2, or surface patches whose force does not
+//!                                  # depend on the triangulation (docs/design.md §3)
 //! broadphase: hgrid                # hgrid (alias grid) | linked_cells | bins | all_pairs, or a
 //!                                  # mapping (default hgrid, automatic levels), see below
 //! seed: 0                          # RNG seed of the generators (default 0)
@@ -182,8 +185,8 @@ pub use source::{
     EllipsoidSpec, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource, ShapeSpec, TreeName,
 };
 pub use spec::{
-    BoxSpec, DetectionModeSpec, DetectionSpec, GeneratorSpec, KernelSpec, LatticeSpec,
-    MaterialSpec, ParticleSpec, Scenario, TimeSpec,
+    BoxSpec, ContactPointsSpec, DetectionModeSpec, DetectionSpec, GeneratorSpec, KernelSpec,
+    LatticeSpec, MaterialSpec, ParticleSpec, Scenario, TimeSpec,
 };
 
 /// The only scenario format version this build reads.

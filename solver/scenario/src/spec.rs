@@ -178,6 +178,10 @@ pub struct DetectionSpec {
     /// are the same either way.
     #[serde(default = "yes")]
     pub kept_sets: bool,
+    /// How the contact points of a mesh–mesh pair are formed (`docs/design.md` §3); the
+    /// default is not written back, so scenarios without the key are unchanged.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub contact_points: ContactPointsSpec,
 }
 
 fn yes() -> bool {
@@ -190,8 +194,23 @@ impl Default for DetectionSpec {
             mode: DetectionModeSpec::default(),
             kernel: KernelSpec::default(),
             kept_sets: true,
+            contact_points: ContactPointsSpec::default(),
         }
     }
+}
+
+/// `detection.contact_points:` value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContactPointsSpec {
+    /// Seed 000 §2: the fine triangle pairs' closest points merged within ε, each with
+    /// the full fade-in spring.
+    #[default]
+    Seed,
+    /// Surface patches: the halo overlap integrated over the surface, so that the force
+    /// between flat faces does not depend on their triangulation; a pair is never softer
+    /// than its deepest seed point.
+    Patches,
 }
 
 /// `detection.mode:` value.

@@ -27,6 +27,14 @@
 //! edge's faces. When no corner of either side is within the halo (two sharp edges
 //! crossing, first touch of two curved faces) the seed's merged points are used.
 //!
+//! **Floor.** Near a corner pressed into a face the overlap volume grows like δ³ with the
+//! penetration δ, far softer than the seed's linear spring: a box landing on a corner
+//! would sink through the halo. A pair's total spring `Σ wᵢ·(m − dᵢ)` is therefore never
+//! below the seed spring `m − d_min` of its deepest fine contact point; below it, the
+//! pair's contacts become that one seed point ([`pair_contacts`]). Face-on-face contacts, whose integral is
+//! many points' worth, never reach the floor, so their force stays independent of the
+//! triangulation.
+//!
 //! **Output.** Triangle samples closer than ε are merged (Implementation remark 1) into
 //! [`Contact`]s with `weight = A_in/A_ref` (the projected area inside the halo relative to
 //! `A_ref`) and `dist = m − ∫(m − d)₊/A_in`, so that `k·weight·(m − dist)` is the merged
@@ -208,12 +216,18 @@ impl SideCtx<'_> {
         } else {
             (n_o, self.n_s)
         };
-        // A point behind the other face has penetrated past the halo: full overlap along
-        // the faces' normals.
-        let dir = if d > TINY_DISTANCE * self.margin && v.dot(&n_o) >= 0.0 {
+        // A point behind the other face, whose closest point lies inside that face (the
+        // offset is along the face normal), has penetrated past the halo: full overlap
+        // along the faces' normals. Behind a face but closest to its edge or corner, the
+        // side is ambiguous with the partner triangles alone (a far point of a large
+        // ground "behind" a box's side face): the distance decides.
+        let along = v.dot(&n_o);
+        let lateral = (v - along * n_o).norm();
+        let behind = along < 0.0 && lateral <= 1e-6 * d.max(self.margin);
+        let dir = if d > TINY_DISTANCE * self.margin && !behind {
             sign * v / d
         } else {
-            if v.dot(&n_o) < 0.0 {
+            if behind {
                 d = 0.0;
             }
             robust_normal(&n_a, &n_b, self.b_is_obstacle, self.centre_dir)
@@ -442,7 +456,57 @@ pub fn pair_contacts(
         return merge_pair(a, b, raw, 0.5 * margin, out);
     }
     let a_ref = reference_area(body_a.radius, r_b, margin);
+    let first = out.len();
     merge_samples(a, b, samples, 0.5 * margin, margin, a_ref, out);
+    apply_seed_floor(out, first, margin, raw);
+}
+
+/// The force floor of a pair (see the module docs): when the pair's integrated spring
+/// `Σ wᵢ·(m − dᵢ)` of `out[first..]` is below the seed spring `m − d_min` of its deepest
+/// fine contact point (among `raw`), the pair's contacts are replaced by one seed point
+/// (weight 1, distance `d_min`) at the spring-weighted centre and normal of the seed's
+/// merged points ([`merge_pair`], seed 000 §2 and Implementation remark 1). A corner or an
+/// edge pressed into a face has an overlap volume that grows like δ³ or δ² with the
+/// penetration δ; the floor gives it the seed's linear spring, so it is never softer than
+/// one seed point, and its dashpot is calibrated for a linear spring. Face-on-face
+/// contacts, whose integral is many points' worth, never reach the floor, so their force
+/// stays independent of the triangulation. The switch is continuous in the total force.
+fn apply_seed_floor(out: &mut Vec<Contact>, first: usize, margin: f64, raw: &[RawContact]) {
+    let Some(d_min) = raw.iter().map(|r| r.dist).reduce(f64::min) else {
+        return;
+    };
+    let floor = (margin - d_min).min(margin);
+    let total: f64 = out[first..]
+        .iter()
+        .map(|c| c.weight * (margin - c.dist))
+        .sum();
+    let Some(template) = out.get(first).copied() else {
+        return;
+    };
+    if !(floor > total && floor.is_finite()) {
+        return;
+    }
+    out.truncate(first);
+    merge_pair(template.a, template.b, raw, 0.5 * margin, out);
+    let (mut sum, mut dir, mut centre) = (0.0, Vec3::zeros(), Vec3::zeros());
+    for c in &out[first..] {
+        let s = (margin - c.dist).max(0.0) + f64::MIN_POSITIVE;
+        sum += s;
+        dir += s * c.normal;
+        centre += s * c.point;
+    }
+    let Some(normal) = dir.try_normalize(0.0) else {
+        return; // keep the seed's merged points
+    };
+    out.truncate(first);
+    out.push(Contact {
+        point: centre / sum,
+        normal,
+        dist: d_min.clamp(0.0, margin),
+        weight: 1.0,
+        depth: floor,
+        ..template
+    });
 }
 
 /// Greedy merge of samples closer than `radius` (remark 1; the order of `samples` is the

@@ -245,3 +245,19 @@ fn a_time_step_beyond_the_stability_estimate_is_warned_about() {
     let w = build_world(&load_scenario(&small).unwrap()).unwrap();
     assert_eq!(time_step_warning(&w), None);
 }
+
+/// `detection.contact_points` picks the model's contact points (default: the seed's).
+#[test]
+fn contact_points_key_selects_seed_points_or_surface_patches() {
+    use msdem_solver::model::ContactPoints;
+    let f = Fixture::new();
+    let body = "particles:\n  - { shape: grain, material: rock, position: [0, 0, 1] }\n";
+    assert_eq!(world(&f, body).model.contact_points, ContactPoints::Seed);
+    for (value, expected) in [
+        ("seed", ContactPoints::Seed),
+        ("patches", ContactPoints::Patches),
+    ] {
+        let text = format!("detection: {{ contact_points: {value} }}\n{body}");
+        assert_eq!(world(&f, &text).model.contact_points, expected);
+    }
+}
