@@ -298,6 +298,12 @@ fn enumerated_values_in_the_tables_are_those_the_parser_accepts() {
         ),
         (
             SCENARIO_KEYS,
+            "detection",
+            "contact_points",
+            &["scenario", "detection", "contact_points"],
+        ),
+        (
+            SCENARIO_KEYS,
             "broadphase",
             "kind",
             &["scenario", "broadphase", "kind"],
