@@ -56,11 +56,22 @@ impl Sandbox {
     }
 }
 
-/// The stage labels that ran (`run   LABEL: …`) and were skipped (`skip  LABEL (up to date)`).
+/// The stage labels that ran (`[n/N] run   LABEL: …`) and were skipped (`[n/N] skip  LABEL
+/// (up to date)`), in order; `n` must count from 1 and `N` be the same on every line.
 fn stages(stdout: &str) -> (Vec<String>, Vec<String>) {
     let mut ran = Vec::new();
     let mut skipped = Vec::new();
+    let mut counted = 0;
     for line in stdout.lines() {
+        let Some((position, line)) = line.strip_prefix('[').and_then(|l| l.split_once("] ")) else {
+            continue;
+        };
+        if line.starts_with("run ") || line.starts_with("skip ") {
+            counted += 1;
+            let (n, total) = position.split_once('/').unwrap();
+            assert_eq!(n.parse::<usize>().unwrap(), counted, "{stdout}");
+            assert_eq!(total.parse::<usize>().unwrap(), ALL.len(), "{stdout}");
+        }
         if let Some(rest) = line.strip_prefix("run   ") {
             ran.push(rest.split(':').next().unwrap().to_owned());
         } else if let Some(rest) = line.strip_prefix("skip  ") {
@@ -87,6 +98,41 @@ const ALL: [&str; 6] = [
     "solve tiny",
     "export tiny",
 ];
+
+/// `out/tiny/run.log` after a complete run: the figures of the real run, read back
+/// independently from the run folder.
+fn check_run_log(out: &Path, manifest: &RunManifest) {
+    use msdem_frames::{stats_path, StatsFile, STATS_MAGIC};
+    let text = fs::read_to_string(out.join("run.log")).unwrap();
+    let stats: StatsFile = read_record(&stats_path(&out.join("run")), &STATS_MAGIC).unwrap();
+    let last = stats.steps.last().unwrap();
+    let contacts: u64 = stats.steps.iter().map(|s| u64::from(s.contacts)).sum();
+    let triangles: u64 = manifest
+        .particles
+        .iter()
+        .map(|p| u64::from(manifest.shapes[p.shape as usize].triangles))
+        .sum();
+    for expected in [
+        "status          completed in ".to_owned(),
+        "command         ".to_owned(),
+        format!("steps           {} to t = {:.6} s\n", last.step, last.time),
+        format!("contacts        {contacts} in total, at most "),
+        format!("particles       2 of 1 shapes, {triangles} triangles in all (run/run.msdem)"),
+        // The floor: `plane` with one subdivision is two triangles.
+        "obstacles       1, 2 triangles in all (meshes/)".to_owned(),
+        "integrator      explicit\n".to_owned(),
+        "[1/6] mesh grain   ran ".to_owned(),
+        "[5/6] solve tiny   ran ".to_owned(),
+        "phases          wall time summed over ".to_owned(),
+        "  narrow      ".to_owned(),
+        "  output, setup ".to_owned(),
+        "[warnings]\nnone\n".to_owned(),
+        "solver    SHA-256 ".to_owned(),
+    ] {
+        assert!(text.contains(&expected), "{expected:?} not in\n{text}");
+    }
+    assert!(contacts > 0, "the tiny run has contacts");
+}
 
 #[test]
 fn tiny_pipeline_runs_skips_and_rebuilds_only_what_changed() {
@@ -127,6 +173,7 @@ fn tiny_pipeline_runs_skips_and_rebuilds_only_what_changed() {
             || stdout.contains("run/vtk/particles.pvd"),
         "{stdout}"
     );
+    check_run_log(&out, &manifest);
 
     // Nothing changed: every stage is skipped, nothing is rewritten.
     let before = fs::metadata(run.join("run.msdem"))
@@ -137,7 +184,7 @@ fn tiny_pipeline_runs_skips_and_rebuilds_only_what_changed() {
     let (ran, skipped) = stages(&stdout);
     assert!(ran.is_empty(), "{stdout}");
     assert_eq!(skipped, ALL);
-    assert!(stdout.contains("skip  tree grain (up to date)"));
+    assert!(stdout.contains("[3/6] skip  tree grain (up to date)"));
     let after = fs::metadata(run.join("run.msdem"))
         .unwrap()
         .modified()
@@ -211,6 +258,22 @@ fn a_failing_stage_stops_the_pipeline_with_its_own_message() {
     assert!(out.join(".stamps/mesh-floor.stamp").exists());
     assert!(out.join("meshes/grain.ply").is_file());
     assert!(out.join("run/run.msdem").is_file());
+    // The run log names the failing stage and its error line, and what did not run.
+    let log = fs::read_to_string(out.join("run.log")).unwrap();
+    let error = last.strip_prefix("error: ").unwrap();
+    assert!(
+        log.contains("status          FAILED after ") && log.contains(error),
+        "{error:?} not in\n{log}"
+    );
+    let failed = log
+        .lines()
+        .find(|l| l.starts_with("[1/6] mesh grain   FAILED "))
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(failed.contains("subdivisions"), "{failed}");
+    assert!(
+        log.contains("[6/6] export tiny  not run   (an earlier stage failed)"),
+        "{log}"
+    );
     // Undoing the edit: the mesh is rebuilt with the old bytes, the rest is up to date.
     sandbox.edit("subdivisions: 0", "subdivisions: 1");
     let stdout = sandbox.run_ok(&[]);

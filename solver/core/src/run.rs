@@ -7,11 +7,8 @@
 //! Nothing is written before every check passed: a bad world or an unusable output folder
 //! leaves the disk untouched.
 
-use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
-
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::contact::force::Wrench;
 use crate::contact::stability::stable_dt_estimate;
@@ -27,6 +24,7 @@ use crate::state::State;
 use crate::world::World;
 
 mod output;
+pub mod progress;
 mod stepper;
 mod summary;
 
@@ -41,7 +39,7 @@ pub const MAX_CONVERGENCE_WARNINGS: u64 = 3;
 /// How to run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Hide the progress bar.
+    /// Show no progress (see [`progress`] for the bar and the plain lines).
     pub quiet: bool,
     /// Write the wall-clock times per phase to `timings.msdem`. Every other output file
     /// (`stats.msdem` included, whose `wall` fields are zero) is byte-identical across runs
@@ -213,19 +211,6 @@ fn check_world(world: &World) -> Result<(), SolverError> {
     Ok(())
 }
 
-fn progress_bar(steps: u64, quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps ({per_sec}, ETA {eta})",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
 /// The warning for a step whose Picard iterations did not converge.
 fn unconverged(name: &str, tolerance: f64, out: &Stepped) -> String {
     format!(
@@ -295,7 +280,7 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
     summary.frames = 1;
 
     let start = Instant::now();
-    let bar = progress_bar(steps, options.quiet);
+    let bar = progress::progress_bar(steps, world.params.dt, options.quiet);
     let mut stepper = Stepper::new(&world.params);
     let World {
         model,

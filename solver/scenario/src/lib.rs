@@ -173,6 +173,7 @@ pub mod limits;
 mod load;
 mod names;
 pub mod picard;
+pub mod reference;
 pub mod source;
 mod spec;
 mod values;

@@ -34,6 +34,7 @@ pub mod png_out;
 pub mod preview;
 pub mod pvd;
 pub mod raster;
+pub mod reference;
 pub mod run_reader;
 pub mod scene;
 pub mod staging;

@@ -24,7 +24,8 @@
 //!   obstacles: [ { name: stairs, tree: stairs, halo: { absolute_m: 0.005 } } ]
 //!   generators: [ { drop: { shape: grain, material: rock, count: 20,
 //!                           min: [0, -0.3, 0.3], max: [0.4, 0.3, 0.8] } } ]
-//! export: { vtk: true, ply: true, plots: true, preview: last }   # optional
+//! export: { vtk: true, ply: true, plots: true, preview: last }   # optional; also
+//!                              #   vtk_format, vtk_meshes, particle_csv, animation
 //! ```
 //!
 //! Unknown keys, wrong types, dangling names and every value the solver would refuse in the
@@ -35,8 +36,9 @@
 //!
 //! `meshes/NAME.ply`, `trees/NAME.tree`, `scenario.yaml` (paths relative to the folder),
 //! `run/` (solver output: `run.msdem`, `frames/`, `stats.msdem`) with the exporter's
-//! `vtk/`, `ply/`, `plots/` and `preview.png` inside it, and `.stamps/` (one stamp per
-//! stage output, see [`stamp`]).
+//! `vtk/`, `ply/`, `plots/` and `preview.png` inside it, `run.log` (see [`run_log`]) and
+//! `.stamps/` (one stamp per stage output, see [`stamp`]). Every key and output file:
+//! `docs/reference.md`, generated from [`mod@reference`].
 #![warn(missing_docs)]
 
 pub mod error;
@@ -44,7 +46,10 @@ pub mod load;
 pub mod names;
 pub mod plan;
 mod process;
+pub mod reference;
 mod report;
+pub mod run_facts;
+pub mod run_log;
 pub mod runner;
 pub mod spec;
 pub mod stamp;

@@ -38,6 +38,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         bin_dir,
         force: args.force,
         only: args.only,
+        command: std::env::args().collect(),
     };
     // The library's messages already carry their causes: no error chain on top.
     run_pipeline(&opts, &mut std::io::stdout()).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::spec::{ExportSpec, MeshSpec, PipelineSpec, TreeSpec};
+use crate::spec::{ExportSpec, MeshSpec, PipelineSpec, TreeSpec, VtkFormatKey};
 
 /// The four kinds of stage, in pipeline order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -240,15 +240,31 @@ fn solve_stage(spec: &PipelineSpec) -> Stage {
     }
 }
 
-/// The exporter stage: reads the run folder, writes into it.
+/// The exporter stage: reads the run folder, writes into it. Options at their defaults add
+/// no flag, so adding a key did not change existing stages' command lines.
 fn export_stage(name: &str, export: &ExportSpec) -> Stage {
     let run = Path::new(RUN_DIR);
     let mut args = vec![RUN_DIR.to_owned()];
     let mut outputs = Vec::new();
     if export.vtk {
-        outputs.push(run.join("vtk").join("particles.pvd"));
+        if export.vtk_meshes {
+            outputs.push(run.join("vtk").join("particles.pvd"));
+        } else {
+            args.push("--no-vtk-meshes".to_owned());
+        }
+        outputs.push(run.join("vtk").join("particles_state.pvd"));
+        if export.vtk_format != VtkFormatKey::default() {
+            args.extend([
+                "--vtk-format".to_owned(),
+                export.vtk_format.name().to_owned(),
+            ]);
+        }
     } else {
         args.push("--no-vtk".to_owned());
+    }
+    if export.particle_csv {
+        args.push("--particle-csv".to_owned());
+        outputs.push(run.join("csv"));
     }
     if export.ply {
         outputs.push(run.join("ply"));
@@ -259,6 +275,11 @@ fn export_stage(name: &str, export: &ExportSpec) -> Stage {
         outputs.push(run.join("plots"));
     } else {
         args.push("--no-plots".to_owned());
+    }
+    if export.animation {
+        outputs.push(run.join("preview_animation.png"));
+    } else {
+        args.push("--no-animation".to_owned());
     }
     if let Some(p) = export.preview {
         args.extend(["--preview".to_owned(), p.to_string()]);
@@ -274,7 +295,7 @@ fn export_stage(name: &str, export: &ExportSpec) -> Stage {
         // The exporter replaces what it writes only once everything is written (a failed
         // export leaves the previous one intact), so only outputs switched off are cleared
         // here, that none of them goes stale.
-        clear: ["vtk", "ply", "plots", "preview.png"]
+        clear: EXPORT_OUTPUTS
             .into_iter()
             .map(|p| run.join(p))
             .filter(|p| !outputs.iter().any(|o| o.starts_with(p)))
@@ -283,6 +304,16 @@ fn export_stage(name: &str, export: &ExportSpec) -> Stage {
         hint: None,
     }
 }
+
+/// Everything the exporter may write in the run folder.
+pub const EXPORT_OUTPUTS: [&str; 6] = [
+    "vtk",
+    "csv",
+    "ply",
+    "plots",
+    "preview.png",
+    "preview_animation.png",
+];
 
 /// Every stage of `spec` in execution order: meshes, trees (file order), solve, export.
 /// Imported meshes are resolved against `pipeline_dir` (the pipeline file's folder).
@@ -327,7 +358,14 @@ mod tests {
             .clear
             .iter()
             .all(|p| !all.outputs.iter().any(|o| o.starts_with(p))));
-        assert_eq!(all.clear, vec![Path::new(RUN_DIR).join("preview.png")]);
+        assert_eq!(
+            all.clear,
+            [
+                Path::new(RUN_DIR).join("csv"),
+                Path::new(RUN_DIR).join("preview.png")
+            ]
+        );
+        assert_eq!(all.args, [RUN_DIR], "defaults add no flag");
         let some = export_stage(
             "x",
             &ExportSpec {

@@ -1,15 +1,32 @@
-//! Running one stage binary: its stderr is passed through and its error message kept.
+//! Running one stage binary: its stderr is passed through as it comes (the solver's
+//! progress bar included) and its warnings and error message kept.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::error::PipelineError;
 use crate::plan::Stage;
 
-/// Runs the stage binary in `out_dir`; its stderr is passed through line by line and its
-/// error message kept for [`PipelineError::StageFailed`].
-pub fn execute(program: &Path, stage: &Stage, out_dir: &Path) -> Result<(), PipelineError> {
+/// Environment variable that selects the solver's progress display
+/// (`msdem_solver::run::progress`): the runner asks for the bar when its own stderr is a
+/// terminal, for plain lines otherwise.
+pub const PROGRESS_ENV: &str = "MSDEM_PROGRESS";
+
+/// Runs the stage binary in `out_dir`; its stderr is passed through and its warnings (lines
+/// starting with `warning` after the stage's `NAME: ` prefix, if any) are appended to
+/// `warnings`; its error message is kept for [`PipelineError::StageFailed`].
+pub fn execute(
+    program: &Path,
+    stage: &Stage,
+    out_dir: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<(), PipelineError> {
+    let progress = if std::io::stderr().is_terminal() {
+        "bar"
+    } else {
+        "lines"
+    };
     let spawn_err = |source| PipelineError::Spawn {
         stage: stage.label(),
         program: program.to_owned(),
@@ -20,6 +37,7 @@ pub fn execute(program: &Path, stage: &Stage, out_dir: &Path) -> Result<(), Pipe
             .args(&stage.args)
             .current_dir(out_dir)
             .stdin(Stdio::null())
+            .env(PROGRESS_ENV, progress)
             .stderr(Stdio::piped())
             .spawn()
     })
@@ -29,7 +47,8 @@ pub fn execute(program: &Path, stage: &Stage, out_dir: &Path) -> Result<(), Pipe
         .take()
         .map(|err| std::thread::spawn(|| tee_stderr(err)));
     let status = child.wait().map_err(spawn_err)?;
-    let message = tee.and_then(|t| t.join().ok()).flatten();
+    let (message, mut found) = tee.and_then(|t| t.join().ok()).unwrap_or_default();
+    warnings.append(&mut found);
     if status.success() {
         return Ok(());
     }
@@ -67,42 +86,139 @@ fn spawn_retrying<T>(mut spawn: impl FnMut() -> std::io::Result<T>) -> std::io::
     }
 }
 
-/// Copies `input` to this process's stderr and returns the error message in it: the first
-/// line starting with `error` (prefix removed), else the last non-empty line.
-fn tee_stderr(input: impl Read) -> Option<String> {
-    let mut reader = BufReader::new(input);
-    let mut line = Vec::new();
-    let (mut first_error, mut last) = (None, None);
+/// Copies `input` to this process's stderr as it arrives and returns the error message in
+/// it (the first line starting with `error`, prefix removed, else the last non-empty line)
+/// and its warning lines.
+fn tee_stderr(mut input: impl Read) -> (Option<String>, Vec<String>) {
+    let mut lines = StderrLines::default();
+    let mut buffer = [0u8; 8192];
     let stderr = std::io::stderr();
     loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
+        let n = match input.read(&mut buffer) {
             Ok(0) | Err(_) => break,
-            Ok(_) => {}
+            Ok(n) => n,
+        };
+        let _ = stderr.lock().write_all(&buffer[..n]);
+        lines.push(&buffer[..n]);
+    }
+    lines.finish()
+}
+
+/// What the runner keeps of a stage's stderr, fed in arbitrary chunks.
+#[derive(Debug, Default)]
+struct StderrLines {
+    partial: Vec<u8>,
+    first_error: Option<String>,
+    last: Option<String>,
+    warnings: Vec<String>,
+}
+
+impl StderrLines {
+    fn push(&mut self, chunk: &[u8]) {
+        for &byte in chunk {
+            if byte == b'\n' {
+                let line = std::mem::take(&mut self.partial);
+                self.line(&line);
+            } else {
+                self.partial.push(byte);
+            }
         }
-        let _ = stderr.lock().write_all(&line);
-        let text = String::from_utf8_lossy(&line).trim().to_owned();
+    }
+
+    /// One line as a terminal shows it: escape sequences removed, only the text after the
+    /// last carriage return (a progress bar redrawn in place and then cleared leaves none).
+    fn line(&mut self, raw: &[u8]) {
+        let text = visible_text(&String::from_utf8_lossy(raw));
+        let text = text.trim();
         if text.is_empty() {
-            continue;
+            return;
         }
         let lower = text.to_ascii_lowercase();
-        if first_error.is_none() && lower.starts_with("error") {
+        if self.first_error.is_none() && lower.starts_with("error") {
             let stripped = text
                 .get(5..)
                 .map(|rest| rest.trim_start_matches(':').trim())
                 .filter(|rest| !rest.is_empty())
-                .unwrap_or(&text);
-            first_error = Some(stripped.to_owned());
+                .unwrap_or(text);
+            self.first_error = Some(stripped.to_owned());
         }
-        last = Some(text);
+        // `warning: …` (solver, meshgen) or `export: warning: …`.
+        let after_prefix = lower.split_once(": ").map_or("", |(_, rest)| rest);
+        if lower.starts_with("warning") || after_prefix.starts_with("warning") {
+            self.warnings.push(text.to_owned());
+        }
+        self.last = Some(text.to_owned());
     }
-    first_error.or(last)
+
+    fn finish(mut self) -> (Option<String>, Vec<String>) {
+        let rest = std::mem::take(&mut self.partial);
+        self.line(&rest);
+        (self.first_error.or(self.last), self.warnings)
+    }
+}
+
+/// `text` without ANSI escape sequences (`ESC [ … letter`) and without what a carriage
+/// return overwrites.
+fn visible_text(text: &str) -> String {
+    let after_cr = text.rsplit('\r').find(|part| {
+        let t = strip_escapes(part);
+        !t.trim().is_empty()
+    });
+    strip_escapes(after_cr.unwrap_or(""))
+}
+
+fn strip_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // CSI: ESC [ parameters… final byte in @..~
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::{Error, ErrorKind};
+
+    #[test]
+    fn warnings_and_the_error_are_found_in_chunks_through_progress_bar_redraws() {
+        let mut lines = StderrLines::default();
+        let text = "warning: s.yaml: time step dt = 0.5 s exceeds\n\
+                    \r\x1b[2K[00:00:01] ### 10/400 steps\r\x1b[2K\x1b[1A\
+                    [00:00:02] ### 20/400 steps\r\x1b[2Kwarning: tiny: step 3 (t = …): Picard\n\
+                    progress: step 100/400 (25.0 %), …\n\
+                    export: warning: no stats.msdem\n\
+                    error: it broke\nlast words";
+        for chunk in text.as_bytes().chunks(7) {
+            lines.push(chunk);
+        }
+        let (message, warnings) = lines.finish();
+        assert_eq!(message.as_deref(), Some("it broke"));
+        assert_eq!(
+            warnings,
+            [
+                "warning: s.yaml: time step dt = 0.5 s exceeds",
+                "warning: tiny: step 3 (t = …): Picard",
+                "export: warning: no stats.msdem",
+            ]
+        );
+        // Without an error line, the last visible line is the message.
+        let mut lines = StderrLines::default();
+        lines.push(b"one\ntwo\r\x1b[2K\n");
+        assert_eq!(lines.finish().0.as_deref(), Some("two"));
+    }
 
     #[test]
     fn a_busy_program_is_retried_and_other_errors_are_not() {

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::plan::{RUN_DIR, SCENARIO_FILE};
+use crate::run_log::RUN_LOG_FILE;
 
 /// Writes one progress line; a closed log must not stop the pipeline.
 pub fn say(log: &mut dyn Write, line: std::fmt::Arguments<'_>) {
@@ -56,11 +57,17 @@ pub fn report_products(out_dir: &Path, log: &mut dyn Write) {
         ("scenario", PathBuf::from(SCENARIO_FILE)),
         ("frames", run.join("frames")),
         ("paraview", run.join("vtk").join("particles.pvd")),
+        ("states", run.join("vtk").join("particles_state.pvd")),
         ("obstacles", run.join("vtk").join("obstacles.pvd")),
         ("contacts", run.join("vtk").join("contacts.pvd")),
+        ("script", run.join("vtk").join("open_in_paraview.py")),
+        ("csv", run.join("csv")),
         ("ply", run.join("ply")),
         ("plots", run.join("plots")),
+        ("dashboard", run.join("plots").join("dashboard.png")),
         ("preview", run.join("preview.png")),
+        ("animation", run.join("preview_animation.png")),
+        ("log", PathBuf::from(RUN_LOG_FILE)),
     ];
     for (what, rel) in products {
         let path = out_dir.join(&rel);

@@ -4,7 +4,7 @@
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use msdem_scenario::{MeshFiles, TreeName};
 
@@ -13,6 +13,7 @@ use crate::load::load_pipeline;
 use crate::plan::{self, Stage, StageKind, SCENARIO_FILE};
 use crate::process::execute;
 use crate::report::{describe, report_products, say};
+use crate::run_log::{self, Outcome, RunLog, StageEntry, RUN_LOG_FILE};
 use crate::spec::PipelineSpec;
 use crate::stamp::{self, Digest32};
 
@@ -29,6 +30,8 @@ pub struct RunOptions {
     pub force: bool,
     /// Run only the stages of one kind (`tree`), or one stage (`tree:grain`).
     pub only: Option<String>,
+    /// The command line as typed, for the run log (empty: not recorded).
+    pub command: Vec<String>,
 }
 
 /// What happened to one stage.
@@ -95,8 +98,10 @@ pub fn scenario_text(spec: &PipelineSpec) -> Result<String, serde_norway::Error>
 }
 
 /// Runs the pipeline of `opts`, writing progress lines to `log`. The stages' own output
-/// goes to this process's stdout and stderr.
+/// goes to this process's stdout and stderr. Once the stages are planned, the run log
+/// `OUT/run.log` ([`crate::run_log`]) is written at the end, also when a stage fails.
 pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport, PipelineError> {
+    let started_at = SystemTime::now();
     let spec = load_pipeline(&opts.pipeline)?;
     let absolute = |p: &Path| {
         std::path::absolute(p).map_err(|source| PipelineError::Read {
@@ -140,12 +145,83 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
     }
 
     let started = Instant::now();
+    let mut record = RunLog {
+        started: started_at,
+        command: opts.command.clone(),
+        pipeline: opts.pipeline.clone(),
+        pipeline_sha256: stamp::hex(&stamp::file_digest(&opts.pipeline)?),
+        out_dir: out_dir.clone(),
+        selection: match (&opts.only, opts.force) {
+            (None, false) => "all (unchanged ones reused)".to_owned(),
+            (None, true) => "all, --force".to_owned(),
+            (Some(o), false) => format!("--only {o}"),
+            (Some(o), true) => format!("--only {o}, --force"),
+        },
+        binaries: Vec::new(),
+        stages: selected
+            .iter()
+            .map(|s| StageEntry {
+                label: s.label(),
+                outcome: Outcome::NotRun,
+                warnings: Vec::new(),
+            })
+            .collect(),
+        seconds: 0.0,
+        error: None,
+    };
+    let result = run_selected(
+        opts,
+        &spec,
+        &selected,
+        &program_path,
+        &out_dir,
+        &mut record,
+        log,
+    );
+    record.seconds = started.elapsed().as_secs_f64();
+    record.error = result.as_ref().err().map(|e| e.to_string());
+    // A run that stopped before its output folder existed has nothing to log into.
+    let log_path = out_dir.join(RUN_LOG_FILE);
+    let written = if out_dir.is_dir() {
+        stamp::write_atomic(&log_path, record.render(&spec).as_bytes()).map(|()| true)
+    } else {
+        Ok(false)
+    };
+    let reports = result?;
+    written?;
+    let ran = reports.iter().filter(|r| r.ran).count();
+    say(
+        log,
+        format_args!(
+            "done  {ran} of {} stages ran, {} up to date, {:.2} s",
+            reports.len(),
+            reports.len() - ran,
+            record.seconds
+        ),
+    );
+    report_products(&out_dir, log);
+    Ok(RunReport {
+        out_dir,
+        stages: reports,
+    })
+}
+
+/// Writes the scenario and runs the selected stages in order, filling in `record`.
+fn run_selected(
+    opts: &RunOptions,
+    spec: &PipelineSpec,
+    selected: &[&Stage],
+    program_path: &dyn Fn(StageKind) -> PathBuf,
+    out_dir: &Path,
+    record: &mut RunLog,
+    log: &mut dyn Write,
+) -> Result<Vec<StageReport>, PipelineError> {
     say(
         log,
         format_args!("pipeline {} -> {}", spec.name, out_dir.display()),
     );
     if selected.iter().any(|s| s.kind == StageKind::Solve) {
-        let text = scenario_text(&spec).map_err(|e| PipelineError::Invalid {
+        let text = scenario_text(spec).map_err(|e| PipelineError::Invalid {
             path: opts.pipeline.clone(),
             message: format!("cannot write the scenario: {e}"),
         })?;
@@ -159,36 +235,68 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
     // Each binary is hashed once per run.
     let mut digests: BTreeMap<StageKind, Digest32> = BTreeMap::new();
     let mut reports = Vec::new();
-    for stage in selected {
+    let count = selected.len();
+    for (index, stage) in selected.iter().enumerate() {
         let program = program_path(stage.kind);
         let program_digest = match digests.entry(stage.kind) {
             Entry::Occupied(e) => *e.get(),
-            Entry::Vacant(e) => *e.insert(stamp::file_digest(&program)?),
+            Entry::Vacant(e) => {
+                let digest = *e.insert(stamp::file_digest(&program)?);
+                record
+                    .binaries
+                    .push((stage.kind.program().to_owned(), stamp::hex(&digest)));
+                digest
+            }
         };
-        reports.push(run_stage(
+        let position = StagePosition { index, count };
+        let started = Instant::now();
+        let entry = &mut record.stages[index];
+        match run_stage(
             stage,
             &program,
             &program_digest,
-            &out_dir,
+            out_dir,
             opts.force,
+            position,
+            &mut entry.warnings,
             log,
-        )?);
+        ) {
+            Ok(report) => {
+                entry.outcome = if report.ran {
+                    Outcome::Ran(report.seconds)
+                } else {
+                    Outcome::Reused
+                };
+                reports.push(report);
+            }
+            Err(e) => {
+                let message = match &e {
+                    PipelineError::StageFailed {
+                        message, status, ..
+                    } => {
+                        format!("({status}) {message}")
+                    }
+                    other => other.to_string(),
+                };
+                entry.outcome = Outcome::Failed(started.elapsed().as_secs_f64(), message);
+                return Err(e);
+            }
+        }
     }
-    let ran = reports.iter().filter(|r| r.ran).count();
-    say(
-        log,
-        format_args!(
-            "done  {ran} of {} stages ran, {} up to date, {:.2} s",
-            reports.len(),
-            reports.len() - ran,
-            started.elapsed().as_secs_f64()
-        ),
-    );
-    report_products(&out_dir, log);
-    Ok(RunReport {
-        out_dir,
-        stages: reports,
-    })
+    Ok(reports)
+}
+
+/// `[n/N]`: a stage's place among the selected ones, printed before its lines.
+#[derive(Clone, Copy, Debug)]
+struct StagePosition {
+    index: usize,
+    count: usize,
+}
+
+impl std::fmt::Display for StagePosition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{}/{}]", self.index + 1, self.count)
+    }
 }
 
 fn remove_path(path: &Path) -> Result<(), PipelineError> {
@@ -206,13 +314,17 @@ fn remove_path(path: &Path) -> Result<(), PipelineError> {
     }
 }
 
-/// Runs one stage unless its stamp is current.
+/// Runs one stage unless its stamp is current; the warnings it prints (or, when it is
+/// skipped, those recorded when its outputs were made) are appended to `warnings`.
+#[allow(clippy::too_many_arguments)]
 fn run_stage(
     stage: &Stage,
     program: &Path,
     program_digest: &Digest32,
     out_dir: &Path,
     force: bool,
+    position: StagePosition,
+    warnings: &mut Vec<String>,
     log: &mut dyn Write,
 ) -> Result<StageReport, PipelineError> {
     let label = stage.label();
@@ -236,9 +348,13 @@ fn run_stage(
     }
     let digest = stamp::stage_digest(stage, program_digest, out_dir)?;
     let stamp_path = out_dir.join(stage.stamp_path());
+    let warnings_path = run_log::warnings_path(out_dir, &stage.stamp_path());
     let outputs_exist = stage.outputs.iter().all(|p| out_dir.join(p).exists());
     if !force && outputs_exist && stamp::read_stamp(&stamp_path) == Some(digest) {
-        say(log, format_args!("skip  {label} (up to date)"));
+        say(log, format_args!("{position} skip  {label} (up to date)"));
+        if let Ok(text) = std::fs::read_to_string(&warnings_path) {
+            warnings.extend(text.lines().map(str::to_owned));
+        }
         return Ok(StageReport {
             label,
             ran: false,
@@ -247,6 +363,7 @@ fn run_stage(
     }
 
     remove_path(&stamp_path)?;
+    remove_path(&warnings_path)?;
     for path in &stage.clear {
         remove_path(&out_dir.join(path))?;
     }
@@ -261,10 +378,11 @@ fn run_stage(
     let name = stage.kind.program();
     say(
         log,
-        format_args!("run   {label}: {name} {}", stage.args.join(" ")),
+        format_args!("{position} run   {label}: {name} {}", stage.args.join(" ")),
     );
     let started = Instant::now();
-    execute(program, stage, out_dir)?;
+    let first_warning = warnings.len();
+    execute(program, stage, out_dir, warnings)?;
     let seconds = started.elapsed().as_secs_f64();
     if let Some((written, target)) = &stage.staging {
         let target = out_dir.join(target);
@@ -280,11 +398,20 @@ fn run_stage(
             path: path.clone(),
         });
     }
+    let own = &warnings[first_warning..];
+    if !own.is_empty() {
+        let mut text = own.join("\n");
+        text.push('\n');
+        stamp::write_atomic(&warnings_path, text.as_bytes())?;
+    }
     stamp::write_stamp(&stamp_path, &digest)?;
     let made: Vec<String> = stage.outputs.iter().map(|p| describe(out_dir, p)).collect();
     say(
         log,
-        format_args!("made  {label}: {} in {seconds:.2} s", made.join(", ")),
+        format_args!(
+            "{position} made  {label}: {} in {seconds:.2} s",
+            made.join(", ")
+        ),
     );
     Ok(StageReport {
         label,

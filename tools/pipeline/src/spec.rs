@@ -209,20 +209,37 @@ pub struct TreeSpec {
     pub fit_iterations: Option<u32>,
 }
 
-/// Exporter options; everything on by default except the preview image.
+/// Exporter options; everything on by default except the preview image and the CSV
+/// files. Each key is one flag of `export` (docs/cli.md); a key left at its default adds
+/// no flag, so the stage's command line (and stamp) stays as before the key existed.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExportSpec {
-    /// VTK XML series for ParaView (`run/vtk/*.pvd`).
+    /// VTK XML series for ParaView (`run/vtk/*.pvd`); `false` = `--no-vtk`.
     #[serde(default = "yes")]
     pub vtk: bool,
-    /// One PLY per frame (`run/ply/`).
+    /// Encoding of the `.vtp` files (`--vtk-format`).
+    #[serde(default)]
+    pub vtk_format: VtkFormatKey,
+    /// The posed particle meshes of every frame (`run/vtk/particles.pvd`); `false` =
+    /// `--no-vtk-meshes` (ParaView glyphs the shape meshes from `particles_state.pvd`).
+    #[serde(default = "yes")]
+    pub vtk_meshes: bool,
+    /// The particle states of every frame as `run/csv/particles_NNNNNN.csv`
+    /// (`--particle-csv`).
+    #[serde(default)]
+    pub particle_csv: bool,
+    /// One PLY per frame (`run/ply/`); `false` = `--no-ply`.
     #[serde(default = "yes")]
     pub ply: bool,
-    /// Plots of the run statistics (`run/plots/*.png`).
+    /// Plots of the run statistics (`run/plots/*.png`); `false` = `--no-plots`.
     #[serde(default = "yes")]
     pub plots: bool,
-    /// Render a preview image of one frame (`run/preview.png`).
+    /// The animated preview of the whole run (`run/preview_animation.png`); `false` =
+    /// `--no-animation`.
+    #[serde(default = "yes")]
+    pub animation: bool,
+    /// Render a preview image of one frame (`run/preview.png`, `--preview`).
     #[serde(default)]
     pub preview: Option<Preview>,
 }
@@ -235,10 +252,47 @@ impl Default for ExportSpec {
     fn default() -> Self {
         Self {
             vtk: true,
+            vtk_format: VtkFormatKey::default(),
+            vtk_meshes: true,
+            particle_csv: false,
             ply: true,
             plots: true,
+            animation: true,
             preview: None,
         }
+    }
+}
+
+/// `export.vtk_format`: the values of `export --vtk-format`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VtkFormatKey {
+    /// zlib-compressed appended binary (the exporter's default).
+    #[default]
+    Compressed,
+    /// Uncompressed appended binary.
+    Raw,
+    /// Inline base64, uncompressed.
+    Base64,
+    /// Inline decimal text.
+    Ascii,
+}
+
+impl VtkFormatKey {
+    /// Every value, as written (and as `--vtk-format` takes it).
+    pub const ALL: [(&'static str, VtkFormatKey); 4] = [
+        ("compressed", VtkFormatKey::Compressed),
+        ("raw", VtkFormatKey::Raw),
+        ("base64", VtkFormatKey::Base64),
+        ("ascii", VtkFormatKey::Ascii),
+    ];
+
+    /// The value as written.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("compressed", |(n, _)| n)
     }
 }
 

@@ -27,6 +27,7 @@ mesh="$1"; out="$3"
 /// solver SCENARIO -o DIR: a manifest, stats and two frames.
 const SOLVER: &str = r#"#!/bin/sh
 echo "solver $*" >> calls.log
+echo "warning: scenario.yaml: time step dt = 1 s exceeds the stable estimate" >&2
 dir="$3"
 mkdir -p "$dir/frames"
 cat "$1" > "$dir/run.msdem"
@@ -40,8 +41,11 @@ const EXPORT: &str = r#"#!/bin/sh
 echo "export $*" >> calls.log
 mkdir -p "$1/vtk" "$1/ply" "$1/plots"
 echo pvd > "$1/vtk/particles.pvd"
+echo pvd > "$1/vtk/particles_state.pvd"
 echo ply > "$1/ply/frame_000000.ply"
 echo png > "$1/plots/energy.png"
+echo apng > "$1/preview_animation.png"
+case "$*" in *--particle-csv*) mkdir -p "$1/csv"; echo csv > "$1/csv/particles_000000.csv";; esac
 "#;
 
 const PIPELINE: &str = r#"version: 1
@@ -106,6 +110,7 @@ impl Setup {
             bin_dir: self.path("bin"),
             force: false,
             only: None,
+            command: Vec::new(),
         }
     }
 
@@ -529,4 +534,136 @@ fn the_written_scenario_names_files_relative_to_the_output_folder() {
     for file in ["meshes/rock.ply", "trees/rock.tree", "trees/floor.tree"] {
         assert!(s.out().join(file).is_file(), "{file}");
     }
+}
+
+#[test]
+fn stage_lines_count_the_stages_and_the_run_log_records_the_run() {
+    let s = Setup::new();
+    let opts = RunOptions {
+        command: vec!["pipeline".into(), "fake.yaml".into()],
+        ..s.options()
+    };
+    let (result, log) = s.run_with(&opts);
+    result.unwrap();
+    assert!(
+        log.contains("[1/8] run   mesh grain: meshgen sphere"),
+        "{log}"
+    );
+    assert!(
+        log.contains("[7/8] made  solve fake: run/run.msdem ("),
+        "{log}"
+    );
+    assert!(
+        log.contains("[8/8] run   export fake: export run\n"),
+        "{log}"
+    );
+    let text = fs::read_to_string(s.out().join("run.log")).unwrap();
+    for section in [
+        "[run]",
+        "[parameters]",
+        "[stages]",
+        "[solver]",
+        "[warnings]",
+        "[binaries]",
+    ] {
+        assert!(
+            text.contains(&format!("\n{section}\n")),
+            "{section}:\n{text}"
+        );
+    }
+    let digest = {
+        use sha2::Digest;
+        let bytes = fs::read(s.path("fake.yaml")).unwrap();
+        let d: [u8; 32] = sha2::Sha256::digest(&bytes).into();
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    assert!(text.contains(&format!("(SHA-256 {digest})")), "{text}");
+    assert!(
+        text.contains("command         pipeline fake.yaml\n"),
+        "{text}"
+    );
+    assert!(text.contains("status          completed in "), "{text}");
+    assert!(text.contains("integrator      explicit\n"), "{text}");
+    assert!(
+        text.contains("time            dt = 0.0001 s, end = 0.01 s, a frame every 10 steps"),
+        "{text}"
+    );
+    // The fake run folder is not a real one: the log says so instead of guessing.
+    assert!(
+        text.contains("particles       4 listed and generated, of 2 shapes (scenario; "),
+        "{text}"
+    );
+    assert!(text.contains("statistics      not available ("), "{text}");
+    assert!(text.contains("[1/8] mesh grain   ran  "), "{text}");
+    let warning =
+        "solve fake: warning: scenario.yaml: time step dt = 1 s exceeds the stable estimate";
+    assert!(text.contains(&format!("{warning}\n")), "{text}");
+    // A second run reuses everything; the solver's warning is still reported, as recorded.
+    let (result, log) = s.run_with(&opts);
+    result.unwrap();
+    assert!(log.contains("[7/8] skip  solve fake (up to date)"), "{log}");
+    let text = fs::read_to_string(s.out().join("run.log")).unwrap();
+    assert!(
+        text.contains("[7/8] solve fake   reused    (outputs up to date)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("solve fake (recorded when its outputs were made): warning: scenario.yaml"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_failing_stage_is_named_in_the_run_log_with_its_error() {
+    let s = Setup::new();
+    s.edit_pipeline("radius: 0.2", "radius: 666");
+    let (result, _) = s.run_with(&s.options());
+    assert!(result.is_err());
+    let text = fs::read_to_string(s.out().join("run.log")).unwrap();
+    assert!(
+        text.contains("status          FAILED after ")
+            && text.contains(": mesh rock failed (exit status: 3): radius 666 is cursed\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[2/8] mesh rock    FAILED  ")
+            && text.contains(" s: (exit status: 3) radius 666 is cursed\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[3/8] mesh floor   not run   (an earlier stage failed)"),
+        "{text}"
+    );
+    assert!(!s.out().join("run").exists());
+}
+
+#[test]
+fn export_keys_become_export_flags_and_outputs() {
+    let s = Setup::new();
+    let text = fs::read_to_string(s.path("fake.yaml")).unwrap();
+    fs::write(
+        s.path("fake.yaml"),
+        format!(
+            "{text}export: {{ vtk_format: raw, vtk_meshes: false, particle_csv: true, animation: false }}\n"
+        ),
+    )
+    .unwrap();
+    let (result, log) = s.run_with(&s.options());
+    result.unwrap();
+    assert!(
+        log.contains("run   export fake: export run --no-vtk-meshes --vtk-format raw --particle-csv --no-animation\n"),
+        "{log}"
+    );
+    assert!(log.contains("run/csv (1 files, "), "{log}");
+    let csv = s.out().join("run/csv");
+    assert!(
+        log.contains(&format!("csv       {}", csv.display())),
+        "{log}"
+    );
+    // Turning the animation back on reruns the export only, which must then write it.
+    s.edit_pipeline("animation: false", "animation: true");
+    let (result, log) = s.run_with(&s.options());
+    result.unwrap();
+    assert!(log.contains("run/preview_animation.png ("), "{log}");
+    assert!(log.contains("skip  solve fake"), "{log}");
 }

@@ -210,3 +210,44 @@ fn threads_above_the_cap_are_refused_in_one_line() {
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
+
+/// Runs the solver on a 400-step fall with `MSDEM_PROGRESS=mode`, redraws not limited by
+/// the line interval; returns stderr.
+fn progress_stderr(mode: &str) -> String {
+    let f = Fixture::new();
+    let s = f.scenario(
+        "fall.yaml",
+        &scenario_text("{ dt: 1.0e-4, end: 0.04, output_every: 100 }", FALL),
+    );
+    let out = f.path().join("p");
+    let o = Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args([s.as_os_str(), "-o".as_ref(), out.as_os_str()])
+        .env("MSDEM_PROGRESS", mode)
+        .env("MSDEM_PROGRESS_INTERVAL_S", "0")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    text(&o.stderr)
+}
+
+#[test]
+fn progress_off_a_terminal_is_plain_lines_and_the_bar_on_request() {
+    let lines = progress_stderr("lines");
+    let first = lines.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("progress: step ") && first.contains("/400 (") && first.contains("ETA"),
+        "{lines}"
+    );
+    assert!(
+        !lines.contains('\x1b') && !lines.contains('\r'),
+        "{lines:?}"
+    );
+    // `bar` draws indicatif's bar with its escape codes even into a pipe (the pipeline
+    // runner passes it to its terminal).
+    let bar = progress_stderr("bar");
+    assert!(
+        bar.contains("\x1b[2K") && bar.contains("/400 steps"),
+        "{bar:?}"
+    );
+    assert!(progress_stderr("off").is_empty());
+}

@@ -1,0 +1,221 @@
+//! The scenario keys as data: one [`KeyDoc`] per key with its type, unit, default and
+//! allowed range — the source of `docs/reference.md` (written by the reference test of
+//! the `tests` crate, which also checks every section's keys against the names the parser
+//! accepts, so the table and the schema cannot drift apart).
+
+/// One key of a YAML schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyDoc {
+    /// Where the key lives: `""` for the top level, `time`, `materials.<name>`,
+    /// `obstacles[]`, `generators[].drop`, …
+    pub section: &'static str,
+    /// The key.
+    pub key: &'static str,
+    /// Its YAML type: `number`, `integer`, `bool`, `string`, `[x, y, z]`, `mapping`, …
+    pub ty: &'static str,
+    /// SI unit, `-` for none.
+    pub unit: &'static str,
+    /// Default when left out, or `required`.
+    pub default: &'static str,
+    /// Allowed values.
+    pub range: &'static str,
+    /// What it does.
+    pub meaning: &'static str,
+}
+
+const fn k(
+    section: &'static str,
+    key: &'static str,
+    ty: &'static str,
+    unit: &'static str,
+    default: &'static str,
+    range: &'static str,
+    meaning: &'static str,
+) -> KeyDoc {
+    KeyDoc {
+        section,
+        key,
+        ty,
+        unit,
+        default,
+        range,
+        meaning,
+    }
+}
+
+const MATERIAL: &str = "materials.<name>";
+const MATERIAL_HALO: &str = "materials.<name>.halo";
+const SHAPE: &str = "shapes.<name>";
+const OBSTACLE: &str = "obstacles[]";
+const PARTICLE: &str = "particles[]";
+const LATTICE: &str = "generators[].lattice";
+const RANDOM_BOX: &str = "generators[].random_box";
+const DROP: &str = "generators[].drop";
+
+/// Every key of a scenario file (`version: 1`). In a pipeline's `scenario:` section the
+/// same keys apply except `version` and `name` (the pipeline's) and the shapes' and
+/// obstacles' `mesh` (the tree's mesh is used): `tree` names a tree of the pipeline.
+pub const SCENARIO_KEYS: &[KeyDoc] = &[
+    k("", "version", "integer", "-", "required", "1", "format version, checked first"),
+    k("", "name", "string", "-", "required", "", "scenario name (written into the run)"),
+    k("", "time", "mapping", "-", "required", "", "time stepping and output"),
+    k("", "gravity", "[x, y, z]", "m/s²", "[0, 0, 0]", "finite", "gravitational acceleration"),
+    k("", "integrator", "string", "-", "explicit", "explicit, implicit_flat, implicit_surrogate, implicit_multiscale", "explicit Euler (seed 000 Alg. 1) or implicit Euler with Picard iterations: flat detection in every iteration (Alg. 3), tree descent from the roots (§5.2), or active sets unfolded one level per iteration (Alg. 6)"),
+    k("", "picard", "mapping", "-", "defaults below", "", "Picard settings of the implicit integrators (validated, ignored by `explicit`)"),
+    k("", "detection", "mapping", "-", "defaults below", "", "contact detection options"),
+    k("", "broadphase", "string or mapping", "-", "hgrid", "hgrid (alias grid), linked_cells, bins, all_pairs, or a mapping with `kind`", "broad-phase algorithm (seed 001; bins: seed 002 §4); every choice gives the same contacts"),
+    k("", "seed", "integer", "-", "0", "0 – 2⁶⁴−1", "seed of the generators' random placement and orientations"),
+    k("", "materials", "mapping name → material", "-", "required", "at least one", "materials by name"),
+    k("", "shapes", "mapping name → shape", "-", "required", "at least one", "particle shapes by name"),
+    k("", "obstacles", "list", "-", "[]", "", "static bodies"),
+    k("", "particles", "list", "-", "[]", "", "explicitly placed particles"),
+    k("", "generators", "list", "-", "[]", "", "particle generators, each `{ KIND: {…} }`"),
+    k("", "limits", "mapping", "-", "defaults below", "", "caps checked before anything is allocated"),
+    k("time", "dt", "number", "s", "required", "> 0", "time step"),
+    k("time", "end", "number", "s", "required", "> 0", "end time; steps = end/dt rounded up (within 10⁻⁹ of a whole number: that number)"),
+    k("time", "output_every", "integer", "steps", "required", "≥ 1", "steps between two frames (frame 0 is the initial state)"),
+    k("picard", "tolerance", "number", "-", "0.01", "> 0", "relative force/torque update below which the iterations stop"),
+    k("picard", "max_iterations", "integer", "-", "50", "≥ 1", "iterations per step; a step that runs out is accepted, warned about and recorded (`converged: false`)"),
+    k("picard", "relaxation", "number", "-", "1.0", "[min_relaxation, max_relaxation]", "initial relaxation factor ω"),
+    k("picard", "min_relaxation", "number", "-", "0.01", "> 0, ≤ max_relaxation", "smallest adaptive ω"),
+    k("picard", "max_relaxation", "number", "-", "1.5", "> 0, < 2", "largest adaptive ω"),
+    k("picard", "force_floor", "number", "-", "0.001", "≥ 0", "absolute floor of the convergence test, × K_s·√M + M·|g|"),
+    k("picard", "coarse_force_damping", "number", "-", "0.5", "[0, 1]", "multiscale: factor on forces from surrogate levels"),
+    k("picard", "keep_active_sets", "bool", "-", "true", "", "multiscale: keep active sets from step to step"),
+    k("picard", "local_updates", "bool", "-", "true", "", "particles within tolerance/2 keep their wrench; multiscale re-detects only pairs that moved"),
+    k("detection", "mode", "string", "-", "hierarchy", "hierarchy, flat", "explicit only: tree traversal (seed 000 Alg. 5) or every real triangle pair; refused where it contradicts an implicit variant"),
+    k("detection", "kernel", "string", "-", "exact", "exact, hybrid", "triangle–triangle distance: comparison-based exact, or iterative with exact fallback (seed 000 Alg. 4)"),
+    k("detection", "kept_sets", "bool", "-", "true", "", "explicit hierarchy: keep each pair's active set from step to step (same contacts, less work)"),
+    k("detection", "contact_points", "string", "-", "seed", "seed, patches", "mesh–mesh contact points: the fine triangle pairs' closest points merged within the halo (seed 000 §2), or surface patches integrating the halo overlap (docs/design.md §3)"),
+    k("broadphase", "kind", "string", "-", "required in a mapping", "hgrid, grid, linked_cells, bins, all_pairs", "the algorithm; the other keys must belong to it"),
+    k("broadphase", "levels", "integer", "-", "from the cost model (seed 001 eq. 27)", "1 – 16", "hgrid: number of levels"),
+    k("broadphase", "cell_sizes", "list of numbers", "m", "automatic (seed 001 §5.2.3)", "> 0, strictly increasing", "hgrid: cell size per level; must hold every particle's bounding diameter (incl. halo and skin)"),
+    k("broadphase", "cell_size", "number", "m", "largest bounding diameter, per rebuild", "> 0", "linked_cells: cell size"),
+    k("broadphase", "bin_size", "number", "m", "from the bounding radii, per rebuild", "> 0", "bins: bin size"),
+    k("broadphase", "skin", "number", "m", "0.1 × smallest bounding diameter (incl. halo); 0 with given cells", "≥ 0", "hgrid, linked_cells: Verlet skin; candidate pairs are reused until a particle moved skin/2"),
+    k(MATERIAL, "density", "number", "kg/m³", "required", "> 0", "mass density"),
+    k(MATERIAL, "halo", "mapping, one key", "-", "{ relative: 0.01 }", "`relative` or `absolute_m`", "contact halo width of its particles (replaces `epsilon`, which is refused)"),
+    k(MATERIAL, "spring", "number", "N·kg^-1/2", "1000", "> 0", "spring constant K_s of the contact law"),
+    k(MATERIAL, "friction", "number", "-", "0", "≥ 0", "Coulomb friction coefficient μ"),
+    k(MATERIAL, "restitution", "number", "-", "1", "(0, 1]", "coefficient of restitution; 1 = undamped; below ≈ 0.11 the solver warns (lowest reachable)"),
+    k(MATERIAL_HALO, "relative", "number", "- (× bounding diameter)", "0.01", "(0, 0.5]", "halo as a fraction of the particle's bounding diameter"),
+    k(MATERIAL_HALO, "absolute_m", "number", "m", "-", "> 0", "halo in metres, whatever the particle's size"),
+    k(SHAPE, "mesh", "path", "-", "required (scenario file)", "OBJ, STL or PLY", "the shape's closed, outward mesh, relative to the scenario file; not in a pipeline"),
+    k(SHAPE, "tree", "path (scenario file) or tree name (pipeline)", "-", "required for a mesh shape", "", "the prebuilt surrogate tree of the mesh (treebuild); in a pipeline the name of a tree"),
+    k(SHAPE, "ellipsoid", "mapping", "-", "-", "instead of mesh and tree", "an analytic ellipsoid shape (seed 002)"),
+    k("shapes.<name>.ellipsoid", "radii", "[a, b, c]", "m", "required", "each > 0", "semi-axes along the body's x, y, z"),
+    k(OBSTACLE, "name", "string", "-", "required", "unique", "obstacle name"),
+    k(OBSTACLE, "mesh", "path", "-", "required (scenario file)", "OBJ, STL or PLY", "the obstacle's mesh (may be open), relative to the scenario file; not in a pipeline"),
+    k(OBSTACLE, "tree", "path (scenario file) or tree name (pipeline)", "-", "required", "", "its prebuilt tree (`obstacle: true` in a pipeline)"),
+    k(OBSTACLE, "halo", "mapping, one key", "-", "required", "`absolute_m` only", "contact halo width (an obstacle has no bounding diameter)"),
+    k("obstacles[].halo", "absolute_m", "number", "m", "required", "> 0", "halo width in metres"),
+    k(OBSTACLE, "friction", "number", "-", "0", "≥ 0", "Coulomb friction coefficient against particles"),
+    k(OBSTACLE, "restitution", "number", "-", "1", "(0, 1]", "coefficient of restitution against particles"),
+    k(OBSTACLE, "translation", "[x, y, z]", "m", "[0, 0, 0]", "finite", "placement of the mesh in the world"),
+    k(OBSTACLE, "rotation", "[w, x, y, z]", "-", "[1, 0, 0, 0]", "non-zero (normalised)", "orientation quaternion, mesh → world"),
+    k(PARTICLE, "shape", "string", "-", "required", "a key of `shapes`", "the particle's shape"),
+    k(PARTICLE, "material", "string", "-", "required", "a key of `materials`", "the particle's material"),
+    k(PARTICLE, "position", "[x, y, z]", "m", "required", "finite", "centre of mass"),
+    k(PARTICLE, "orientation", "[w, x, y, z]", "-", "[1, 0, 0, 0]", "non-zero (normalised)", "orientation quaternion, body → world"),
+    k(PARTICLE, "velocity", "[x, y, z]", "m/s", "[0, 0, 0]", "finite", "initial velocity"),
+    k(PARTICLE, "angular_velocity", "[x, y, z]", "rad/s", "[0, 0, 0]", "finite", "initial angular velocity (world frame)"),
+    k("generators[]", "lattice", "mapping", "-", "-", "exactly one of the three keys", "particles on a regular grid"),
+    k("generators[]", "random_box", "mapping", "-", "-", "exactly one of the three keys", "random non-overlapping placement in a box (bounding spheres incl. halo)"),
+    k("generators[]", "drop", "mapping", "-", "-", "exactly one of the three keys", "as random_box, with a required initial velocity"),
+    k(LATTICE, "shape", "string", "-", "required", "a key of `shapes`", "shape of every particle"),
+    k(LATTICE, "material", "string", "-", "required", "a key of `materials`", "material of every particle"),
+    k(LATTICE, "origin", "[x, y, z]", "m", "required", "finite", "centre of mass of the first particle"),
+    k(LATTICE, "spacing", "[x, y, z]", "m", "required", "each > 0", "distance between neighbours along x, y, z"),
+    k(LATTICE, "count", "[nx, ny, nz]", "-", "required", "each ≥ 1; product ≤ limits.max_particles", "particles along x, y, z"),
+    k(LATTICE, "velocity", "[x, y, z]", "m/s", "[0, 0, 0]", "finite", "initial velocity"),
+    k(LATTICE, "random_orientation", "bool", "-", "false", "", "random orientations (seeded by `seed`)"),
+    k(RANDOM_BOX, "shape", "string", "-", "required", "a key of `shapes`", "shape of every particle"),
+    k(RANDOM_BOX, "material", "string", "-", "required", "a key of `materials`", "material of every particle"),
+    k(RANDOM_BOX, "count", "integer", "-", "required", "≥ 1; total ≤ limits.max_particles", "number of particles; placement that cannot fit them is an error"),
+    k(RANDOM_BOX, "min", "[x, y, z]", "m", "required", "< max on every axis", "lower corner of the box"),
+    k(RANDOM_BOX, "max", "[x, y, z]", "m", "required", "> min on every axis", "upper corner of the box"),
+    k(RANDOM_BOX, "velocity", "[x, y, z]", "m/s", "[0, 0, 0]", "finite", "initial velocity"),
+    k(RANDOM_BOX, "random_orientation", "bool", "-", "false", "", "random orientations (seeded by `seed`)"),
+    k(DROP, "shape", "string", "-", "required", "a key of `shapes`", "shape of every particle"),
+    k(DROP, "material", "string", "-", "required", "a key of `materials`", "material of every particle"),
+    k(DROP, "count", "integer", "-", "required", "≥ 1; total ≤ limits.max_particles", "number of particles"),
+    k(DROP, "min", "[x, y, z]", "m", "required", "< max on every axis", "lower corner of the box"),
+    k(DROP, "max", "[x, y, z]", "m", "required", "> min on every axis", "upper corner of the box"),
+    k(DROP, "velocity", "[x, y, z]", "m/s", "required", "finite", "initial velocity of every particle"),
+    k(DROP, "random_orientation", "bool", "-", "false", "", "random orientations (seeded by `seed`)"),
+    k("limits", "max_particles", "integer", "-", "10000000", "≥ 1", "cap on listed plus generated particles, counted in 64 bits"),
+];
+
+/// Markdown tables of `keys`, one per section in order of first appearance, each headed
+/// by the section's path; the top level's heading is `top`.
+pub fn markdown_tables(keys: &[KeyDoc], top: &str) -> String {
+    let mut sections: Vec<&str> = Vec::new();
+    for key in keys {
+        if !sections.contains(&key.section) {
+            sections.push(key.section);
+        }
+    }
+    let mut out = String::new();
+    for section in sections {
+        let title = match section {
+            "" => top.to_owned(),
+            s => format!("`{s}`"),
+        };
+        out.push_str(&format!("#### {title}\n\n"));
+        out.push_str("| key | type | unit | default | allowed | meaning |\n");
+        out.push_str("|---|---|---|---|---|---|\n");
+        for key in keys.iter().filter(|k| k.section == section) {
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} |\n",
+                key.key,
+                cell(key.ty),
+                cell(key.unit),
+                cell(key.default),
+                cell(key.range),
+                cell(key.meaning)
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A table cell: `|` escaped, empty as `-`.
+fn cell(text: &str) -> String {
+    if text.is_empty() {
+        "-".to_owned()
+    } else {
+        text.replace('|', "\\|")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_is_documented_once_with_a_type_and_a_default() {
+        for (i, a) in SCENARIO_KEYS.iter().enumerate() {
+            assert!(!a.ty.is_empty() && !a.default.is_empty() && !a.meaning.is_empty());
+            assert!(
+                !SCENARIO_KEYS[..i]
+                    .iter()
+                    .any(|b| b.section == a.section && b.key == a.key),
+                "{}.{} twice",
+                a.section,
+                a.key
+            );
+        }
+    }
+
+    #[test]
+    fn tables_group_keys_by_section() {
+        let t = markdown_tables(&SCENARIO_KEYS[..18], "Scenario top level");
+        assert!(t.starts_with("#### Scenario top level\n\n| key |"), "{t}");
+        assert!(t.contains("#### `time`\n"), "{t}");
+        assert!(
+            t.contains("| `dt` | number | s | required | > 0 | time step |\n"),
+            "{t}"
+        );
+    }
+}
