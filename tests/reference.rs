@@ -238,6 +238,21 @@ fn every_section_of_the_tables_lists_exactly_the_keys_its_parser_accepts() {
             "generators[].drop",
             &["scenario", "generators", "2", "drop"],
         ),
+        (
+            SCENARIO_KEYS,
+            "generators[].pairs",
+            &["scenario", "generators", "3", "pairs"],
+        ),
+        (
+            SCENARIO_KEYS,
+            "generators[].stack",
+            &["scenario", "generators", "4", "stack"],
+        ),
+        (
+            SCENARIO_KEYS,
+            "generators[].ring",
+            &["scenario", "generators", "5", "ring"],
+        ),
         (SCENARIO_KEYS, "limits", &["scenario", "limits"]),
     ];
     let mut wrong = Vec::new();

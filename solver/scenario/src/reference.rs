@@ -51,6 +51,9 @@ const PARTICLE: &str = "particles[]";
 const LATTICE: &str = "generators[].lattice";
 const RANDOM_BOX: &str = "generators[].random_box";
 const DROP: &str = "generators[].drop";
+const PAIRS: &str = "generators[].pairs";
+const STACK: &str = "generators[].stack";
+const RING: &str = "generators[].ring";
 
 /// Every key of a scenario file (`version: 1`). In a pipeline's `scenario:` section the
 /// same keys apply except `version` and `name` (the pipeline's) and the shapes' and
@@ -119,9 +122,9 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k(PARTICLE, "orientation", "[w, x, y, z]", "-", "[1, 0, 0, 0]", "non-zero (normalised)", "orientation quaternion, body → world"),
     k(PARTICLE, "velocity", "[x, y, z]", "m/s", "[0, 0, 0]", "finite", "initial velocity"),
     k(PARTICLE, "angular_velocity", "[x, y, z]", "rad/s", "[0, 0, 0]", "finite", "initial angular velocity (world frame)"),
-    k("generators[]", "lattice", "mapping", "-", "-", "exactly one of the three keys", "particles on a regular grid"),
-    k("generators[]", "random_box", "mapping", "-", "-", "exactly one of the three keys", "random non-overlapping placement in a box (bounding spheres incl. halo)"),
-    k("generators[]", "drop", "mapping", "-", "-", "exactly one of the three keys", "as random_box, with a required initial velocity"),
+    k("generators[]", "lattice", "mapping", "-", "-", "exactly one of the six keys", "particles on a regular grid"),
+    k("generators[]", "random_box", "mapping", "-", "-", "exactly one of the six keys", "random non-overlapping placement in a box (bounding spheres incl. halo)"),
+    k("generators[]", "drop", "mapping", "-", "-", "exactly one of the six keys", "as random_box, with a required initial velocity"),
     k(LATTICE, "shape", "string", "-", "required", "a key of `shapes`", "shape of every particle"),
     k(LATTICE, "material", "string", "-", "required", "a key of `materials`", "material of every particle"),
     k(LATTICE, "origin", "[x, y, z]", "m", "required", "finite", "centre of mass of the first particle"),
@@ -143,6 +146,32 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k(DROP, "max", "[x, y, z]", "m", "required", "> min on every axis", "upper corner of the box"),
     k(DROP, "velocity", "[x, y, z]", "m/s", "required", "finite", "initial velocity of every particle"),
     k(DROP, "random_orientation", "bool", "-", "false", "", "random orientations (seeded by `seed`)"),
+    k("generators[]", "pairs", "mapping", "-", "-", "exactly one of the six keys", "particle pairs on head-on collision courses, one pair per horizontal line (seed 004 §8.1)"),
+    k("generators[]", "stack", "mapping", "-", "-", "exactly one of the six keys", "slanted stacks of particles on a grid of stacks (seed 004 §8.2)"),
+    k("generators[]", "ring", "mapping", "-", "-", "exactly one of the six keys", "rings of particles in layers, a tower (seed 004 §8.2)"),
+    k(PAIRS, "shape", "string", "-", "required", "a key of `shapes`", "shape of every particle"),
+    k(PAIRS, "material", "string", "-", "required", "a key of `materials`", "material of every particle"),
+    k(PAIRS, "count", "integer", "-", "required", "≥ 1; 2·count ≤ limits.max_particles", "number of pairs"),
+    k(PAIRS, "origin", "[x, y, z]", "m", "required", "finite", "midpoint of the first pair's centres"),
+    k(PAIRS, "pitch_m", "number", "m", "required", "> 0", "vertical distance between consecutive pairs"),
+    k(PAIRS, "separation_m", "number", "m", "required", "> 0", "initial distance between a pair's centres, along x"),
+    k(PAIRS, "speed_m_s", "[min, max]", "m/s", "required", "0 < min ≤ max", "range of each particle's speed towards its partner (uniform, seeded by `seed`)"),
+    k(STACK, "shape", "string", "-", "required", "a key of `shapes`", "shape of every particle"),
+    k(STACK, "material", "string", "-", "required", "a key of `materials`", "material of every particle"),
+    k(STACK, "count", "integer", "-", "required", "≥ 1; total ≤ limits.max_particles", "particles per stack"),
+    k(STACK, "stacks", "[nx, ny]", "-", "required", "each ≥ 1", "stacks along x and y"),
+    k(STACK, "origin", "[x, y, z]", "m", "required", "finite", "centre of mass of the bottom particle of the first stack"),
+    k(STACK, "pitch_m", "[x, y]", "m", "required", "each > 0", "distance between neighbouring stacks along x and y"),
+    k(STACK, "layer_m", "number", "m", "required", "> 0", "vertical distance between consecutive layers' centres"),
+    k(STACK, "slant_m", "[first, last]", "m", "[0, 0]", "finite", "shift per layer along x of the first and the last stack of a row"),
+    k(RING, "shape", "string", "-", "required", "a key of `shapes`", "shape of every particle"),
+    k(RING, "material", "string", "-", "required", "a key of `materials`", "material of every particle"),
+    k(RING, "count", "integer", "-", "required", "≥ 1; total ≤ limits.max_particles", "particles per ring"),
+    k(RING, "layers", "integer", "-", "required", "≥ 1", "rings"),
+    k(RING, "center", "[x, y, z]", "m", "required", "finite", "centre of the bottom ring (height of its centres of mass)"),
+    k(RING, "radius_m", "number", "m", "required", "> 0", "radius of the circle through the centres of mass"),
+    k(RING, "layer_m", "number", "m", "required", "> 0", "vertical distance between consecutive rings"),
+    k(RING, "stagger", "bool", "-", "true", "", "turn every other ring by half a place"),
     k("limits", "max_particles", "integer", "-", "10000000", "≥ 1", "cap on listed plus generated particles, counted in 64 bits"),
 ];
 

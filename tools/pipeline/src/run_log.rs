@@ -326,15 +326,12 @@ fn write_phases(t: &mut String, p: &PhaseTotals, wall: Option<f64>) -> std::fmt:
 /// Listed plus generated particles of the scenario.
 fn scenario_particles(spec: &PipelineSpec) -> u64 {
     let s = &spec.scenario;
-    let generated: u64 = s
+    let generated = s
         .generators
         .iter()
-        .map(|g| match g {
-            GeneratorSpec::Lattice(l) => l.count.iter().map(|&c| u64::from(c)).product(),
-            GeneratorSpec::RandomBox(b) | GeneratorSpec::Drop(b) => u64::from(b.count),
-        })
-        .sum();
-    s.particles.len() as u64 + generated
+        .map(GeneratorSpec::total)
+        .fold(0u64, u64::saturating_add);
+    (s.particles.len() as u64).saturating_add(generated)
 }
 
 /// A small YAML mapping as one line: `{ kernel: exact, kept_sets: true }`.
