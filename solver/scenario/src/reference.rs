@@ -23,7 +23,9 @@ pub struct KeyDoc {
     pub meaning: &'static str,
 }
 
-const fn k(
+/// A [`KeyDoc`] from its columns in table order (section, key, type, unit, default, range,
+/// meaning); the tables of this and the other crates are lists of such calls.
+pub const fn key(
     section: &'static str,
     key: &'static str,
     ty: &'static str,
@@ -42,6 +44,8 @@ const fn k(
         meaning,
     }
 }
+
+use self::key as k;
 
 const MATERIAL: &str = "materials.<name>";
 const MATERIAL_HALO: &str = "materials.<name>.halo";

@@ -2,27 +2,7 @@
 //! `msdem_scenario::reference`; the reference test of the `tests` crate checks each
 //! section's keys against the names this crate's parser accepts).
 
-use msdem_scenario::reference::KeyDoc;
-
-const fn k(
-    section: &'static str,
-    key: &'static str,
-    ty: &'static str,
-    unit: &'static str,
-    default: &'static str,
-    range: &'static str,
-    meaning: &'static str,
-) -> KeyDoc {
-    KeyDoc {
-        section,
-        key,
-        ty,
-        unit,
-        default,
-        range,
-        meaning,
-    }
-}
+use msdem_scenario::reference::{key as k, KeyDoc};
 
 const SPHERE: &str = "meshes.<name> (kind: sphere)";
 const ELLIPSOID: &str = "meshes.<name> (kind: ellipsoid)";
