@@ -5,13 +5,17 @@
 //!
 //! * [`explicit::ExplicitEuler`] — explicit Euler, Euler–Cromer order (seed 000 Alg. 1);
 //! * [`implicit::ImplicitEuler`] — implicit Euler by Picard iterations with flat,
-//!   surrogate or multiscale detection (seed 000 Alg. 3 / Alg. 6).
+//!   surrogate or multiscale detection (seed 000 Alg. 3 / Alg. 6);
+//! * [`lts::LocalTimeStepping`] — local time stepping with clusters and sequential
+//!   impulses, and its globally adaptive baseline (seed 004).
 
 pub mod explicit;
 pub mod implicit;
+pub mod lts;
 
 use crate::detect::Detector;
 use crate::error::StepError;
+use crate::frames::lts::{LtsPhaseTimes, LtsStepStats};
 use crate::frames::{ContactRecord, StepStats};
 use crate::model::Model;
 use crate::params::{IntegratorChoice, Params};
@@ -46,6 +50,12 @@ pub trait Integrator: std::fmt::Debug + Send {
         detector: &mut Detector,
         record_contacts: bool,
     ) -> Result<Stepped, StepError>;
+
+    /// The local time stepping statistics and phase times of the last step (seed 004;
+    /// `None` for the other integrators).
+    fn lts_stats(&self) -> Option<(LtsStepStats, LtsPhaseTimes)> {
+        None
+    }
 }
 
 /// [`StepError::NonFinite`] for the first particle of `state` whose state is NaN or
@@ -68,5 +78,6 @@ pub fn for_params(params: &Params) -> Box<dyn Integrator> {
         IntegratorChoice::Implicit(variant) => {
             Box::new(implicit::ImplicitEuler::new(params, variant))
         }
+        IntegratorChoice::Lts(mode) => Box::new(lts::LocalTimeStepping::new(params, mode)),
     }
 }

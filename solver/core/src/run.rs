@@ -19,6 +19,10 @@ use crate::error::{SolverError, StepError};
 use crate::frames::{
     self, BodyState, Frame, StatsFile, TimingsFile, FRAME_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
 };
+use crate::frames::lts::{
+    lts_stats_path, lts_timings_path, LtsStatsFile, LtsTimingsFile, LTS_STATS_MAGIC,
+    LTS_TIMINGS_MAGIC,
+};
 use crate::integrator::Stepped;
 use crate::params::IntegratorChoice;
 use crate::state::State;
@@ -273,6 +277,8 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
     } = world;
     let mut stats = StatsFile::default();
     let mut timings = TimingsFile::default();
+    let mut lts_stats = LtsStatsFile::default();
+    let mut lts_timings = LtsTimingsFile::default();
     let mut failure = None;
     for n in 1..=steps {
         let output_step = n % every == 0;
@@ -293,6 +299,10 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
                 }
                 summary.add_step(&out.stats);
                 stats.steps.push(out.stats);
+                if let Some((lts, lts_wall)) = stepper.integrator().lts_stats() {
+                    lts_stats.steps.push(lts);
+                    lts_timings.steps.push(lts_wall);
+                }
                 if output_step {
                     if let Err(e) = write_frame(&state, summary.frames, out.contacts) {
                         failure = Some(SolverError::from(e));
@@ -333,6 +343,12 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
     frames::write_record(&frames::stats_path(out_dir), &STATS_MAGIC, &stats)?;
     if options.wall_times {
         frames::write_record(&frames::timings_path(out_dir), &TIMINGS_MAGIC, &timings)?;
+    }
+    if !lts_stats.steps.is_empty() {
+        frames::write_record(&lts_stats_path(out_dir), &LTS_STATS_MAGIC, &lts_stats)?;
+        if options.wall_times {
+            frames::write_record(&lts_timings_path(out_dir), &LTS_TIMINGS_MAGIC, &lts_timings)?;
+        }
     }
     match failure {
         Some(e) => Err(e),

@@ -46,6 +46,7 @@
 
 mod error;
 mod io;
+pub mod lts;
 mod records;
 #[cfg(test)]
 mod tests;

@@ -162,6 +162,7 @@ mod implicit;
 mod integrator;
 pub mod limits;
 mod load;
+pub mod lts;
 mod names;
 pub mod picard;
 pub mod source;
@@ -175,6 +176,7 @@ pub use halo::{HaloSpec, DEFAULT_RELATIVE_HALO, MAX_RELATIVE_HALO};
 pub use integrator::IntegratorSpec;
 pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES};
 pub use load::{load_scenario, parse_scenario};
+pub use lts::{ImpulseParams, LtsParams};
 pub use names::{with_known, Known};
 pub use picard::{PicardParamError, PicardParams, PicardVariant};
 pub use source::{

@@ -1,0 +1,128 @@
+//! Smallest distance between the real meshes of two posed surrogate trees, by branch and
+//! bound over the trees from the coarsest level down (seed 004 §5, Def. 5.3 with the node
+//! offsets of docs/design.md §5): a pair of elements whose surrogate distance minus both
+//! offsets is no less than the best distance so far (or the cut-off) is pruned with its
+//! whole subtree pair; only real–real pairs give distances. Distances come from the exact
+//! kernel of `msdem_geom`, in the frame of side `a` (f32 soups).
+
+use msdem_geom::kernel::triangle_triangle_exact;
+use msdem_geom::math::{Iso3, Tri};
+use msdem_tree::SurrogateTree;
+
+/// One element of a tree cut: an internal node (its surrogate) or a real triangle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Element {
+    Node(u32),
+    Real(u32),
+}
+
+/// Reusable stack of the branch and bound.
+#[derive(Debug, Default)]
+pub struct DistanceScratch {
+    stack: Vec<(Element, Element)>,
+    roots_a: Vec<Element>,
+    roots_b: Vec<Element>,
+    kids: Vec<Element>,
+}
+
+/// A posed tree: the tree and its mesh-to-world transformation.
+#[derive(Clone, Copy, Debug)]
+pub struct Posed<'a> {
+    /// Surrogate tree (mesh frame).
+    pub tree: &'a SurrogateTree,
+    /// Mesh frame → world.
+    pub pose: Iso3,
+}
+
+fn roots(tree: &SurrogateTree, out: &mut Vec<Element>) {
+    out.clear();
+    if let Some(root) = tree.nodes.first() {
+        if root.is_leaf() {
+            out.extend((root.first..root.first + root.count).map(Element::Real));
+        } else {
+            out.push(Element::Node(0));
+        }
+    }
+}
+
+fn tri_offset(tree: &SurrogateTree, e: Element) -> (Tri, f64) {
+    match e {
+        Element::Node(n) => {
+            let node = &tree.nodes[n as usize];
+            (tree.soup[node.tri as usize], node.offset as f64)
+        }
+        Element::Real(i) => (tree.soup[i as usize], 0.0),
+    }
+}
+
+fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<Element>) {
+    out.clear();
+    out.extend(tree.unfolded(n).map(|(i, _, real)| {
+        if real {
+            Element::Real(i)
+        } else {
+            Element::Node(i)
+        }
+    }));
+}
+
+/// The smallest distance \[m\] between the real triangles of `a` and `b` if it is below
+/// `cutoff`, else `None`; `checks` counts kernel calls (narrowing work).
+pub fn min_distance(
+    a: &Posed,
+    b: &Posed,
+    cutoff: f64,
+    scratch: &mut DistanceScratch,
+    checks: &mut u64,
+) -> Option<f64> {
+    let rel = a.pose.inverse() * b.pose;
+    let DistanceScratch {
+        stack,
+        roots_a,
+        roots_b,
+        kids,
+    } = scratch;
+    roots(a.tree, roots_a);
+    roots(b.tree, roots_b);
+    stack.clear();
+    for &ea in roots_a.iter() {
+        for &eb in roots_b.iter() {
+            stack.push((ea, eb));
+        }
+    }
+    let mut best = cutoff;
+    let mut found = false;
+    while let Some((ea, eb)) = stack.pop() {
+        let (ta, oa) = tri_offset(a.tree, ea);
+        let (tb, ob) = tri_offset(b.tree, eb);
+        let d = triangle_triangle_exact(&ta, &tb.transformed(&rel)).dist() as f64;
+        *checks += 1;
+        if d - oa - ob >= best {
+            continue;
+        }
+        match (ea, eb) {
+            (Element::Real(_), Element::Real(_)) => {
+                best = d;
+                found = true;
+            }
+            (Element::Node(na), Element::Node(nb)) => {
+                if oa >= ob {
+                    children(a.tree, na, kids);
+                    stack.extend(kids.iter().map(|&c| (c, eb)));
+                } else {
+                    children(b.tree, nb, kids);
+                    stack.extend(kids.iter().map(|&c| (ea, c)));
+                }
+            }
+            (Element::Node(na), Element::Real(_)) => {
+                children(a.tree, na, kids);
+                stack.extend(kids.iter().map(|&c| (c, eb)));
+            }
+            (Element::Real(_), Element::Node(nb)) => {
+                children(b.tree, nb, kids);
+                stack.extend(kids.iter().map(|&c| (ea, c)));
+            }
+        }
+    }
+    found.then_some(best)
+}
