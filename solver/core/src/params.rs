@@ -5,14 +5,14 @@
 use msdem_broadphase::HGridConfig;
 use msdem_geom::math::Vec3;
 
-/// Settings of the implicit Euler (seed 000 Alg. 3 / Alg. 6, §6.1): pure data shared with
-/// the scenario schema.
-pub use msdem_scenario::picard::{PicardParamError, PicardParams, PicardVariant};
+/// Local or global time steps of the seed 004 integrators.
+pub use crate::integrator::lts::LtsMode;
 /// Settings of the local time stepping integrators (seed 004): pure data shared with the
 /// scenario schema.
 pub use msdem_scenario::lts::{ImpulseParams, LtsParams};
-/// Local or global time steps of the seed 004 integrators.
-pub use crate::integrator::lts::LtsMode;
+/// Settings of the implicit Euler (seed 000 Alg. 3 / Alg. 6, §6.1): pure data shared with
+/// the scenario schema.
+pub use msdem_scenario::picard::{PicardParamError, PicardParams, PicardVariant};
 
 /// Which time integrator a run uses (seed 000 §2, §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

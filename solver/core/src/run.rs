@@ -16,12 +16,12 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::contact::stability::stable_dt_estimate;
 use crate::detect::stats_levels;
 use crate::error::{SolverError, StepError};
-use crate::frames::{
-    self, BodyState, Frame, StatsFile, TimingsFile, FRAME_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
-};
 use crate::frames::lts::{
     lts_stats_path, lts_timings_path, LtsStatsFile, LtsTimingsFile, LTS_STATS_MAGIC,
     LTS_TIMINGS_MAGIC,
+};
+use crate::frames::{
+    self, BodyState, Frame, StatsFile, TimingsFile, FRAME_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
 };
 use crate::integrator::Stepped;
 use crate::params::IntegratorChoice;

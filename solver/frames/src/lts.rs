@@ -62,7 +62,7 @@ pub struct LtsStepStats {
     pub clusters: u64,
     /// Active clusters over all sweeps (Def. 2.3).
     pub active_clusters: u64,
-    /// Active clusters that ended at a proper contact (a collision).
+    /// Active clusters whose collision solve exchanged momentum (a non-zero impulse).
     pub collisions: u64,
     /// Particles rolled back in time by consolidation (§4, Observation 2).
     pub rollbacks: u64,
@@ -107,7 +107,12 @@ pub struct LtsPhaseTimes {
 impl LtsPhaseTimes {
     /// Sum of all phases \[s\].
     pub fn total(&self) -> f64 {
-        self.broad + self.clustering + self.step_size + self.narrow + self.collision + self.roll_over
+        self.broad
+            + self.clustering
+            + self.step_size
+            + self.narrow
+            + self.collision
+            + self.roll_over
     }
 
     /// Adds `o` phase by phase.

@@ -26,16 +26,32 @@ use crate::{names, values};
 #[serde(deny_unknown_fields)]
 pub struct ImpulseParams {
     /// Most Picard sweeps over the contact points per cluster.
-    #[serde(default, deserialize_with = "some_count", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "some_count",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub max_iterations: Option<u32>,
     /// Relative tolerance of the accumulated normal impulses.
-    #[serde(default, deserialize_with = "some_positive", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "some_positive",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub tolerance: Option<f64>,
     /// Under-relaxation ω in (0, 1].
-    #[serde(default, deserialize_with = "some_fraction_open", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "some_fraction_open",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub relaxation: Option<f64>,
     /// Fraction in [0, 1] of the halo violation removed per collision.
-    #[serde(default, deserialize_with = "some_fraction", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "some_fraction",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub separation_fraction: Option<f64>,
 }
 

@@ -42,6 +42,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::{check_finite, Integrator, Stepped};
+use crate::contact::Contact;
 use crate::detect::broad::sphere_touches_aabb;
 use crate::detect::Detector;
 use crate::error::StepError;
@@ -54,7 +55,6 @@ use crate::state::{Body, State};
 use check::{check_sweep, SweepView};
 use cluster::{Clusters, UnionFind};
 use collide::{detect_cluster, resolve, CollideScratch};
-use crate::contact::Contact;
 use impulse::ImpulseSettings;
 use msdem_broadphase::{BroadPhase, BroadPhaseKind, HGridConfig, Sphere};
 use msdem_geom::math::Vec3;
@@ -247,22 +247,23 @@ impl LocalTimeStepping {
         let g = self.gravity;
         let (dt, c) = (self.dt, self.params.span_memory);
         self.tubes.clear();
-        self.tubes.extend(self.timelines.iter().zip(bodies).map(|(tl, b)| {
-            let t = tl.cur.time;
-            let last = if tl.last_step() > 0.0 {
-                tl.last_step()
-            } else {
-                dt
-            };
-            let span = c * dt + (1.0 - c) * last;
-            let hi = if t >= t_end || t + span >= t_end {
-                t_end
-            } else {
-                t + span
-            };
-            let lo = tl.prev.time.max(t_min).min(t);
-            tube(tl, lo, hi, b.radius + b.epsilon, &g)
-        }));
+        self.tubes
+            .extend(self.timelines.iter().zip(bodies).map(|(tl, b)| {
+                let t = tl.cur.time;
+                let last = if tl.last_step() > 0.0 {
+                    tl.last_step()
+                } else {
+                    dt
+                };
+                let span = c * dt + (1.0 - c) * last;
+                let hi = if t >= t_end || t + span >= t_end {
+                    t_end
+                } else {
+                    t + span
+                };
+                let lo = tl.prev.time.max(t_min).min(t);
+                tube(tl, lo, hi, b.radius + b.epsilon, &g)
+            }));
         self.spheres.clear();
         self.spheres.extend(self.tubes.iter().map(|t| t.bound));
         let slot = match self.broad.get_mut() {
@@ -373,7 +374,10 @@ impl LocalTimeStepping {
                 return Ok((plan, None));
             }
         }
-        let local: Vec<Body> = members.iter().map(|&p| bodies[p as usize].clone()).collect();
+        let local: Vec<Body> = members
+            .iter()
+            .map(|&p| bodies[p as usize].clone())
+            .collect();
         let states: Vec<Snapshot> = members
             .iter()
             .map(|&p| self.timelines[p as usize].at(time, &g))
@@ -384,7 +388,11 @@ impl LocalTimeStepping {
             .map(|&(a, b)| (index(a), Other::Particle(index(b) as u32)))
             .collect();
         for (i, &p) in members.iter().enumerate() {
-            pairs.extend(self.reach[p as usize].iter().map(|&o| (i, Other::Obstacle(o))));
+            pairs.extend(
+                self.reach[p as usize]
+                    .iter()
+                    .map(|&o| (i, Other::Obstacle(o))),
+            );
         }
         let view = ClusterView {
             model,
@@ -452,7 +460,14 @@ impl LocalTimeStepping {
             })
             .collect();
         let mut contacts = Vec::new();
-        detect_cluster(model, &local, &plan.obstacles, self.kernel, scratch, &mut contacts);
+        detect_cluster(
+            model,
+            &local,
+            &plan.obstacles,
+            self.kernel,
+            scratch,
+            &mut contacts,
+        );
         Ok(Advanced {
             bodies: local,
             start,
@@ -563,9 +578,6 @@ impl LocalTimeStepping {
                     .iter()
                     .filter(|&&q| self.timelines[q as usize].cur.time > p.time)
                     .count() as u64;
-                if p.collision {
-                    stats.collisions += 1;
-                }
             }
             stats.clusters += count as u64;
             stats.active_clusters += active.iter().filter(|a| **a).count() as u64;
@@ -605,10 +617,9 @@ impl LocalTimeStepping {
                 let settings = &self.impulse;
                 let clusters = &self.clusters;
                 let step_now = step;
-                advanced
-                    .par_iter_mut()
-                    .enumerate()
-                    .for_each_init(CollideScratch::default, |s, (c, slot)| {
+                advanced.par_iter_mut().enumerate().for_each_init(
+                    CollideScratch::default,
+                    |s, (c, slot)| {
                         if let Some(Ok(adv)) = slot {
                             match resolve(model, &mut adv.bodies, &adv.contacts, settings, s) {
                                 Ok(report) => adv.impulse = report,
@@ -630,7 +641,8 @@ impl LocalTimeStepping {
                                 }
                             }
                         }
-                    });
+                    },
+                );
             }
             let t5 = Instant::now();
             for (c, r) in advanced.into_iter().enumerate() {
@@ -642,6 +654,9 @@ impl LocalTimeStepping {
                 if ncontacts > 0 {
                     bump(&mut stats.contacts_per_cluster, count_bin(ncontacts));
                     stats.impulse_iterations += adv.impulse.iterations as u64;
+                    if adv.impulse.active_contacts > 0 {
+                        stats.collisions += 1;
+                    }
                     if !adv.impulse.converged {
                         stats.impulse_unconverged += 1;
                     }

@@ -95,7 +95,13 @@ mod tests {
             ..ok
         };
         let v = check_sweep(&rolled);
-        assert!(v.iter().any(|s| s.contains("before the global minimum")), "{v:?}");
-        assert!(v.iter().any(|s| s.contains("before its previous snapshot")), "{v:?}");
+        assert!(
+            v.iter().any(|s| s.contains("before the global minimum")),
+            "{v:?}"
+        );
+        assert!(
+            v.iter().any(|s| s.contains("before its previous snapshot")),
+            "{v:?}"
+        );
     }
 }

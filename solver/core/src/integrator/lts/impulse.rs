@@ -148,7 +148,10 @@ pub fn resolve_cluster(
             Other::Obstacle(_) => (None, c.point, Mat3::zeros(), true),
         };
         let Some(ba) = bodies.get(a) else { continue };
-        if !mb_ok || !c.normal.iter().all(|x| x.is_finite()) || !c.point.iter().all(|x| x.is_finite()) {
+        if !mb_ok
+            || !c.normal.iter().all(|x| x.is_finite())
+            || !c.point.iter().all(|x| x.is_finite())
+        {
             continue;
         }
         let params = PairParams::of(model, bodies, c.a, c.b);

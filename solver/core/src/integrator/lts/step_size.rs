@@ -135,7 +135,9 @@ impl ClusterView<'_> {
                     + sb.angular_velocity.norm() * rb
             }
             Other::Obstacle(_) => {
-                sa.velocity.norm() + 0.5 * self.gravity.norm() * span + sa.angular_velocity.norm() * ra
+                sa.velocity.norm()
+                    + 0.5 * self.gravity.norm() * span
+                    + sa.angular_velocity.norm() * ra
             }
         }
     }

@@ -128,7 +128,10 @@ mod tests {
     #[test]
     fn tube_bounds_the_parabolic_free_flight() {
         let g = Vec3::new(0.0, 0.0, -9.81);
-        for (k, v) in [[3.0, 0.0, 5.0], [0.0, 0.0, 0.0], [-1.0, 2.0, -4.0]].iter().enumerate() {
+        for (k, v) in [[3.0, 0.0, 5.0], [0.0, 0.0, 0.0], [-1.0, 2.0, -4.0]]
+            .iter()
+            .enumerate()
+        {
             let s0 = snap(0.0, [0.0, 0.0, 1.0], *v);
             let s1 = s0.flown(0.3, &g);
             let mut s1b = s1;
