@@ -273,7 +273,11 @@ impl LocalTimeStepping {
         let broad = match slot {
             Some(b) => b,
             slot => {
+                // Tubes change every sweep: no Verlet skin; fixed single-level cells sized
+                // by the largest tube (the automatic HGrid re-plans its levels whenever
+                // the radius range changes, i.e. in every sweep).
                 let kind = BroadPhaseKind::HGrid(HGridConfig {
+                    levels: Some(1),
                     skin: 0.0,
                     ..HGridConfig::default()
                 });
