@@ -25,7 +25,9 @@ use msdem_mesh::mass::mass_properties;
 use msdem_solver::frames::lts::LtsPhaseTimes;
 use msdem_solver::integrator::lts::{LocalTimeStepping, LtsMode};
 use msdem_solver::model::{Geometry, HaloSpec, Material, MeshGeometry, Model, Shape};
-use msdem_solver::params::{BroadPhaseChoice, DetectionMode, IntegratorChoice, KernelChoice, Params};
+use msdem_solver::params::{
+    BroadPhaseChoice, DetectionMode, IntegratorChoice, KernelChoice, Params,
+};
 use msdem_solver::state::{Body, State};
 use msdem_tree::{build_tree, BuildParams};
 use rand::{Rng, SeedableRng};
@@ -246,7 +248,10 @@ fn main() -> Result<()> {
         for b in &mut sc.state.bodies {
             b.orientation = turn;
         }
-        println!("{n} pairs ({} particles), {END} s in intervals of {DT} s:", 2 * n);
+        println!(
+            "{n} pairs ({} particles), {END} s in intervals of {DT} s:",
+            2 * n
+        );
         let (local, global) = pool.install(|| -> Result<_> {
             let local = run(&sc, LtsMode::Local)?;
             let global = run(&sc, LtsMode::Global)?;

@@ -16,6 +16,9 @@
 //!     separation_fraction: 0.5
 //! ```
 
+use std::fmt;
+
+use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::integrator::IntegratorSpec;
@@ -136,22 +139,36 @@ struct LtsFields {
 /// The `lts:` mapping; refused where the scenario's integrator is not a local time
 /// stepping one (known in the second parsing pass).
 pub(crate) fn lts<'de, D: Deserializer<'de>>(d: D) -> Result<LtsParams, D::Error> {
-    if let Some(integrator) = names::integrator_known() {
-        if !integrator.is_local_time_stepping() {
-            return Err(serde::de::Error::custom(format_args!(
-                "`lts:` holds the settings of `integrator: local_time_stepping` and \
-                 `global_adaptive`; it is not used by `integrator: {}` — remove it",
-                integrator.key()
-            )));
+    struct LtsVisitor;
+
+    impl<'de> Visitor<'de> for LtsVisitor {
+        type Value = LtsParams;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a mapping of local time stepping settings (min_step_s, impulse, ...)")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LtsParams, A::Error> {
+            if let Some(integrator) = names::integrator_known() {
+                if !integrator.is_local_time_stepping() {
+                    return Err(de::Error::custom(format_args!(
+                        "`lts:` holds the settings of `integrator: local_time_stepping` and \
+                         `global_adaptive`; `integrator: {}` does not use it — remove it",
+                        integrator.key()
+                    )));
+                }
+            }
+            let f = LtsFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
+            Ok(LtsParams {
+                min_step_s: f.min_step_s,
+                max_sweeps_per_interval: f.max_sweeps_per_interval,
+                span_memory: f.span_memory,
+                impulse: f.impulse,
+            })
         }
     }
-    let f = LtsFields::deserialize(d)?;
-    Ok(LtsParams {
-        min_step_s: f.min_step_s,
-        max_sweeps_per_interval: f.max_sweeps_per_interval,
-        span_memory: f.span_memory,
-        impulse: f.impulse,
-    })
+
+    d.deserialize_map(LtsVisitor)
 }
 
 /// Whether `integrator` is one of the local time stepping integrators.
