@@ -131,3 +131,27 @@ fn outputs_are_byte_identical_at_one_and_two_threads() {
         );
     }
 }
+
+#[test]
+fn a_step_below_the_floor_stops_with_the_particles_and_the_time() {
+    use msdem_solver::integrator::lts::LocalTimeStepping;
+    let (mut world, pairs, _) = pairs_world(1, 3, 0.02, 0.3);
+    // A floor above every narrowed step: the approach of the pair is refused.
+    world.params.lts.min_step_s = 1.0;
+    let mut lts = LocalTimeStepping::new(&world.params, LtsMode::Local);
+    let mut err = None;
+    for _ in 0..15 {
+        if let Err(e) = lts.advance_interval(&world.model, &mut world.state) {
+            err = Some(e.to_string());
+            break;
+        }
+    }
+    let e = err.expect("the floor stops the run");
+    assert!(!e.contains('\n'), "{e}");
+    assert!(e.contains("time step collapse at t = "), "{e}");
+    assert!(
+        e.contains(&format!("particles {}, {}", pairs[0].a, pairs[0].b)),
+        "{e}"
+    );
+    assert!(e.contains("lts.min_step_s = 1e0 s"), "{e}");
+}
