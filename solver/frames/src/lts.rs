@@ -35,7 +35,7 @@ pub fn count_bin(n: u64) -> usize {
 /// Decade bin of a time step size relative to the interval, `r = Δt/dt ∈ (0, 1]`:
 /// `(0.1, 1]` → 0, `(0.01, 0.1]` → 1, …; capped at 15.
 pub fn step_bin(r: f64) -> usize {
-    if !(r > 0.0) {
+    if r.is_nan() || r <= 0.0 {
         return 15;
     }
     let k = (-r.log10()).ceil() - 1.0;

@@ -167,7 +167,7 @@ pub fn narrow(
         let margin = view.margin(a, b);
         let mu = view.motion_bound(a, b, span);
         let (pa, pb) = (view.particle_at(a, 0.0)?, view.other_at(b, 0.0)?);
-        if !(mu > 0.0) {
+        if mu.is_nan() || mu <= 0.0 {
             continue;
         }
         let cutoff = margin + mu * out.dt;
