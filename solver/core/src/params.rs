@@ -5,14 +5,21 @@
 use msdem_broadphase::HGridConfig;
 use msdem_geom::math::Vec3;
 
-/// Local or global time steps of the seed 004 integrators.
-pub use crate::integrator::lts::LtsMode;
 /// Settings of the local time stepping integrators (seed 004): pure data shared with the
 /// scenario schema.
 pub use msdem_scenario::lts::{ImpulseParams, LtsParams};
 /// Settings of the implicit Euler (seed 000 Alg. 3 / Alg. 6, §6.1): pure data shared with
 /// the scenario schema.
 pub use msdem_scenario::picard::{PicardParamError, PicardParams, PicardVariant};
+
+/// Local or global time steps of the seed 004 integrators (§8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LtsMode {
+    /// `local_time_stepping`: clusters advance with their own step sizes.
+    Local,
+    /// `global_adaptive`: constraint (2) applied to every cluster.
+    Global,
+}
 
 /// Which time integrator a run uses (seed 000 §2, §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -41,15 +41,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::{check_finite, Integrator, Stepped};
 use crate::contact::Contact;
 use crate::detect::broad::sphere_touches_aabb;
-use crate::detect::Detector;
 use crate::error::StepError;
 use crate::frames::lts::{bump, count_bin, step_bin, LtsPhaseTimes, LtsStepStats};
-use crate::frames::StepStats;
 use crate::model::{Model, Other};
-use crate::motion::energy::observables;
 use crate::params::{KernelChoice, LtsParams, Params};
 use crate::state::{Body, State};
 use check::{check_sweep, SweepView};
@@ -62,14 +58,8 @@ use snapshot::{Snapshot, Timeline};
 use step_size::{narrow, ClusterView, NarrowScratch, Narrowed};
 use tube::{tube, tubes_meet, Tube};
 
-/// Local or global time steps (seed 004 §8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LtsMode {
-    /// `local_time_stepping`: clusters advance with their own step sizes.
-    Local,
-    /// `global_adaptive`: constraint (2) applied to every cluster.
-    Global,
-}
+/// Local or global time steps (seed 004 §8), defined with the run parameters.
+pub use crate::params::LtsMode;
 
 /// The impulse settings of `p`: the scenario's values over the solver's defaults.
 pub fn impulse_settings(p: &LtsParams) -> ImpulseSettings {
@@ -486,7 +476,7 @@ impl LocalTimeStepping {
         model: &Model,
         state: &mut State,
     ) -> Result<(LtsStepStats, LtsPhaseTimes), StepError> {
-        check_finite(state)?;
+        finite(state)?;
         let step = state.step + 1;
         let t_end = state.time + self.dt;
         self.sync_timelines(state);
@@ -685,12 +675,39 @@ impl LocalTimeStepping {
         for (b, tl) in state.bodies.iter_mut().zip(&self.timelines) {
             tl.cur.apply(b);
         }
-        check_finite(state)?;
+        finite(state)?;
         state.time = t_end;
         state.step = step;
         stats.min_step = if min_step.is_finite() { min_step } else { 0.0 };
         self.last = Some((stats.clone(), wall));
         Ok((stats, wall))
+    }
+}
+
+/// [`StepError::NonFinite`] for the first particle of `state` that is NaN or infinite.
+fn finite(state: &State) -> Result<(), StepError> {
+    match crate::motion::first_non_finite(&state.bodies) {
+        None => Ok(()),
+        Some((particle, quantity)) => Err(StepError::NonFinite {
+            step: state.step + 1,
+            particle,
+            quantity,
+        }),
+    }
+}
+
+impl LocalTimeStepping {
+    /// Gravity [m/s²].
+    pub fn gravity(&self) -> Vec3 {
+        self.gravity
+    }
+
+    /// The scenario name of the integrator.
+    pub fn name(&self) -> &'static str {
+        match self.mode {
+            LtsMode::Local => "local_time_stepping",
+            LtsMode::Global => "global_adaptive",
+        }
     }
 }
 
@@ -701,51 +718,4 @@ fn list(ids: &[u32]) -> String {
         s.push(format!("… ({} in all)", ids.len()));
     }
     s.join(", ")
-}
-
-impl Integrator for LocalTimeStepping {
-    fn name(&self) -> &'static str {
-        match self.mode {
-            LtsMode::Local => "local_time_stepping",
-            LtsMode::Global => "global_adaptive",
-        }
-    }
-
-    fn step(
-        &mut self,
-        model: &Model,
-        state: &mut State,
-        _detector: &mut Detector,
-        _record_contacts: bool,
-    ) -> Result<Stepped, StepError> {
-        let (lts, wall) = self.advance_interval(model, state)?;
-        let obs = observables(&state.bodies, &self.gravity);
-        let stats = StepStats {
-            step: state.step,
-            time: state.time,
-            contacts: lts.contacts.min(u32::MAX as u64) as u32,
-            kinetic_energy: obs.kinetic,
-            potential_energy: obs.potential,
-            linear_momentum: obs.linear_momentum.into(),
-            angular_momentum: obs.angular_momentum.into(),
-            iterations: lts.sweeps,
-            converged: lts.impulse_unconverged == 0,
-            wall: crate::frames::PhaseTimes {
-                broad: wall.broad,
-                narrow: wall.step_size + wall.narrow,
-                forces: wall.collision,
-                integrate: wall.clustering + wall.roll_over,
-            },
-            ..StepStats::default()
-        };
-        Ok(Stepped {
-            stats,
-            contacts: Vec::new(),
-            residual: 0.0,
-        })
-    }
-
-    fn lts_stats(&self) -> Option<(LtsStepStats, LtsPhaseTimes)> {
-        self.last.clone()
-    }
 }
