@@ -13,7 +13,7 @@
 //! `lts_speedup_<N> = global / local` for the largest N.
 //!
 //! ```text
-//! cargo run --release -p msdem-solver --example lts_vs_global -- [--pairs 64,512,2048,8192]
+//! cargo run --release -p msdem-solver --example lts_vs_global -- [--pairs 64,512,2048,8192] [--local-only]
 //! ```
 
 use std::sync::Arc;
@@ -207,6 +207,7 @@ fn print(name: &str, o: &Outcome) {
 
 fn main() -> Result<()> {
     let mut sizes = vec![64usize, 512, 2048, 8192];
+    let mut local_only = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -220,7 +221,13 @@ fn main() -> Result<()> {
                     .context("--pairs: comma-separated counts")?;
                 i += 2;
             }
-            other => bail!("unknown argument {other} (usage: --pairs 64,512,2048,8192)"),
+            "--local-only" => {
+                local_only = true;
+                i += 1;
+            }
+            other => {
+                bail!("unknown argument {other} (usage: --pairs 64,512,2048,8192 [--local-only])")
+            }
         }
     }
     let mesh = icosphere(R, 1)?;
@@ -254,10 +261,15 @@ fn main() -> Result<()> {
         );
         let (local, global) = pool.install(|| -> Result<_> {
             let local = run(&sc, LtsMode::Local)?;
-            let global = run(&sc, LtsMode::Global)?;
+            let global = if local_only {
+                None
+            } else {
+                Some(run(&sc, LtsMode::Global)?)
+            };
             Ok((local, global))
         })?;
         print("local", &local);
+        let Some(global) = global else { continue };
         print("global", &global);
         let x = global.cpu / local.cpu;
         println!("  speed-up global / local = {x:.2}");

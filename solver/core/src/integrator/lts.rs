@@ -328,27 +328,28 @@ impl LocalTimeStepping {
             .iter()
             .map(|&p| self.timelines[p as usize].cur.time)
             .fold(f64::INFINITY, f64::min);
+        let span_end = members
+            .iter()
+            .map(|&p| self.tubes[p as usize].hi)
+            .fold(f64::INFINITY, f64::min);
+        let edges = self.clusters.edges(c);
+        let reaches = members.iter().any(|&p| !self.reach[p as usize].is_empty());
+        if time >= t_end || (edges.is_empty() && !reaches) {
+            // Idle, or nothing to narrow against: the span is the step (no allocation).
+            let plan = Plan {
+                time,
+                end: if time >= t_end { t_end } else { span_end },
+                idle: time >= t_end,
+                ..Plan::default()
+            };
+            return Ok((plan, None));
+        }
         let mut obstacles: Vec<u32> = members
             .iter()
             .flat_map(|&p| self.reach[p as usize].iter().copied())
             .collect();
         obstacles.sort_unstable();
         obstacles.dedup();
-        if time >= t_end {
-            let plan = Plan {
-                time,
-                end: t_end,
-                idle: true,
-                obstacles,
-                ..Plan::default()
-            };
-            return Ok((plan, None));
-        }
-        let span_end = members
-            .iter()
-            .map(|&p| self.tubes[p as usize].hi)
-            .fold(f64::INFINITY, f64::min);
-        let edges = self.clusters.edges(c);
         if let Some(Some(k)) = self.cache.get(members[0] as usize) {
             let same = k.members == members
                 && k.span_end == span_end

@@ -19,7 +19,10 @@ enum Element {
 /// Reusable stack of the branch and bound.
 #[derive(Debug, Default)]
 pub struct DistanceScratch {
-    stack: Vec<(Element, Element)>,
+    /// Pending pairs with their lower bound and distance.
+    stack: Vec<(f64, Element, Element)>,
+    /// Children of the pair being unfolded, before sorting.
+    pending: Vec<(f64, Element, Element)>,
     roots_a: Vec<Element>,
     roots_b: Vec<Element>,
     kids: Vec<Element>,
@@ -81,48 +84,71 @@ pub fn min_distance(
         roots_a,
         roots_b,
         kids,
+        pending,
     } = scratch;
     roots(a.tree, roots_a);
     roots(b.tree, roots_b);
     stack.clear();
-    for &ea in roots_a.iter() {
-        for &eb in roots_b.iter() {
-            stack.push((ea, eb));
-        }
-    }
     let mut best = cutoff;
     let mut found = false;
-    while let Some((ea, eb)) = stack.pop() {
+    // Lower bound and distance of an element pair (one kernel call).
+    let bound = |ea: Element, eb: Element, checks: &mut u64| {
         let (ta, oa) = tri_offset(a.tree, ea);
         let (tb, ob) = tri_offset(b.tree, eb);
         let d = triangle_triangle_exact(&ta, &tb.transformed(&rel)).dist() as f64;
         *checks += 1;
-        if d - oa - ob >= best {
+        (d - oa - ob, d)
+    };
+    pending.clear();
+    for &ea in roots_a.iter() {
+        for &eb in roots_b.iter() {
+            let (lb, _) = bound(ea, eb, checks);
+            pending.push((lb, ea, eb));
+        }
+    }
+    // Depth first, nearest child pair on top: a close real pair is found early and its
+    // distance prunes the rest.
+    pending.sort_by(|x, y| y.0.total_cmp(&x.0));
+    stack.extend(pending.iter().copied());
+    while let Some((lb, ea, eb)) = stack.pop() {
+        if lb >= best {
             continue;
         }
-        match (ea, eb) {
+        let unfold_a = match (ea, eb) {
             (Element::Real(_), Element::Real(_)) => {
-                best = d;
+                // lb is the exact distance of two real triangles.
+                best = lb;
                 found = true;
+                continue;
             }
             (Element::Node(na), Element::Node(nb)) => {
-                if oa >= ob {
-                    children(a.tree, na, kids);
-                    stack.extend(kids.iter().map(|&c| (c, eb)));
-                } else {
-                    children(b.tree, nb, kids);
-                    stack.extend(kids.iter().map(|&c| (ea, c)));
+                a.tree.nodes[na as usize].offset >= b.tree.nodes[nb as usize].offset
+            }
+            (Element::Node(_), Element::Real(_)) => true,
+            (Element::Real(_), Element::Node(_)) => false,
+        };
+        pending.clear();
+        if unfold_a {
+            let Element::Node(na) = ea else { continue };
+            children(a.tree, na, kids);
+            for &c in kids.iter() {
+                let (l, _) = bound(c, eb, checks);
+                if l < best {
+                    pending.push((l, c, eb));
                 }
             }
-            (Element::Node(na), Element::Real(_)) => {
-                children(a.tree, na, kids);
-                stack.extend(kids.iter().map(|&c| (c, eb)));
-            }
-            (Element::Real(_), Element::Node(nb)) => {
-                children(b.tree, nb, kids);
-                stack.extend(kids.iter().map(|&c| (ea, c)));
+        } else {
+            let Element::Node(nb) = eb else { continue };
+            children(b.tree, nb, kids);
+            for &c in kids.iter() {
+                let (l, _) = bound(ea, c, checks);
+                if l < best {
+                    pending.push((l, ea, c));
+                }
             }
         }
+        pending.sort_by(|x, y| y.0.total_cmp(&x.0));
+        stack.extend(pending.iter().copied());
     }
     found.then_some(best)
 }

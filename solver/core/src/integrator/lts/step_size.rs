@@ -3,14 +3,17 @@
 //! tubes reach, by **narrowing**: the span of interest shrinks to every contact time found
 //! and prunes every later search.
 //!
-//! * Per pair, one distance at the start (branch and bound over both surrogate trees,
-//!   coarse levels first, [`super::distance`]) decides Def. 2.2: a pair already touching
-//!   (distance ≤ margin `m`) does not shrink the step — it is resting or in contact, and the
-//!   collision solve handles it; a pair whose relative motion bound `μ` is 0 (at rest
-//!   relative to each other) never does.
-//! * Otherwise the pair's earliest possible contact is `(d₀ − target)/μ`. Pairs are
-//!   processed in the order of these bounds (the cheap coarse answer first), and a pair
-//!   whose bound is past the current step size is not searched at all.
+//! * Per pair, bounding spheres (particles) or boxes (obstacles) give a lower bound of the
+//!   distance at the start; where it is within the margin `m`, one distance search
+//!   (branch and bound over both surrogate trees, coarse levels first,
+//!   [`super::distance`]) decides Def. 2.2: a pair already touching (distance ≤ `m`) does
+//!   not shrink the step — it is resting or in contact, and the collision solve handles it;
+//!   a pair whose relative motion bound `μ` is 0 (at rest relative to each other) never
+//!   does.
+//! * Otherwise the pair's earliest possible contact is `(d₀ − target)/μ` (`d₀` the bound or
+//!   the distance). Pairs are processed in the order of these bounds (the cheap coarse
+//!   answer first), and a pair whose bound is past the current step size is not searched
+//!   at all.
 //! * The contact time is found by conservative advancement in space-time: at pose `s`,
 //!   the real distance `d(s)` (tree search cut off at what can still be reached before the
 //!   current step size) allows `s ← s + (d(s) − target)/μ`, since no point moves faster
@@ -125,6 +128,23 @@ impl ClusterView<'_> {
             }
     }
 
+    /// A lower bound of the real-mesh distance of the pair at the start from bounding
+    /// spheres (particle) and boxes (obstacle, whose box includes its halo) \[m\].
+    fn sphere_gap(&self, a: usize, b: Other) -> f64 {
+        let (ca, ra) = (self.states[a].position, self.bodies[a].radius);
+        match b {
+            Other::Particle(j) => {
+                let j = j as usize;
+                (ca - self.states[j].position).norm() - ra - self.bodies[j].radius
+            }
+            Other::Obstacle(o) => {
+                let ob = &self.model.obstacles[o as usize];
+                let closest = ca.sup(&ob.aabb.0).inf(&ob.aabb.1);
+                (closest - ca).norm() - ra - ob.epsilon
+            }
+        }
+    }
+
     fn motion_bound(&self, a: usize, b: Other, span: f64) -> f64 {
         let (sa, ra) = (&self.states[a], self.bodies[a].radius);
         match b {
@@ -166,11 +186,29 @@ pub fn narrow(
     for &(a, b) in pairs {
         let margin = view.margin(a, b);
         let mu = view.motion_bound(a, b, span);
-        let (pa, pb) = (view.particle_at(a, 0.0)?, view.other_at(b, 0.0)?);
         if mu.is_nan() || mu <= 0.0 {
             continue;
         }
         let cutoff = margin + mu * out.dt;
+        let gap = view.sphere_gap(a, b);
+        if gap >= cutoff {
+            continue;
+        }
+        let target = margin * (1.0 - WIDENING);
+        if gap > margin {
+            // Not touching (Def. 2.2 decided by the bounding volumes): the search starts
+            // where the bounding volumes could first reach the target.
+            candidates.push(Candidate {
+                lower: (gap - target) / mu,
+                a,
+                b,
+                margin,
+                mu,
+                d0: f64::NAN,
+            });
+            continue;
+        }
+        let (pa, pb) = (view.particle_at(a, 0.0)?, view.other_at(b, 0.0)?);
         let Some(d0) = min_distance(&pa, &pb, cutoff, distance, &mut out.checks) else {
             continue;
         };
@@ -181,7 +219,6 @@ pub fn narrow(
             }
             continue;
         }
-        let target = margin * (1.0 - WIDENING);
         candidates.push(Candidate {
             lower: (d0 - target) / mu,
             a,
@@ -202,7 +239,7 @@ pub fn narrow(
         let mut d = c.d0;
         let mut k = 0;
         loop {
-            if k > 0 || s > 0.0 {
+            if k > 0 || s > 0.0 || d.is_nan() {
                 let (pa, pb) = (view.particle_at(c.a, s)?, view.other_at(c.b, s)?);
                 let cutoff = target + tol + c.mu * (out.dt - s);
                 out.iterations += 1;
