@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod gas;
 mod pairs;
 mod scenes;
 mod stack;

@@ -177,3 +177,33 @@ pub fn min_mesh_distance(world: &World, mesh: &TriMesh, floor: Option<&TriMesh>)
     }
     best
 }
+
+/// A two-dimensional gas: `n × n` spheres on a square lattice of spacing 0.16 m in the
+/// plane z = 0, random velocities in the plane up to 1.5 m/s, random orientations, elastic
+/// (e = 1) and frictionless, no gravity. Clusters form and dissolve all the time, so
+/// particles are rolled back.
+pub fn gas_world(n: usize, seed: u64, dt: f64, end: f64) -> (World, TriMesh) {
+    let mut world = empty_world(dt, [0.0; 3]);
+    world.params.end = end;
+    let mesh = icosphere(R, 1).expect("icosphere");
+    let shape = add_shape(&mut world, &mesh);
+    let mat = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, 1.0);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    for i in 0..n {
+        for j in 0..n {
+            let id = add_particle(
+                &mut world,
+                shape,
+                mat,
+                [0.16 * i as f64, 0.16 * j as f64, 0.0],
+            );
+            let b = &mut world.state.bodies[id as usize];
+            let angle: f64 = rng.gen_range(0.0..std::f64::consts::TAU);
+            let speed: f64 = rng.gen_range(0.2..1.5);
+            b.velocity = Vec3::new(speed * angle.cos(), speed * angle.sin(), 0.0);
+            let axis = Vec3::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), 1.0);
+            b.orientation = Quat::from_scaled_axis(axis.normalize() * rng.gen_range(0.0..3.0));
+        }
+    }
+    (world, mesh)
+}
