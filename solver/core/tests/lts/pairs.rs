@@ -96,13 +96,17 @@ fn local_and_global_give_the_same_outcome_for_every_pair() {
 
 #[test]
 fn outputs_are_byte_identical_at_one_and_two_threads() {
-    let go = |threads: usize, mode: LtsMode| {
+    let go = |threads: usize, mode: LtsMode, gas: bool| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .expect("pool");
         pool.install(|| {
-            let (mut w, _, _) = pairs_world(24, 5, 0.02, 0.2);
+            let mut w = if gas {
+                crate::scenes::gas_world(6, 9, 0.05, 0.3).0
+            } else {
+                pairs_world(24, 5, 0.02, 0.2).0
+            };
             let stats = run(&mut w, mode, |_, _| {});
             let bits: Vec<u64> = w
                 .state
@@ -121,14 +125,19 @@ fn outputs_are_byte_identical_at_one_and_two_threads() {
             (bits, stats)
         })
     };
-    for mode in [LtsMode::Local, LtsMode::Global] {
-        let (b1, s1) = go(1, mode);
-        let (b2, s2) = go(2, mode);
-        assert_eq!(b1, b2, "{mode:?}: states differ between 1 and 2 threads");
-        assert_eq!(
-            s1, s2,
-            "{mode:?}: statistics differ between 1 and 2 threads"
-        );
+    for gas in [false, true] {
+        for mode in [LtsMode::Local, LtsMode::Global] {
+            let (b1, s1) = go(1, mode, gas);
+            let (b2, s2) = go(2, mode, gas);
+            assert_eq!(
+                b1, b2,
+                "{mode:?} (gas {gas}): states differ at 1 and 2 threads"
+            );
+            assert_eq!(
+                s1, s2,
+                "{mode:?} (gas {gas}): statistics differ at 1 and 2 threads"
+            );
+        }
     }
 }
 
