@@ -35,6 +35,7 @@ pub mod distance;
 pub mod impulse;
 pub mod snapshot;
 pub mod step_size;
+pub mod swept_grid;
 pub mod tube;
 
 use std::time::Instant;
@@ -56,6 +57,7 @@ use msdem_broadphase::{BroadPhase, BroadPhaseKind, HGridConfig, Sphere};
 use msdem_geom::math::Vec3;
 use snapshot::{Snapshot, Timeline};
 use step_size::{narrow, ClusterView, NarrowScratch, Narrowed};
+use swept_grid::SweptGrid;
 use tube::{tube, tubes_meet, Tube};
 
 /// Local or global time steps (seed 004 §8), defined with the run parameters.
@@ -133,6 +135,13 @@ pub struct LocalTimeStepping {
     reach: Vec<Vec<u32>>,
     clusters: Clusters,
     uf: UnionFind,
+    grid: SweptGrid,
+    /// Timeline version each tube was built from, and the interval end it was built for.
+    tube_versions: Vec<u64>,
+    tube_interval: f64,
+    changed: Vec<u32>,
+    flag: Vec<bool>,
+    near: Vec<u32>,
     cache: Vec<Option<Cached>>,
     checks: bool,
     checked_sweeps: u64,
@@ -171,6 +180,12 @@ impl LocalTimeStepping {
             reach: Vec::new(),
             clusters: Clusters::default(),
             uf: UnionFind::default(),
+            grid: SweptGrid::default(),
+            tube_versions: Vec::new(),
+            tube_interval: f64::NAN,
+            changed: Vec::new(),
+            flag: Vec::new(),
+            near: Vec::new(),
             cache: Vec::new(),
             checks: false,
             checked_sweeps: 0,
@@ -221,41 +236,45 @@ impl LocalTimeStepping {
                 .collect();
             self.versions = vec![0; state.bodies.len()];
             self.cache.clear();
+            self.tube_interval = f64::NAN;
         }
         self.cache.resize_with(state.bodies.len(), || None);
     }
 
-    /// Substep 1: tubes, candidate pairs, hose checks, obstacles per particle.
-    fn broad_phase(
-        &mut self,
-        model: &Model,
-        bodies: &[Body],
-        t_min: f64,
-        t_end: f64,
-        step: u64,
-    ) -> Result<(), StepError> {
-        let g = self.gravity;
+    /// The tube of particle `p` in the interval `[t_start, t_end]` (eq. (3) span).
+    fn make_tube(&self, p: usize, body: &Body, t_start: f64, t_end: f64) -> Tube {
         let (dt, c) = (self.dt, self.params.span_memory);
-        self.tubes.clear();
-        self.tubes
-            .extend(self.timelines.iter().zip(bodies).map(|(tl, b)| {
-                let t = tl.cur.time;
-                let last = if tl.last_step() > 0.0 {
-                    tl.last_step()
-                } else {
-                    dt
-                };
-                let span = c * dt + (1.0 - c) * last;
-                let hi = if t >= t_end || t + span >= t_end {
-                    t_end
-                } else {
-                    t + span
-                };
-                let lo = tl.prev.time.max(t_min).min(t);
-                tube(tl, lo, hi, b.radius + b.epsilon, &g)
-            }));
-        self.spheres.clear();
-        self.spheres.extend(self.tubes.iter().map(|t| t.bound));
+        let tl = &self.timelines[p];
+        let t = tl.cur.time;
+        let last = if tl.last_step() > 0.0 {
+            tl.last_step()
+        } else {
+            dt
+        };
+        let span = c * dt + (1.0 - c) * last;
+        let hi = if t >= t_end || t + span >= t_end {
+            t_end
+        } else {
+            t + span
+        };
+        // No rollback reaches before the interval's start (all particles start there).
+        let lo = tl.prev.time.max(t_start).min(t);
+        tube(tl, lo, hi, body.radius + body.epsilon, &self.gravity)
+    }
+
+    fn obstacles_reached(model: &Model, t: &Tube, out: &mut Vec<u32>) {
+        out.clear();
+        let c = Vec3::from(t.bound.center);
+        for (o, ob) in model.obstacles.iter().enumerate() {
+            if sphere_touches_aabb(&c, t.bound.radius, &ob.aabb) {
+                out.push(o as u32);
+            }
+        }
+    }
+
+    /// Every confirmed pair from scratch: HGrid candidates on the tubes' spheres, then the
+    /// hose test; into `out`, ascending.
+    fn all_pairs(&mut self, step: u64, out: &mut Vec<(u32, u32)>) -> Result<(), StepError> {
         let slot = match self.broad.get_mut() {
             Ok(slot) => slot,
             Err(poisoned) => poisoned.into_inner(),
@@ -263,9 +282,8 @@ impl LocalTimeStepping {
         let broad = match slot {
             Some(b) => b,
             slot => {
-                // Tubes change every sweep: no Verlet skin; fixed single-level cells sized
-                // by the largest tube (the automatic HGrid re-plans its levels whenever
-                // the radius range changes, i.e. in every sweep).
+                // Tube radii change in every sweep: a single level (the automatic levels
+                // would be re-planned in every sweep) and no Verlet skin.
                 let kind = BroadPhaseKind::HGrid(HGridConfig {
                     levels: Some(1),
                     skin: 0.0,
@@ -280,7 +298,7 @@ impl LocalTimeStepping {
         broad
             .find_pairs(&self.spheres, &mut self.candidates)
             .map_err(|source| StepError::BroadPhase { step, source })?;
-        let (tl, tubes) = (&self.timelines, &self.tubes);
+        let (tl, tubes, g) = (&self.timelines, &self.tubes, self.gravity);
         let keep: Vec<bool> = self
             .candidates
             .par_iter()
@@ -290,23 +308,114 @@ impl LocalTimeStepping {
                 tubes_meet(&tl[a], &tubes[a], &tl[b], &tubes[b], &g)
             })
             .collect();
-        self.confirmed.clear();
-        self.confirmed.extend(
+        out.clear();
+        out.extend(
             self.candidates
                 .iter()
                 .zip(&keep)
                 .filter(|(_, k)| **k)
                 .map(|(p, _)| *p),
         );
-        self.reach.resize_with(bodies.len(), Vec::new);
-        for (p, t) in self.tubes.iter().enumerate() {
-            let r = &mut self.reach[p];
-            r.clear();
-            let c = Vec3::from(t.bound.center);
-            for (o, ob) in model.obstacles.iter().enumerate() {
-                if sphere_touches_aabb(&c, t.bound.radius, &ob.aabb) {
-                    r.push(o as u32);
+        Ok(())
+    }
+
+    /// Substep 1: tubes, candidate pairs, hose checks, obstacles per particle. The first
+    /// sweep of an interval builds everything; later sweeps renew only the tubes of the
+    /// particles that advanced and search only their pairs (incremental grid), which gives
+    /// the same pairs (checked with [`LocalTimeStepping::set_checks`]).
+    fn broad_phase(
+        &mut self,
+        model: &Model,
+        bodies: &[Body],
+        t_start: f64,
+        t_end: f64,
+        step: u64,
+    ) -> Result<(), StepError> {
+        let n = bodies.len();
+        let g = self.gravity;
+        if self.tube_interval != t_end || self.tubes.len() != n {
+            let tubes: Vec<Tube> = (0..n)
+                .map(|p| self.make_tube(p, &bodies[p], t_start, t_end))
+                .collect();
+            self.tubes = tubes;
+            self.tube_versions.clone_from(&self.versions);
+            self.spheres.clear();
+            self.spheres.extend(self.tubes.iter().map(|t| t.bound));
+            let mut confirmed = std::mem::take(&mut self.confirmed);
+            self.all_pairs(step, &mut confirmed)?;
+            self.confirmed = confirmed;
+            self.grid.rebuild(&self.spheres);
+            self.reach.resize_with(n, Vec::new);
+            for p in 0..n {
+                Self::obstacles_reached(model, &self.tubes[p], &mut self.reach[p]);
+            }
+            self.tube_interval = t_end;
+            return Ok(());
+        }
+        self.changed.clear();
+        self.changed.extend(
+            (0..n as u32).filter(|&p| self.versions[p as usize] != self.tube_versions[p as usize]),
+        );
+        if self.changed.is_empty() {
+            return Ok(());
+        }
+        let mut flag = std::mem::take(&mut self.flag);
+        flag.clear();
+        flag.resize(n, false);
+        let changed = std::mem::take(&mut self.changed);
+        for &p in &changed {
+            let pu = p as usize;
+            flag[pu] = true;
+            self.tubes[pu] = self.make_tube(pu, &bodies[pu], t_start, t_end);
+            self.tube_versions[pu] = self.versions[pu];
+            self.spheres[pu] = self.tubes[pu].bound;
+            self.grid.update(p, self.spheres[pu]);
+            Self::obstacles_reached(model, &self.tubes[pu], &mut self.reach[pu]);
+        }
+        self.confirmed
+            .retain(|&(a, b)| !flag[a as usize] && !flag[b as usize]);
+        let mut fresh: Vec<(u32, u32)> = Vec::new();
+        let mut near = std::mem::take(&mut self.near);
+        for &p in &changed {
+            self.grid.query(p, &mut near);
+            for &q in &near {
+                if flag[q as usize] && q < p {
+                    continue; // found from q's side
                 }
+                let (a, b) = (p.min(q) as usize, p.max(q) as usize);
+                let (tl, tubes) = (&self.timelines, &self.tubes);
+                if tubes_meet(&tl[a], &tubes[a], &tl[b], &tubes[b], &g) {
+                    fresh.push((a as u32, b as u32));
+                }
+            }
+        }
+        fresh.sort_unstable();
+        fresh.dedup();
+        let kept = std::mem::take(&mut self.confirmed);
+        let mut merged = Vec::with_capacity(kept.len() + fresh.len());
+        let (mut i, mut j) = (0, 0);
+        while i < kept.len() || j < fresh.len() {
+            if j == fresh.len() || (i < kept.len() && kept[i] < fresh[j]) {
+                merged.push(kept[i]);
+                i += 1;
+            } else {
+                merged.push(fresh[j]);
+                j += 1;
+            }
+        }
+        self.confirmed = merged;
+        self.near = near;
+        self.changed = changed;
+        self.flag = flag;
+        if self.checks {
+            let mut full = Vec::new();
+            self.all_pairs(step, &mut full)?;
+            if full != self.confirmed {
+                self.violations.push(format!(
+                    "incremental broad phase: {} pairs, from scratch {}",
+                    self.confirmed.len(),
+                    full.len()
+                ));
             }
         }
         Ok(())
@@ -479,6 +588,7 @@ impl LocalTimeStepping {
     ) -> Result<(LtsStepStats, LtsPhaseTimes), StepError> {
         finite(state)?;
         let step = state.step + 1;
+        let t_start = state.time;
         let t_end = state.time + self.dt;
         self.sync_timelines(state);
         let mut stats = LtsStepStats {
@@ -507,7 +617,7 @@ impl LocalTimeStepping {
             stats.sweeps += 1;
             // 1. Broad phase in space-time.
             let t0 = Instant::now();
-            self.broad_phase(model, &state.bodies, t_min, t_end, step)?;
+            self.broad_phase(model, &state.bodies, t_start, t_end, step)?;
             // 2. Clustering.
             let t1 = Instant::now();
             self.clusters.build(n, &self.confirmed, &mut self.uf);

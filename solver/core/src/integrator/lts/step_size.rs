@@ -21,10 +21,11 @@
 //! * **Widening** (§5): the target is `m − w` with `w` = [`WIDENING`] × `m`, so a step ends
 //!   with the halos overlapping by a finite depth (not just touching), and the next step
 //!   starts with the pair touching — the step size does not collapse on the next sweep.
-//! * **Contact-depth guard** (our addition): a touching pair still moving relative to each
-//!   other at the bound `μ` limits the step to `GUARD × m / μ`, so no resting pair can be
-//!   pushed more than half a margin deeper within one step. Pairs at rest relative to each
-//!   other (`μ = 0`) are not limited (Def. 2.2).
+//! * **Contact-depth guard** (our addition): a touching pair that may still approach at the
+//!   speed `u` (centres closing along their line, or towards an obstacle's box, plus the
+//!   rotation terms) limits the step to `GUARD × m / u`, so no resting pair is pushed more
+//!   than half a margin deeper within one step. Separating pairs and pairs at rest relative
+//!   to each other are not limited (Def. 2.2).
 //!
 //! Motion bounds `μ` [m/s] over the span `S`: particle pairs `|v_a − v_b| + |ω_a| R_a +
 //! |ω_b| R_b` (gravity cancels); particle–obstacle `|v_a| + ½|g| S + |ω_a| R_a`.
@@ -145,6 +146,41 @@ impl ClusterView<'_> {
         }
     }
 
+    /// A bound of the speed at which the pair can approach [m/s] (for the contact-depth
+    /// guard of touching pairs): the approach of the centres along their connecting line
+    /// (particles) or along the direction from the obstacle's box (obstacles), plus the
+    /// rotation terms and, for obstacles, gravity; the full motion bound where no direction
+    /// is defined.
+    fn approach_bound(&self, a: usize, b: Other, span: f64) -> f64 {
+        let (sa, ra) = (&self.states[a], self.bodies[a].radius);
+        let spin_a = sa.angular_velocity.norm() * ra;
+        match b {
+            Other::Particle(j) => {
+                let (sb, rb) = (&self.states[j as usize], self.bodies[j as usize].radius);
+                let d = sa.position - sb.position;
+                let len = d.norm();
+                if len > 0.0 {
+                    let closing = -(sa.velocity - sb.velocity).dot(&d) / len;
+                    closing.max(0.0) + spin_a + sb.angular_velocity.norm() * rb
+                } else {
+                    self.motion_bound(a, b, span)
+                }
+            }
+            Other::Obstacle(o) => {
+                let ob = &self.model.obstacles[o as usize];
+                let c = sa.position;
+                let d = c - c.sup(&ob.aabb.0).inf(&ob.aabb.1);
+                let len = d.norm();
+                if len > 0.0 {
+                    let closing = -sa.velocity.dot(&d) / len;
+                    closing.max(0.0) + 0.5 * self.gravity.norm() * span + spin_a
+                } else {
+                    self.motion_bound(a, b, span)
+                }
+            }
+        }
+    }
+
     fn motion_bound(&self, a: usize, b: Other, span: f64) -> f64 {
         let (sa, ra) = (&self.states[a], self.bodies[a].radius);
         match b {
@@ -213,9 +249,12 @@ pub fn narrow(
             continue;
         };
         if d0 <= margin {
-            let guard = GUARD * margin / mu;
-            if guard < out.dt {
-                out.dt = guard;
+            let approach = view.approach_bound(a, b, span);
+            if approach > 0.0 {
+                let guard = GUARD * margin / approach;
+                if guard < out.dt {
+                    out.dt = guard;
+                }
             }
             continue;
         }
