@@ -136,6 +136,8 @@ pub struct LocalTimeStepping {
     clusters: Clusters,
     uf: UnionFind,
     grid: SweptGrid,
+    /// The grid does not hold the current spheres (rebuilt when first needed).
+    grid_stale: bool,
     /// Timeline version each tube was built from, and the interval end it was built for.
     tube_versions: Vec<u64>,
     tube_interval: f64,
@@ -181,6 +183,7 @@ impl LocalTimeStepping {
             clusters: Clusters::default(),
             uf: UnionFind::default(),
             grid: SweptGrid::default(),
+            grid_stale: true,
             tube_versions: Vec::new(),
             tube_interval: f64::NAN,
             changed: Vec::new(),
@@ -241,8 +244,10 @@ impl LocalTimeStepping {
         self.cache.resize_with(state.bodies.len(), || None);
     }
 
-    /// The tube of particle `p` in the interval `[t_start, t_end]` (eq. (3) span).
-    fn make_tube(&self, p: usize, body: &Body, t_start: f64, t_end: f64) -> Tube {
+    /// The tube of particle `p` from `max(t⁻, t_floor)` (`t_floor`: the global minimum time
+    /// stamp when the tube is built — no rollback reaches before it) to its span's end,
+    /// at most `t_end` (eq. (3)).
+    fn make_tube(&self, p: usize, body: &Body, t_floor: f64, t_end: f64) -> Tube {
         let (dt, c) = (self.dt, self.params.span_memory);
         let tl = &self.timelines[p];
         let t = tl.cur.time;
@@ -257,8 +262,7 @@ impl LocalTimeStepping {
         } else {
             t + span
         };
-        // No rollback reaches before the interval's start (all particles start there).
-        let lo = tl.prev.time.max(t_start).min(t);
+        let lo = tl.prev.time.max(t_floor).min(t);
         tube(tl, lo, hi, body.radius + body.epsilon, &self.gravity)
     }
 
@@ -320,22 +324,33 @@ impl LocalTimeStepping {
     }
 
     /// Substep 1: tubes, candidate pairs, hose checks, obstacles per particle. The first
-    /// sweep of an interval builds everything; later sweeps renew only the tubes of the
-    /// particles that advanced and search only their pairs (incremental grid), which gives
-    /// the same pairs (checked with [`LocalTimeStepping::set_checks`]).
+    /// sweep of an interval (and any sweep after most particles advanced) builds everything;
+    /// other sweeps renew only the tubes of the particles that advanced and search only
+    /// their pairs in an incremental grid. A kept tube starts at the minimum time stamp of
+    /// when it was built, which is no later than today's: a conservative window. The pairs
+    /// equal those of a search from scratch over the same tubes (checked with
+    /// [`LocalTimeStepping::set_checks`]).
     fn broad_phase(
         &mut self,
         model: &Model,
         bodies: &[Body],
-        t_start: f64,
+        t_min: f64,
         t_end: f64,
         step: u64,
     ) -> Result<(), StepError> {
         let n = bodies.len();
         let g = self.gravity;
-        if self.tube_interval != t_end || self.tubes.len() != n {
+        let moved = self
+            .versions
+            .iter()
+            .zip(&self.tube_versions)
+            .filter(|(v, t)| v != t)
+            .count();
+        // Where most particles advanced (always in global steps) a rebuild is cheaper than
+        // the incremental updates; both give the same pairs.
+        if self.tube_interval != t_end || self.tubes.len() != n || 4 * moved > n {
             let tubes: Vec<Tube> = (0..n)
-                .map(|p| self.make_tube(p, &bodies[p], t_start, t_end))
+                .map(|p| self.make_tube(p, &bodies[p], t_min, t_end))
                 .collect();
             self.tubes = tubes;
             self.tube_versions.clone_from(&self.versions);
@@ -344,7 +359,7 @@ impl LocalTimeStepping {
             let mut confirmed = std::mem::take(&mut self.confirmed);
             self.all_pairs(step, &mut confirmed)?;
             self.confirmed = confirmed;
-            self.grid.rebuild(&self.spheres);
+            self.grid_stale = true;
             self.reach.resize_with(n, Vec::new);
             for p in 0..n {
                 Self::obstacles_reached(model, &self.tubes[p], &mut self.reach[p]);
@@ -359,6 +374,10 @@ impl LocalTimeStepping {
         if self.changed.is_empty() {
             return Ok(());
         }
+        if self.grid_stale {
+            self.grid.rebuild(&self.spheres);
+            self.grid_stale = false;
+        }
         let mut flag = std::mem::take(&mut self.flag);
         flag.clear();
         flag.resize(n, false);
@@ -366,7 +385,7 @@ impl LocalTimeStepping {
         for &p in &changed {
             let pu = p as usize;
             flag[pu] = true;
-            self.tubes[pu] = self.make_tube(pu, &bodies[pu], t_start, t_end);
+            self.tubes[pu] = self.make_tube(pu, &bodies[pu], t_min, t_end);
             self.tube_versions[pu] = self.versions[pu];
             self.spheres[pu] = self.tubes[pu].bound;
             self.grid.update(p, self.spheres[pu]);
@@ -588,7 +607,6 @@ impl LocalTimeStepping {
     ) -> Result<(LtsStepStats, LtsPhaseTimes), StepError> {
         finite(state)?;
         let step = state.step + 1;
-        let t_start = state.time;
         let t_end = state.time + self.dt;
         self.sync_timelines(state);
         let mut stats = LtsStepStats {
@@ -617,7 +635,7 @@ impl LocalTimeStepping {
             stats.sweeps += 1;
             // 1. Broad phase in space-time.
             let t0 = Instant::now();
-            self.broad_phase(model, &state.bodies, t_start, t_end, step)?;
+            self.broad_phase(model, &state.bodies, t_min, t_end, step)?;
             // 2. Clustering.
             let t1 = Instant::now();
             self.clusters.build(n, &self.confirmed, &mut self.uf);

@@ -5,7 +5,7 @@
 //! whole subtree pair; only real–real pairs give distances. Distances come from the exact
 //! kernel of `msdem_geom`, in the frame of side `a` (f32 soups).
 
-use msdem_geom::kernel::triangle_triangle_exact;
+use msdem_geom::kernel::{screened_separated, triangle_triangle_exact};
 use msdem_geom::math::{Iso3, Tri};
 use msdem_tree::SurrogateTree;
 
@@ -70,7 +70,8 @@ fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<Element>) {
 }
 
 /// The smallest distance \[m\] between the real triangles of `a` and `b` if it is below
-/// `cutoff`, else `None`; `checks` counts kernel calls (narrowing work).
+/// `cutoff`, else `None`; `checks` counts exact kernel calls (narrowing work; pairs the
+/// separating-axis screen of `msdem_geom` proves beyond the current best are not counted).
 pub fn min_distance(
     a: &Posed,
     b: &Posed,
@@ -91,18 +92,26 @@ pub fn min_distance(
     stack.clear();
     let mut best = cutoff;
     let mut found = false;
-    // Lower bound and distance of an element pair (one kernel call).
-    let bound = |ea: Element, eb: Element, checks: &mut u64| {
+    // Lower bound of an element pair: +∞ where the conservative separating-axis screen
+    // proves it beyond `best` (no kernel call), else from the exact kernel.
+    let bound = |ea: Element, eb: Element, best: f64, checks: &mut u64| {
         let (ta, oa) = tri_offset(a.tree, ea);
         let (tb, ob) = tri_offset(b.tree, eb);
-        let d = triangle_triangle_exact(&ta, &tb.transformed(&rel)).dist() as f64;
+        let tb = tb.transformed(&rel);
+        let reach = best + oa + ob;
+        if reach.is_finite()
+            && reach < f32::MAX as f64
+            && screened_separated(&ta, &tb, reach as f32)
+        {
+            return f64::INFINITY;
+        }
         *checks += 1;
-        (d - oa - ob, d)
+        triangle_triangle_exact(&ta, &tb).dist() as f64 - oa - ob
     };
     pending.clear();
     for &ea in roots_a.iter() {
         for &eb in roots_b.iter() {
-            let (lb, _) = bound(ea, eb, checks);
+            let lb = bound(ea, eb, best, checks);
             pending.push((lb, ea, eb));
         }
     }
@@ -132,7 +141,7 @@ pub fn min_distance(
             let Element::Node(na) = ea else { continue };
             children(a.tree, na, kids);
             for &c in kids.iter() {
-                let (l, _) = bound(c, eb, checks);
+                let l = bound(c, eb, best, checks);
                 if l < best {
                     pending.push((l, c, eb));
                 }
@@ -141,7 +150,7 @@ pub fn min_distance(
             let Element::Node(nb) = eb else { continue };
             children(b.tree, nb, kids);
             for &c in kids.iter() {
-                let (l, _) = bound(ea, c, checks);
+                let l = bound(ea, c, best, checks);
                 if l < best {
                     pending.push((l, ea, c));
                 }

@@ -41,6 +41,10 @@ use msdem_tree::SurrogateTree;
 pub const WIDENING: f64 = 0.25;
 /// Contact-depth guard as a fraction of the pair's margin [-] (see the module docs).
 pub const GUARD: f64 = 0.5;
+/// Cut-off of one distance search in margins [-]: a search only needs to find distances up
+/// to a few margins (nearer answers decide contact; a farther pair advances by the cut-off),
+/// which keeps the branch and bound small.
+pub const SEARCH_REACH: f64 = 4.0;
 /// Most conservative-advancement iterations per pair; a pair that needs more limits the
 /// step to where it got (a narrowing without contact).
 pub const MAX_ADVANCE: u32 = 64;
@@ -245,7 +249,19 @@ pub fn narrow(
             continue;
         }
         let (pa, pb) = (view.particle_at(a, 0.0)?, view.other_at(b, 0.0)?);
-        let Some(d0) = min_distance(&pa, &pb, cutoff, distance, &mut out.checks) else {
+        // Only "touching or not" matters here: a short cut-off keeps the search small.
+        let near = cutoff.min(SEARCH_REACH * margin);
+        let Some(d0) = min_distance(&pa, &pb, near, distance, &mut out.checks) else {
+            if near < cutoff {
+                candidates.push(Candidate {
+                    lower: (near - target) / mu,
+                    a,
+                    b,
+                    margin,
+                    mu,
+                    d0: f64::NAN,
+                });
+            }
             continue;
         };
         if d0 <= margin {
@@ -280,9 +296,12 @@ pub fn narrow(
         loop {
             if k > 0 || s > 0.0 || d.is_nan() {
                 let (pa, pb) = (view.particle_at(c.a, s)?, view.other_at(c.b, s)?);
-                let cutoff = target + tol + c.mu * (out.dt - s);
+                let reach = target + tol + c.mu * (out.dt - s);
+                let cutoff = reach.min(target + SEARCH_REACH * c.margin);
                 out.iterations += 1;
                 match min_distance(&pa, &pb, cutoff, distance, &mut out.checks) {
+                    // Farther than the cut-off: at least that far, advance by it.
+                    None if cutoff < reach => d = cutoff,
                     None => break,
                     Some(x) => d = x,
                 }
