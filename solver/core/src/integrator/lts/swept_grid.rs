@@ -67,8 +67,8 @@ impl SweptGrid {
         self.boxes.clear();
         self.spheres.clear();
         self.spheres.extend_from_slice(spheres);
-        for i in 0..spheres.len() {
-            let b = self.cell_box(&spheres[i]);
+        for (i, s) in spheres.iter().enumerate() {
+            let b = self.cell_box(s);
             self.boxes.push(b);
             self.register(i as u32, b);
         }
