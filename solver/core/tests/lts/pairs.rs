@@ -164,3 +164,29 @@ fn a_step_below_the_floor_stops_with_the_particles_and_the_time() {
     );
     assert!(e.contains("lts.min_step_s = 1e0 s"), "{e}");
 }
+
+#[test]
+fn ellipsoid_particles_are_refused_with_one_line() {
+    use crate::common::world::{add_ellipsoid_shape, add_material, add_particle, empty_world};
+    use msdem_geom::math::Vec3;
+    use msdem_solver::integrator::lts::LocalTimeStepping;
+    let mut world = empty_world(0.02, [0.0; 3]);
+    let shape = add_ellipsoid_shape(&mut world, [0.05, 0.04, 0.03]);
+    let mat = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, 0.8);
+    let a = add_particle(&mut world, shape, mat, [-0.1, 0.0, 0.0]);
+    let b = add_particle(&mut world, shape, mat, [0.1, 0.0, 0.0]);
+    world.state.bodies[a as usize].velocity = Vec3::new(1.0, 0.0, 0.0);
+    world.state.bodies[b as usize].velocity = Vec3::new(-1.0, 0.0, 0.0);
+    let mut lts = LocalTimeStepping::new(&world.params, LtsMode::Local);
+    // Free flight is fine; the error comes when the pair needs narrowing.
+    let e = (0..10)
+        .find_map(|_| lts.advance_interval(&world.model, &mut world.state).err())
+        .expect("refused")
+        .to_string();
+    assert!(!e.contains('\n'), "{e}");
+    assert!(
+        e.contains("needs mesh particles") && e.contains("particles 0, 1"),
+        "{e}"
+    );
+    assert!(world.state.step < 10, "a failed step is not counted");
+}
