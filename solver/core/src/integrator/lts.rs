@@ -3,15 +3,17 @@
 //! code with the global earliest collision (2) applied to every cluster).
 //!
 //! Every particle carries its own time stamp and two snapshots ([`snapshot`]). One
-//! [`Integrator::step`] advances every particle from `state.time` to `state.time + dt`
-//! (`time.dt` is a *synchronisation interval*: clusters never step past it, so frames,
-//! checkpoints and exporters see synchronised states), running as many **sweeps** as
-//! needed; one sweep is the six substeps of seed 004 §2.2:
+//! [`Integrator::step`](super::Integrator::step) advances every particle from
+//! `state.time` to `state.time + dt` (`time.dt` is a *synchronisation interval*: clusters
+//! never step past it, so frames, checkpoints and exporters see synchronised states),
+//! running as many **sweeps** as needed; one sweep is the six substeps of seed 004 §2.2:
 //!
-//! 1. **broad phase in space-time** ([`tube`]): a tube per particle over its window
-//!    `[max(t⁻, t_min), t + Δt_p]`, `Δt_p = C·dt + (1 − C)·(t − t⁻)` (eq. (3)), clipped to
-//!    the interval; candidate pairs from the HGrid of `msdem-broadphase` on the tubes'
-//!    bounding spheres, confirmed by the exact hose test; obstacles by their boxes;
+//! 1. **broad phase in space-time** ([`tube`](mod@tube), [`swept_grid`]): a tube per
+//!    particle over its window `[max(t⁻, t_min), t + Δt_p]`,
+//!    `Δt_p = C·dt + (1 − C)·(t − t⁻)` (eq. (3)), clipped to the interval; candidate pairs
+//!    from the HGrid of `msdem-broadphase` on the tubes' bounding spheres (inside an
+//!    interval incrementally, for the particles that advanced), confirmed by the exact hose
+//!    test; obstacles by their boxes;
 //! 2. **clustering** ([`cluster`]): connected components, obstacles excluded (Def. 3.1);
 //! 3. **consolidation** (§4): every particle of a cluster interpolated back to the
 //!    cluster's earliest time stamp `t_C` ([`snapshot::Timeline::at`]);
@@ -25,8 +27,8 @@
 //! Clusters are processed in parallel (rayon) and committed in cluster order, so the
 //! outcome does not depend on the thread count. Narrowing results of clusters whose
 //! particles, pairs and span did not change since the previous sweep (masked clusters)
-//! are reused. Only mesh particles take part (a model with another kind of particle is
-//! refused with a one-line error at the first step).
+//! are reused. Only mesh particles take part (a cluster with another kind of particle
+//! that needs narrowing stops the run with a one-line error).
 
 pub mod check;
 pub mod cluster;

@@ -69,7 +69,7 @@ impl Snapshot {
         }
     }
 
-    /// Centre of mass after free flight of `s` seconds [m] ([`Snapshot::flown`]).
+    /// Centre of mass after free flight of `s` seconds \[m\] ([`Snapshot::flown`]).
     pub fn flown_position(&self, s: f64, g: &Vec3) -> Vec3 {
         self.position + s * self.velocity + (0.5 * s * s) * g
     }
@@ -121,7 +121,7 @@ impl Timeline {
         }
     }
 
-    /// Centre of mass at `τ` [m] (as [`Timeline::at`], without the orientation).
+    /// Centre of mass at `τ` \[m\] (as [`Timeline::at`], without the orientation).
     pub fn position_at(&self, tau: f64, g: &Vec3) -> Vec3 {
         let total = self.cur.time - self.prev.time;
         if tau >= self.cur.time || total <= 0.0 {
@@ -133,7 +133,7 @@ impl Timeline {
             - (0.5 * s * (total - s)) * g
     }
 
-    /// Centre of mass at any `τ ≥ t⁻` [m]: interpolated up to `t`, free flight from `cur`
+    /// Centre of mass at any `τ ≥ t⁻` \[m\]: interpolated up to `t`, free flight from `cur`
     /// after it (the particle's space-time trajectory, §3).
     pub fn trajectory(&self, tau: f64, g: &Vec3) -> Vec3 {
         if tau <= self.cur.time {
