@@ -151,6 +151,7 @@ pub struct LocalTimeStepping {
     checks: bool,
     checked_sweeps: u64,
     violations: Vec<String>,
+    closest_real: f64,
     last: Option<(LtsStepStats, LtsPhaseTimes)>,
 }
 
@@ -196,12 +197,15 @@ impl LocalTimeStepping {
             checks: false,
             checked_sweeps: 0,
             violations: Vec::new(),
+            closest_real: f64::INFINITY,
             last: None,
         }
     }
 
-    /// Debug hook: with `on`, Theorem 2.4 and Lemma 7.4 are checked on every sweep
-    /// ([`check`]); violations are collected in [`LocalTimeStepping::violations`].
+    /// Debug hook: with `on`, Theorem 2.4 and Lemma 7.4 are checked on every sweep, the
+    /// incremental broad phase against a search from scratch, and every snapshot an active
+    /// cluster writes for intersecting real meshes ([`check`]); violations are collected in
+    /// [`LocalTimeStepping::violations`].
     pub fn set_checks(&mut self, on: bool) {
         self.checks = on;
     }
@@ -209,6 +213,12 @@ impl LocalTimeStepping {
     /// Violations found by the checks so far.
     pub fn violations(&self) -> &[String] {
         &self.violations
+    }
+
+    /// Smallest distance \[m\] between real meshes in any snapshot written by an active
+    /// cluster so far, when the checks are on (∞ before any pair came near).
+    pub fn closest_real_meshes(&self) -> f64 {
+        self.closest_real
     }
 
     /// Sweeps checked so far.
@@ -430,6 +440,26 @@ impl LocalTimeStepping {
                     }
                     if !adv.impulse.converged {
                         stats.impulse_unconverged += 1;
+                    }
+                }
+                if self.checks {
+                    let members = self.clusters.members(c);
+                    if let Some((d, a, b)) =
+                        check::closest_real_meshes(model, &adv.bodies, &plan.obstacles)
+                    {
+                        self.closest_real = self.closest_real.min(d);
+                        if d <= 0.0 {
+                            let other = match b {
+                                crate::model::Other::Particle(j) => {
+                                    format!("particle {}", members[j as usize])
+                                }
+                                crate::model::Other::Obstacle(o) => format!("obstacle {o}"),
+                            };
+                            self.violations.push(format!(
+                                "snapshot at t = {:e} s: the real meshes of particle {} and {other} intersect (distance {d:e} m)",
+                                plan.end, members[a]
+                            ));
+                        }
                     }
                 }
                 for (i, &p) in self.clusters.members(c).iter().enumerate() {

@@ -105,3 +105,75 @@ mod tests {
         );
     }
 }
+
+/// The smallest exact distance \[m\] between the *real* meshes of the particles of one
+/// snapshot (`bodies`, all at one time stamp) and between them and the obstacles
+/// `obstacles`, by brute force over every pair of real triangles with the exact kernel of
+/// `msdem_geom` (pairs whose bounding spheres are apart are skipped), and the pair that
+/// attains it (`(a, Particle(b))` cluster-local, or `(a, Obstacle(o))`); `None` without
+/// any pair near enough. Used by the debug checks: a distance ≤ 0 means the real surfaces
+/// intersect, which the halo model never allows.
+pub fn closest_real_meshes(
+    model: &crate::model::Model,
+    bodies: &[crate::state::Body],
+    obstacles: &[u32],
+) -> Option<(f64, usize, crate::model::Other)> {
+    use crate::model::Other;
+    use msdem_geom::kernel::triangle_triangle_exact;
+    use msdem_geom::math::Tri;
+    let real = |tree: &msdem_tree::SurrogateTree, pose: &msdem_geom::math::Iso3| -> Vec<Tri> {
+        tree.soup[..tree.real_count()]
+            .iter()
+            .map(|t| t.transformed(pose))
+            .collect()
+    };
+    let posed: Vec<Option<Vec<Tri>>> = bodies
+        .iter()
+        .map(|b| {
+            let shape = model.shapes.get(b.shape as usize)?;
+            Some(real(shape.geometry.tree()?, &b.mesh_to_world(&shape.com)))
+        })
+        .collect();
+    let min_pair = |x: &[Tri], y: &[Tri]| {
+        let mut m = f64::INFINITY;
+        for s in x {
+            for t in y {
+                m = m.min(triangle_triangle_exact(s, t).dist() as f64);
+            }
+        }
+        m
+    };
+    let mut best: Option<(f64, usize, Other)> = None;
+    let mut offer = |d: f64, a: usize, b: Other| {
+        if best.is_none_or(|(m, _, _)| d < m) {
+            best = Some((d, a, b));
+        }
+    };
+    for (i, bi) in bodies.iter().enumerate() {
+        let Some(ti) = &posed[i] else { continue };
+        for (j, bj) in bodies.iter().enumerate().skip(i + 1) {
+            let Some(tj) = &posed[j] else { continue };
+            let reach = bi.radius + bi.epsilon + bj.radius + bj.epsilon;
+            if (bi.position - bj.position).norm() <= reach {
+                offer(min_pair(ti, tj), i, Other::Particle(j as u32));
+            }
+        }
+        for &o in obstacles {
+            let Some(ob) = model.obstacles.get(o as usize) else {
+                continue;
+            };
+            let Some(tree) = ob.geometry.tree() else {
+                continue;
+            };
+            let near = crate::detect::broad::sphere_touches_aabb(
+                &bi.position,
+                bi.radius + bi.epsilon,
+                &ob.aabb,
+            );
+            if near {
+                offer(min_pair(ti, &real(tree, &ob.pose)), i, Other::Obstacle(o));
+            }
+        }
+    }
+    best
+}

@@ -214,21 +214,31 @@ pub fn resolve_cluster(
         }
     }
     report.active_contacts = rows.iter().filter(|r| r.impulse > 0.0).count() as u32;
-    // Separation term: positions only, along the normal, split by inverse mass.
+    // Separation term: positions only, along the normal, split by inverse mass; swept
+    // (Gauss–Seidel) until every contact has received its share, so that a push against
+    // one neighbour does not close the gap to another (stacks).
     let f = settings.separation_fraction.clamp(0.0, 1.0);
-    if f > 0.0 {
+    if f > 0.0 && !rows.is_empty() {
         moved.clear();
         moved.resize(bodies.len(), Vec3::zeros());
-        for r in rows.iter() {
-            let wa = 1.0 / bodies[r.a].mass;
-            let wb = r.b.map_or(0.0, |j| 1.0 / bodies[j].mass);
-            let done = (moved[r.a] - r.b.map_or(Vec3::zeros(), |j| moved[j])).dot(&r.n);
-            let need = f * r.violation - done;
-            if need > 0.0 {
-                moved[r.a] += r.n * (need * wa / (wa + wb));
-                if let Some(j) = r.b {
-                    moved[j] -= r.n * (need * wb / (wa + wb));
+        let largest = rows.iter().fold(0.0f64, |m, r| m.max(r.violation));
+        for _ in 0..settings.max_iterations.max(1) {
+            let mut worst: f64 = 0.0;
+            for r in rows.iter() {
+                let wa = 1.0 / bodies[r.a].mass;
+                let wb = r.b.map_or(0.0, |j| 1.0 / bodies[j].mass);
+                let done = (moved[r.a] - r.b.map_or(Vec3::zeros(), |j| moved[j])).dot(&r.n);
+                let need = f * r.violation - done;
+                if need > 0.0 {
+                    worst = worst.max(need);
+                    moved[r.a] += r.n * (need * wa / (wa + wb));
+                    if let Some(j) = r.b {
+                        moved[j] -= r.n * (need * wb / (wa + wb));
+                    }
                 }
+            }
+            if worst <= 1e-6 * largest {
+                break;
             }
         }
         for (b, d) in bodies.iter_mut().zip(moved.iter()) {
