@@ -68,44 +68,6 @@ pub fn check_sweep(v: &SweepView) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_check_finds_each_violation() {
-        let stamps = [(0.0, 1.0), (0.5, 2.0)];
-        let ok = SweepView {
-            stamps: &stamps,
-            cluster_of: &[0, 1],
-            cluster_time: &[1.0, 2.0],
-            active: &[true, false],
-            t_end: 3.0,
-        };
-        assert!(check_sweep(&ok).is_empty());
-        let masked = SweepView {
-            active: &[false, true],
-            ..ok
-        };
-        assert!(check_sweep(&masked)[0].starts_with("Lemma 7.4"));
-        let rolled = SweepView {
-            cluster_of: &[0, 0],
-            cluster_time: &[0.4],
-            active: &[true],
-            ..ok
-        };
-        let v = check_sweep(&rolled);
-        assert!(
-            v.iter().any(|s| s.contains("before the global minimum")),
-            "{v:?}"
-        );
-        assert!(
-            v.iter().any(|s| s.contains("before its previous snapshot")),
-            "{v:?}"
-        );
-    }
-}
-
 /// The smallest exact distance \[m\] between the *real* meshes of the particles of one
 /// snapshot (`bodies`, all at one time stamp) and between them and the obstacles
 /// `obstacles`, by brute force over every pair of real triangles with the exact kernel of
@@ -176,4 +138,42 @@ pub fn closest_real_meshes(
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_finds_each_violation() {
+        let stamps = [(0.0, 1.0), (0.5, 2.0)];
+        let ok = SweepView {
+            stamps: &stamps,
+            cluster_of: &[0, 1],
+            cluster_time: &[1.0, 2.0],
+            active: &[true, false],
+            t_end: 3.0,
+        };
+        assert!(check_sweep(&ok).is_empty());
+        let masked = SweepView {
+            active: &[false, true],
+            ..ok
+        };
+        assert!(check_sweep(&masked)[0].starts_with("Lemma 7.4"));
+        let rolled = SweepView {
+            cluster_of: &[0, 0],
+            cluster_time: &[0.4],
+            active: &[true],
+            ..ok
+        };
+        let v = check_sweep(&rolled);
+        assert!(
+            v.iter().any(|s| s.contains("before the global minimum")),
+            "{v:?}"
+        );
+        assert!(
+            v.iter().any(|s| s.contains("before its previous snapshot")),
+            "{v:?}"
+        );
+    }
 }
