@@ -288,7 +288,15 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
                     summary.unconverged_steps += 1;
                     if summary.unconverged_steps <= MAX_CONVERGENCE_WARNINGS {
                         let tolerance = params.picard.tolerance;
-                        let warning = unconverged(&model.name, tolerance, &out);
+                        let warning = match stepper.integrator().lts_stats() {
+                            Some((lts, _)) => format!(
+                                "{}: step {} (t = {:.6e} s): the sequential impulses of {} \
+                                 cluster collision(s) did not converge within \
+                                 lts.impulse.max_iterations; the last iterate was accepted",
+                                model.name, out.stats.step, out.stats.time, lts.impulse_unconverged
+                            ),
+                            None => unconverged(&model.name, tolerance, &out),
+                        };
                         bar.suspend(|| eprintln!("warning: {warning}"));
                     }
                 }
