@@ -269,6 +269,34 @@ fn every_section_of_the_tables_lists_exactly_the_keys_its_parser_accepts() {
             wrong.push(format!("{section}: parser {parsed:?}, table {table:?}"));
         }
     }
+    // `lts:` is refused beside the other integrators and `picard:` beside these: probe it
+    // in a local time stepping scenario.
+    for (section, path) in [
+        ("lts", &["scenario", "lts"][..]),
+        ("lts.impulse", &["scenario", "lts", "impulse"][..]),
+    ] {
+        let m = message(|doc| {
+            let scenario = at(doc, &["scenario"]).as_mapping_mut().unwrap();
+            scenario.remove("picard");
+            scenario.insert(
+                Value::from("integrator"),
+                Value::from("local_time_stepping"),
+            );
+            scenario.insert(
+                Value::from("lts"),
+                serde_norway::from_str("{ impulse: {} }").unwrap(),
+            );
+            at(doc, path)
+                .as_mapping_mut()
+                .unwrap()
+                .insert(Value::from("zz_probe"), Value::from(0));
+        });
+        let parsed = expected_names(&m);
+        let table = table_keys(SCENARIO_KEYS, section);
+        if parsed != table {
+            wrong.push(format!("{section}: parser {parsed:?}, table {table:?}"));
+        }
+    }
     // The generator kinds are the keys of a `generators[]` item.
     let m = message(|doc| {
         *at(doc, &["scenario", "generators", "0"]) =
@@ -282,7 +310,11 @@ fn every_section_of_the_tables_lists_exactly_the_keys_its_parser_accepts() {
     let probed: BTreeSet<(usize, &str)> = sections
         .iter()
         .map(|(keys, s, _)| (keys.as_ptr() as usize, *s))
-        .chain([(SCENARIO_KEYS.as_ptr() as usize, "generators[]")])
+        .chain([
+            (SCENARIO_KEYS.as_ptr() as usize, "generators[]"),
+            (SCENARIO_KEYS.as_ptr() as usize, "lts"),
+            (SCENARIO_KEYS.as_ptr() as usize, "lts.impulse"),
+        ])
         .collect();
     for keys in [PIPELINE_KEYS, SCENARIO_KEYS] {
         for k in keys {

@@ -138,6 +138,43 @@ pub enum StepError {
         /// What is wrong, with the offending value.
         message: String,
     },
+    /// Local time stepping: a cluster's narrowed time step size fell below the floor
+    /// `lts.min_step_s` (seed 004 Lemma 7.2 violated: time step collapse).
+    #[error(
+        "step {step}: time step collapse at t = {time:e} s: the cluster of particles {particles} \
+         can only advance by {step_size:e} s, below lts.min_step_s = {floor:e} s"
+    )]
+    StepCollapse {
+        /// Number of the step (synchronisation interval).
+        step: u64,
+        /// The cluster's time stamp \[s\].
+        time: f64,
+        /// Its narrowed time step size \[s\].
+        step_size: f64,
+        /// The floor \[s\].
+        floor: f64,
+        /// The cluster's particle ids, e.g. `3, 7`.
+        particles: String,
+    },
+    /// Local time stepping: the interval needed more sweeps than allowed.
+    #[error(
+        "step {step}: {sweeps} sweeps did not reach the end of the interval (slowest particle at \
+         t = {time:e} s); raise lts.max_sweeps_per_interval or lower time.dt"
+    )]
+    TooManySweeps {
+        /// Number of the step.
+        step: u64,
+        /// Sweeps run.
+        sweeps: u32,
+        /// Smallest time stamp reached \[s\].
+        time: f64,
+    },
+    /// The integrator cannot handle the model.
+    #[error("{what}")]
+    Unsupported {
+        /// What is not supported.
+        what: String,
+    },
     /// The broad phase refused its input.
     #[error("step {step}: broad phase: {source}")]
     BroadPhase {

@@ -5,9 +5,21 @@
 use msdem_broadphase::HGridConfig;
 use msdem_geom::math::Vec3;
 
+/// Settings of the local time stepping integrators (seed 004): pure data shared with the
+/// scenario schema.
+pub use msdem_scenario::lts::{ImpulseParams, LtsParams};
 /// Settings of the implicit Euler (seed 000 Alg. 3 / Alg. 6, §6.1): pure data shared with
 /// the scenario schema.
 pub use msdem_scenario::picard::{PicardParamError, PicardParams, PicardVariant};
+
+/// Local or global time steps of the seed 004 integrators (§8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LtsMode {
+    /// `local_time_stepping`: clusters advance with their own step sizes.
+    Local,
+    /// `global_adaptive`: constraint (2) applied to every cluster.
+    Global,
+}
 
 /// Which time integrator a run uses (seed 000 §2, §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +30,9 @@ pub enum IntegratorChoice {
     /// contact detection inside the iterations, so [`Params::detection`] is not used (the
     /// kernel still is).
     Implicit(PicardVariant),
+    /// Local time stepping (seed 004) or its globally adaptive baseline; `dt` is the
+    /// synchronisation interval, settings in [`Params::lts`].
+    Lts(LtsMode),
 }
 
 /// How contacts between two trees are searched.
@@ -91,4 +106,7 @@ pub struct Params {
     pub broadphase: BroadPhaseChoice,
     /// Settings of the Picard iterations (used by [`IntegratorChoice::Implicit`] only).
     pub picard: PicardParams,
+    /// Settings of the local time stepping integrators (used by [`IntegratorChoice::Lts`]
+    /// only).
+    pub lts: LtsParams,
 }

@@ -14,6 +14,10 @@ use crate::contact::force::Wrench;
 use crate::contact::stability::stable_dt_estimate;
 use crate::detect::stats_levels;
 use crate::error::{SolverError, StepError};
+use crate::frames::lts::{
+    lts_stats_path, lts_timings_path, LtsStatsFile, LtsTimingsFile, LTS_STATS_MAGIC,
+    LTS_TIMINGS_MAGIC,
+};
 use crate::frames::{
     self, BodyLoad, BodyState, ContactRecord, Frame, Other, StatsFile, TimingsFile, FRAME_MAGIC,
     STATS_MAGIC, TIMINGS_MAGIC,
@@ -289,6 +293,8 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
     } = world;
     let mut stats = StatsFile::default();
     let mut timings = TimingsFile::default();
+    let mut lts_stats = LtsStatsFile::default();
+    let mut lts_timings = LtsTimingsFile::default();
     let mut failure = None;
     for n in 1..=steps {
         let output_step = n % every == 0;
@@ -298,7 +304,15 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
                     summary.unconverged_steps += 1;
                     if summary.unconverged_steps <= MAX_CONVERGENCE_WARNINGS {
                         let tolerance = params.picard.tolerance;
-                        let warning = unconverged(&model.name, tolerance, &out);
+                        let warning = match stepper.integrator().lts_stats() {
+                            Some((lts, _)) => format!(
+                                "{}: step {} (t = {:.6e} s): the sequential impulses of {} \
+                                 cluster collision(s) did not converge within \
+                                 lts.impulse.max_iterations; the last iterate was accepted",
+                                model.name, out.stats.step, out.stats.time, lts.impulse_unconverged
+                            ),
+                            None => unconverged(&model.name, tolerance, &out),
+                        };
                         bar.suspend(|| eprintln!("warning: {warning}"));
                     }
                 }
@@ -309,6 +323,10 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
                 }
                 summary.add_step(&out.stats);
                 stats.steps.push(out.stats);
+                if let Some((lts, lts_wall)) = stepper.integrator().lts_stats() {
+                    lts_stats.steps.push(lts);
+                    lts_timings.steps.push(lts_wall);
+                }
                 if output_step {
                     if let Err(e) = write_frame(&state, summary.frames, out.contacts, &out.wrenches)
                     {
@@ -350,6 +368,12 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
     frames::write_record(&frames::stats_path(out_dir), &STATS_MAGIC, &stats)?;
     if options.wall_times {
         frames::write_record(&frames::timings_path(out_dir), &TIMINGS_MAGIC, &timings)?;
+    }
+    if !lts_stats.steps.is_empty() {
+        frames::write_record(&lts_stats_path(out_dir), &LTS_STATS_MAGIC, &lts_stats)?;
+        if options.wall_times {
+            frames::write_record(&lts_timings_path(out_dir), &LTS_TIMINGS_MAGIC, &lts_timings)?;
+        }
     }
     match failure {
         Some(e) => Err(e),

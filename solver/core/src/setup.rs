@@ -20,8 +20,8 @@ use rayon::prelude::*;
 
 use crate::error::SolverError;
 use crate::model::{ContactPoints, Material, Model};
-use crate::params::{DetectionMode, IntegratorChoice, KernelChoice, Params};
-use crate::scenario::{ContactPointsSpec, DetectionModeSpec, KernelSpec, Scenario};
+use crate::params::{DetectionMode, IntegratorChoice, KernelChoice, LtsMode, Params};
+use crate::scenario::{ContactPointsSpec, DetectionModeSpec, IntegratorSpec, KernelSpec, Scenario};
 use crate::state::{Body, State};
 use crate::world::World;
 
@@ -108,9 +108,11 @@ fn params(s: &Scenario, bodies: &[Body]) -> Params {
         end: s.time.end,
         output_every: s.time.output_every,
         gravity: s.gravity.into(),
-        integrator: match s.integrator.picard_variant() {
-            None => IntegratorChoice::Explicit,
-            Some(variant) => IntegratorChoice::Implicit(variant),
+        integrator: match (s.integrator, s.integrator.picard_variant()) {
+            (IntegratorSpec::LocalTimeStepping, _) => IntegratorChoice::Lts(LtsMode::Local),
+            (IntegratorSpec::GlobalAdaptive, _) => IntegratorChoice::Lts(LtsMode::Global),
+            (_, None) => IntegratorChoice::Explicit,
+            (_, Some(variant)) => IntegratorChoice::Implicit(variant),
         },
         detection: match s.detection.mode {
             DetectionModeSpec::Hierarchy => DetectionMode::Hierarchy,
@@ -123,6 +125,7 @@ fn params(s: &Scenario, bodies: &[Body]) -> Params {
         },
         broadphase: broadphase::choice(&s.broadphase, bodies),
         picard: s.picard.clone(),
+        lts: s.lts.clone(),
     }
 }
 

@@ -47,6 +47,7 @@
 
 mod error;
 mod io;
+pub mod lts;
 mod records;
 #[cfg(test)]
 mod tests;

@@ -90,6 +90,16 @@ pub(crate) fn picard<'de, D: Deserializer<'de>>(d: D) -> Result<PicardParams, D:
         }
 
         fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PicardParams, A::Error> {
+            if let Some(integrator) = names::integrator_known() {
+                if integrator.is_local_time_stepping() {
+                    return Err(de::Error::custom(format_args!(
+                        "`picard:` holds the settings of the implicit integrators; \
+                         `integrator: {}` does not use it — remove it (its settings are \
+                         under `lts:`)",
+                        integrator.key()
+                    )));
+                }
+            }
             let f = PicardFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
             let p = PicardParams {
                 tolerance: f.tolerance,

@@ -19,13 +19,22 @@ pub enum IntegratorSpec {
     /// Implicit Euler, *multiscale Picard* (Alg. 6): active sets unfolded one level per
     /// iteration.
     ImplicitMultiscale,
+    /// Local time stepping with clusters, space-time narrowing and sequential impulses
+    /// (seed 004).
+    LocalTimeStepping,
+    /// The baseline of seed 004 §8: the same code with the global earliest collision (2)
+    /// applied to every cluster (adaptive global time steps).
+    GlobalAdaptive,
 }
 
 impl IntegratorSpec {
-    /// The Picard variant of an implicit integrator, `None` for `explicit`.
+    /// The Picard variant of an implicit integrator, `None` for `explicit` and the local time
+    /// stepping integrators.
     pub fn picard_variant(self) -> Option<PicardVariant> {
         match self {
-            IntegratorSpec::Explicit => None,
+            IntegratorSpec::Explicit
+            | IntegratorSpec::LocalTimeStepping
+            | IntegratorSpec::GlobalAdaptive => None,
             IntegratorSpec::ImplicitFlat => Some(PicardVariant::Flat),
             IntegratorSpec::ImplicitSurrogate => Some(PicardVariant::Surrogate),
             IntegratorSpec::ImplicitMultiscale => Some(PicardVariant::Multiscale),
@@ -39,6 +48,16 @@ impl IntegratorSpec {
             IntegratorSpec::ImplicitFlat => "implicit_flat",
             IntegratorSpec::ImplicitSurrogate => "implicit_surrogate",
             IntegratorSpec::ImplicitMultiscale => "implicit_multiscale",
+            IntegratorSpec::LocalTimeStepping => "local_time_stepping",
+            IntegratorSpec::GlobalAdaptive => "global_adaptive",
         }
+    }
+
+    /// True for `local_time_stepping` and `global_adaptive` (seed 004).
+    pub fn is_local_time_stepping(self) -> bool {
+        matches!(
+            self,
+            IntegratorSpec::LocalTimeStepping | IntegratorSpec::GlobalAdaptive
+        )
     }
 }

@@ -21,7 +21,8 @@
 //!   output_every: 500              # steps between frames, ≥ 1
 //! gravity: [0.0, 0.0, -9.81]       # [m/s²], default [0, 0, 0]
 //! integrator: explicit             # explicit | implicit_flat | implicit_surrogate |
-//!                                  # implicit_multiscale (default explicit)
+//!                                  # implicit_multiscale | local_time_stepping |
+//!                                  # global_adaptive (default explicit)
 //! picard:                          # optional, implicit integrators only; every key optional
 //!   tolerance: 0.01                # relative force/torque update to converge [-], > 0
 //!   max_iterations: 50             # Picard iterations per step, ≥ 1
@@ -33,6 +34,12 @@
 //!   keep_active_sets: true         # multiscale: keep active sets from step to step
 //!   local_updates: true            # particles within tolerance/2 keep their wrench;
 //!                                  # multiscale re-detects only pairs that moved
+//! lts:                             # optional, local_time_stepping / global_adaptive only
+//!   min_step_s: 1.0e-9             # floor of a cluster's time step size [s], > 0
+//!   max_sweeps_per_interval: 100000  # sweeps per time.dt before the run stops, ≥ 1
+//!   span_memory: 0.5               # C of seed 004 eq. (3), in [0, 1]
+//!   impulse: { max_iterations: 200, tolerance: 1.0e-9, relaxation: 1.0,
+//!              separation_fraction: 0.5 }  # sequential impulses; solver defaults
 //! detection:                       # optional
 //!   mode: hierarchy                # hierarchy | flat (default hierarchy); explicit only
 //!   kernel: exact                  # exact | hybrid (default exact)
@@ -139,6 +146,12 @@
 //! variant (`flat` with `implicit_surrogate` / `implicit_multiscale`, `hierarchy` with
 //! `implicit_flat`) is an error at the `mode` value. `detection.kernel` is used by all
 //! integrators. `picard:` is accepted (and validated) with `explicit` too, and ignored.
+//!
+//! **Local time stepping** (seed 004, the solver's `integrator::lts` module):
+//! `local_time_stepping` and its baseline `global_adaptive` take `time.dt` as the
+//! synchronisation interval (frames are written at synchronised times) and their settings
+//! from `lts:` ([`lts`]). `lts:` with another integrator, and `picard:` with these two, are
+//! errors at the section's first key.
 //! A step whose Picard iterations do not converge within `max_iterations` is accepted,
 //! warned about on stderr (the first few) and recorded (`converged` in the statistics).
 //!
@@ -171,6 +184,7 @@ mod implicit;
 mod integrator;
 pub mod limits;
 mod load;
+pub mod lts;
 mod names;
 pub mod picard;
 pub mod reference;
@@ -186,6 +200,7 @@ pub use halo::{HaloSpec, DEFAULT_RELATIVE_HALO, MAX_RELATIVE_HALO};
 pub use integrator::IntegratorSpec;
 pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES};
 pub use load::{load_scenario, parse_scenario};
+pub use lts::{ImpulseParams, LtsParams};
 pub use names::{with_known, Known};
 pub use picard::{PicardParamError, PicardParams, PicardVariant};
 pub use source::{

@@ -64,6 +64,12 @@ pub(crate) fn integrator() -> IntegratorSpec {
     })
 }
 
+/// The integrator of the scenario being parsed, `None` outside the second pass (where it
+/// is not known yet).
+pub(crate) fn integrator_known() -> Option<IntegratorSpec> {
+    KNOWN.with(|k| k.borrow().as_ref().map(|k| k.integrator))
+}
+
 #[derive(Clone, Copy)]
 enum Kind {
     Shape,

@@ -51,6 +51,13 @@ pub struct Scenario<G = MeshFiles> {
         skip_serializing_if = "is_default"
     )]
     pub picard: PicardParams,
+    /// Settings of the local time stepping integrators (refused with any other).
+    #[serde(
+        default,
+        deserialize_with = "crate::lts::lts",
+        skip_serializing_if = "is_default"
+    )]
+    pub lts: crate::lts::LtsParams,
     /// Contact detection options.
     #[serde(default, skip_serializing_if = "is_default")]
     pub detection: DetectionSpec,
@@ -119,6 +126,7 @@ impl<G: GeometrySource> Scenario<G> {
             gravity: self.gravity,
             integrator: self.integrator,
             picard: self.picard.clone(),
+            lts: self.lts.clone(),
             detection: self.detection,
             broadphase: self.broadphase.clone(),
             seed: self.seed,

@@ -149,6 +149,7 @@ fn empty_world(spec: &GridSpec, shape: Shape) -> World {
             kernel: spec.kernel,
             broadphase: BroadPhaseChoice::Grid,
             picard: PicardParams::default(),
+            lts: Default::default(),
         },
     }
 }

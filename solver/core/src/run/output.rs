@@ -35,7 +35,8 @@ pub fn check_output_folder(out: &Path) -> Result<(), SolverError> {
 }
 
 /// Creates `out/frames`, removing the files of a previous run (`run.msdem`, `stats.msdem`,
-/// `timings.msdem`, `frames/frame_*.msdem`) and nothing else.
+/// `timings.msdem`, `lts.msdem`, `lts_timings.msdem`, `frames/frame_*.msdem`) and nothing
+/// else.
 pub fn prepare_output_folder(out: &Path) -> Result<(), SolverError> {
     let frames_dir = out.join("frames");
     std::fs::create_dir_all(&frames_dir).map_err(io(&frames_dir))?;
@@ -43,6 +44,8 @@ pub fn prepare_output_folder(out: &Path) -> Result<(), SolverError> {
         frames::manifest_path(out),
         frames::stats_path(out),
         frames::timings_path(out),
+        frames::lts::lts_stats_path(out),
+        frames::lts::lts_timings_path(out),
     ] {
         if file.is_file() {
             std::fs::remove_file(&file).map_err(io(&file))?;

@@ -38,6 +38,7 @@ pub fn empty_world(dt: f64, g: [f64; 3]) -> World {
             kernel: KernelChoice::Exact,
             broadphase: BroadPhaseChoice::Grid,
             picard: Default::default(),
+            lts: Default::default(),
         },
     }
 }

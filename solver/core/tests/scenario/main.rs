@@ -9,6 +9,7 @@ mod bad_corpus;
 mod broadphase;
 mod ellipsoid;
 mod implicit;
+mod lts;
 mod patterns;
 mod run;
 mod setup;

@@ -1,0 +1,84 @@
+//! The run loop with the local time stepping integrators: a scenario with
+//! `integrator: local_time_stepping`, its statistics files, and a time step collapse that
+//! stops the run with one line and keeps the frames written so far.
+
+use std::path::Path;
+
+use crate::common::fixture::{scenario_text, Fixture};
+use msdem_solver::frames::lts::{lts_stats_path, LtsStatsFile, LTS_STATS_MAGIC};
+use msdem_solver::frames::{self, Frame, StatsFile, FRAME_MAGIC, STATS_MAGIC};
+use msdem_solver::run::{run, RunOptions};
+use msdem_solver::scenario::load_scenario;
+use msdem_solver::setup::build_world;
+
+const PAIR: &str = "particles:
+  - { shape: grain, material: rock, position: [-0.2, 0, 0], velocity: [1.0, 0, 0] }
+  - { shape: grain, material: rock, position: [0.2, 0, 0], velocity: [-1.0, 0, 0] }
+";
+
+fn lts_stats(out: &Path) -> LtsStatsFile {
+    frames::read_record(&lts_stats_path(out), &LTS_STATS_MAGIC).unwrap()
+}
+
+#[test]
+fn a_local_time_stepping_run_writes_frames_and_its_statistics() {
+    for integrator in ["local_time_stepping", "global_adaptive"] {
+        let f = Fixture::new();
+        let text = scenario_text(
+            "{ dt: 0.02, end: 0.4, output_every: 5 }",
+            &format!("integrator: {integrator}\nlts: {{ min_step_s: 1.0e-9 }}\n{PAIR}"),
+        );
+        let world = build_world(&load_scenario(&f.scenario("pair.yaml", &text)).unwrap()).unwrap();
+        let out = f.path().join("run");
+        let opts = RunOptions {
+            quiet: true,
+            wall_times: true,
+        };
+        let summary = run(world, &out, &opts).unwrap();
+        assert_eq!((summary.steps, summary.frames), (20, 5), "{integrator}");
+        let stats: StatsFile =
+            frames::read_record(&frames::stats_path(&out), &STATS_MAGIC).unwrap();
+        let lts = lts_stats(&out);
+        assert_eq!(lts.steps.len(), stats.steps.len());
+        assert!(out.join("lts_timings.msdem").is_file());
+        let collisions: u64 = lts.steps.iter().map(|s| s.collisions).sum();
+        assert_eq!(collisions, 1, "{integrator}: the two grains collide once");
+        for (s, l) in stats.steps.iter().zip(&lts.steps) {
+            assert_eq!(s.step, l.step);
+            assert_eq!(s.iterations, l.sweeps);
+        }
+        // The grains separate along x with equal and opposite velocities.
+        let last: Frame = frames::read_record(&frames::frame_path(&out, 4), &FRAME_MAGIC).unwrap();
+        let (va, vb) = (last.bodies[0].velocity[0], last.bodies[1].velocity[0]);
+        assert!(va < 0.0 && vb > 0.0, "{integrator}: {va}, {vb}");
+        assert!((va + vb).abs() < 1e-9, "{integrator}: momentum {va} + {vb}");
+    }
+}
+
+#[test]
+fn a_time_step_collapse_stops_with_one_line_and_keeps_the_frames() {
+    let f = Fixture::new();
+    let text = scenario_text(
+        "{ dt: 0.02, end: 0.4, output_every: 1 }",
+        &format!("integrator: local_time_stepping\nlts: {{ min_step_s: 0.5 }}\n{PAIR}"),
+    );
+    let world = build_world(&load_scenario(&f.scenario("pair.yaml", &text)).unwrap()).unwrap();
+    let out = f.path().join("run");
+    let opts = RunOptions {
+        quiet: true,
+        wall_times: false,
+    };
+    let e = run(world, &out, &opts).unwrap_err().to_string();
+    assert!(!e.contains('\n'), "{e}");
+    assert!(e.contains("time step collapse at t = "), "{e}");
+    assert!(e.contains("particles 0, 1"), "{e}");
+    let stats: StatsFile = frames::read_record(&frames::stats_path(&out), &STATS_MAGIC).unwrap();
+    let k = stats.steps.len() as u32;
+    assert!(k >= 1, "some steps before the collapse");
+    for i in 0..=k {
+        let fr: Frame = frames::read_record(&frames::frame_path(&out, i), &FRAME_MAGIC).unwrap();
+        assert_eq!(fr.step, i as u64);
+    }
+    assert!(!frames::frame_path(&out, k + 1).exists());
+    assert_eq!(lts_stats(&out).steps.len(), k as usize);
+}

@@ -1,0 +1,177 @@
+//! The `lts:` section of a scenario: settings of the local time stepping integrators
+//! (seed 004; `integrator: local_time_stepping` and `global_adaptive`). Every key is
+//! optional. The section belongs to those two integrators: written with another one it is
+//! refused at the `lts:` key (`file:line:column`), as is a `picard:` section with them
+//! (see `implicit`).
+//!
+//! ```yaml
+//! lts:
+//!   min_step_s: 1.0e-9            # floor of a cluster's time step size [s]
+//!   max_sweeps_per_interval: 100000
+//!   span_memory: 0.5              # C of eq. (3): weight of time.dt in a particle's span
+//!   impulse:                      # sequential impulses (seed 004 §6); solver defaults
+//!     max_iterations: 200
+//!     tolerance: 1.0e-9
+//!     relaxation: 1.0
+//!     separation_fraction: 0.5
+//! ```
+
+use std::fmt;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::integrator::IntegratorSpec;
+use crate::{names, values};
+
+/// Settings of the sequential-impulse solver as written; `None` keeps the solver's default.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImpulseParams {
+    /// Most Picard sweeps over the contact points per cluster.
+    #[serde(
+        default,
+        deserialize_with = "some_count",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_iterations: Option<u32>,
+    /// Relative tolerance of the accumulated normal impulses.
+    #[serde(
+        default,
+        deserialize_with = "some_positive",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tolerance: Option<f64>,
+    /// Under-relaxation ω in (0, 1].
+    #[serde(
+        default,
+        deserialize_with = "some_fraction_open",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub relaxation: Option<f64>,
+    /// Fraction in [0, 1] of the halo violation removed per collision.
+    #[serde(
+        default,
+        deserialize_with = "some_fraction",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub separation_fraction: Option<f64>,
+}
+
+/// Settings of the local time stepping integrators (pure data).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LtsParams {
+    /// Floor of a cluster's time step size \[s\]: a cluster whose narrowed step falls below
+    /// it stops the run with an error naming its particles and the time.
+    pub min_step_s: f64,
+    /// Most sweeps per synchronisation interval (`time.dt`) before the run stops.
+    pub max_sweeps_per_interval: u32,
+    /// `C` of seed 004 eq. (3): a particle's span is `C·dt + (1 − C)·(t − t⁻)`.
+    pub span_memory: f64,
+    /// Sequential-impulse settings.
+    pub impulse: ImpulseParams,
+}
+
+impl Default for LtsParams {
+    fn default() -> Self {
+        LtsParams {
+            min_step_s: 1e-9,
+            max_sweeps_per_interval: 100_000,
+            span_memory: 0.5,
+            impulse: ImpulseParams::default(),
+        }
+    }
+}
+
+fn default_min_step() -> f64 {
+    LtsParams::default().min_step_s
+}
+fn default_max_sweeps() -> u32 {
+    LtsParams::default().max_sweeps_per_interval
+}
+fn default_span_memory() -> f64 {
+    LtsParams::default().span_memory
+}
+
+fn some_count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    values::count(d).map(Some)
+}
+fn some_positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    values::positive(d).map(Some)
+}
+fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let v = values::finite(d)?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(serde::de::Error::custom(format_args!(
+            "must be in [0, 1], got {}",
+            values::show(v)
+        )))
+    }
+}
+fn some_fraction<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    fraction(d).map(Some)
+}
+fn some_fraction_open<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let v = fraction(d)?;
+    if v > 0.0 {
+        Ok(Some(v))
+    } else {
+        Err(serde::de::Error::custom("must be in (0, 1], got 0"))
+    }
+}
+
+/// The `lts:` keys as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LtsFields {
+    #[serde(default = "default_min_step", deserialize_with = "values::positive")]
+    min_step_s: f64,
+    #[serde(default = "default_max_sweeps", deserialize_with = "values::count")]
+    max_sweeps_per_interval: u32,
+    #[serde(default = "default_span_memory", deserialize_with = "fraction")]
+    span_memory: f64,
+    #[serde(default)]
+    impulse: ImpulseParams,
+}
+
+/// The `lts:` mapping; refused where the scenario's integrator is not a local time
+/// stepping one (known in the second parsing pass).
+pub(crate) fn lts<'de, D: Deserializer<'de>>(d: D) -> Result<LtsParams, D::Error> {
+    struct LtsVisitor;
+
+    impl<'de> Visitor<'de> for LtsVisitor {
+        type Value = LtsParams;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a mapping of local time stepping settings (min_step_s, impulse, ...)")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LtsParams, A::Error> {
+            if let Some(integrator) = names::integrator_known() {
+                if !integrator.is_local_time_stepping() {
+                    return Err(de::Error::custom(format_args!(
+                        "`lts:` holds the settings of `integrator: local_time_stepping` and \
+                         `global_adaptive`; `integrator: {}` does not use it — remove it",
+                        integrator.key()
+                    )));
+                }
+            }
+            let f = LtsFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
+            Ok(LtsParams {
+                min_step_s: f.min_step_s,
+                max_sweeps_per_interval: f.max_sweeps_per_interval,
+                span_memory: f.span_memory,
+                impulse: f.impulse,
+            })
+        }
+    }
+
+    d.deserialize_map(LtsVisitor)
+}
+
+/// Whether `integrator` is one of the local time stepping integrators.
+pub fn is_lts(integrator: IntegratorSpec) -> bool {
+    integrator.is_local_time_stepping()
+}
