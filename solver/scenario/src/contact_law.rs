@@ -58,8 +58,9 @@ pub(crate) fn check_material(
             if given.is_empty() {
                 Ok(())
             } else {
+                let verb = if given.len() == 1 { "needs" } else { "need" };
                 Err(format!(
-                    "`{}` needs `contact_law: hertz_mindlin` (the seed's spring uses `spring`)",
+                    "`{}` {verb} `contact_law: hertz_mindlin` (the seed's spring uses `spring`)",
                     given.join("`, `")
                 ))
             }
