@@ -37,35 +37,42 @@ struct Impact {
     max_overlap: f64,
     /// Separation speed over approach speed along the line of centres [-].
     restitution: f64,
+    /// Margin of the pair \[m\].
+    margin: f64,
     /// Effective mass, radius and modulus of the pair.
     m_eff: f64,
     r_eff: f64,
     e_eff: f64,
 }
 
-/// Two equal 1,280-triangle spheres approaching head-on at relative speed `speed` [m/s]
-/// along a vertex direction, restitution `e`, time step `dt` [s].
-fn head_on(speed: f64, e: f64, dt: f64) -> Impact {
-    let mesh = icosphere(RADIUS, 3).unwrap();
-    let axis = Vec3::from(mesh.vertices[0]).normalize();
+/// Two 1,280-triangle spheres of radii `r_a`, `r_b` [m] approaching head-on at relative
+/// speed `speed` [m/s] along a vertex direction (zero total momentum), restitution `e`,
+/// time step `dt` [s].
+fn head_on(r_a: f64, r_b: f64, speed: f64, e: f64, dt: f64) -> Impact {
+    let (mesh_a, mesh_b) = (icosphere(r_a, 3).unwrap(), icosphere(r_b, 3).unwrap());
+    let axis = Vec3::from(mesh_a.vertices[0]).normalize();
     let mut world = empty_world(dt, [0.0; 3]);
-    let s = add_shape(&mut world, &mesh);
+    let sa = add_shape(&mut world, &mesh_a);
+    let sb = add_shape(&mut world, &mesh_b);
     let m = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, e);
     world.model.materials[m as usize].law = hertz_law(YOUNG, 0.0);
-    let r = world.model.shapes[s as usize].radius;
-    let margin = 2.0 * 0.01 * 2.0 * r;
-    let start = 2.0 * r + margin + 1e-4;
-    let a = add_particle(&mut world, s, m, [0.0; 3]) as usize;
-    let b = add_particle(&mut world, s, m, (start * axis).into()) as usize;
-    world.state.bodies[a].velocity = 0.5 * speed * axis;
-    world.state.bodies[b].velocity = -0.5 * speed * axis;
-    let mass = world.state.bodies[a].mass;
-    let m_eff = 0.5 * mass;
-    let r_eff = 0.5 * r;
+    let (ra, rb) = (
+        world.model.shapes[sa as usize].radius,
+        world.model.shapes[sb as usize].radius,
+    );
+    let margin = 0.01 * 2.0 * (ra + rb);
+    let start = ra + rb + margin + 1e-4;
+    let a = add_particle(&mut world, sa, m, [0.0; 3]) as usize;
+    let b = add_particle(&mut world, sb, m, (start * axis).into()) as usize;
+    let (ma, mb) = (world.state.bodies[a].mass, world.state.bodies[b].mass);
+    world.state.bodies[a].velocity = speed * mb / (ma + mb) * axis;
+    world.state.bodies[b].velocity = -speed * ma / (ma + mb) * axis;
+    let m_eff = ma * mb / (ma + mb);
+    let r_eff = ra * rb / (ra + rb);
     let e_eff = YOUNG / (2.0 * (1.0 - POISSON * POISSON));
     let overlap = |w: &World| {
         let bs = &w.state.bodies;
-        margin - ((bs[b].position - bs[a].position).dot(&axis) - 2.0 * r)
+        margin - ((bs[b].position - bs[a].position).dot(&axis) - ra - rb)
     };
     let (mut ex, mut det) = explicit(&world);
     let (mut t_in, mut t_out, mut max_overlap) = (f64::NAN, f64::NAN, 0.0f64);
@@ -91,6 +98,7 @@ fn head_on(speed: f64, e: f64, dt: f64) -> Impact {
         duration: t_out - t_in,
         max_overlap,
         restitution: separation / speed,
+        margin,
         m_eff,
         r_eff,
         e_eff,
@@ -118,8 +126,14 @@ fn hertz_duration(i: &Impact, v: f64) -> f64 {
 
 #[test]
 fn sphere_pair_matches_hertz_duration_and_maximum_overlap() {
+    for (r_a, r_b) in [(RADIUS, RADIUS), (RADIUS, 2.0 * RADIUS)] {
+        check_hertz_impact(r_a, r_b);
+    }
+}
+
+fn check_hertz_impact(r_a: f64, r_b: f64) {
     let v = 1.0;
-    let impact = head_on(v, 1.0, 1e-5);
+    let impact = head_on(r_a, r_b, v, 1.0, 1e-5);
     let duration = hertz_duration(&impact, v);
     let overlap = hertz_max_overlap(&impact, v);
     // The closed form with the 4/3 convention: 2.868·(m*²/(R*·E*²·v))^{1/5}.
@@ -132,7 +146,7 @@ fn sphere_pair_matches_hertz_duration_and_maximum_overlap() {
     let dt_err = (impact.duration - duration) / duration;
     let dm_err = (impact.max_overlap - overlap) / overlap;
     println!(
-        "hertz pair: duration {:.6e} s (analytic {duration:.6e}, {:+.3} %), max overlap {:.6e} m (analytic {overlap:.6e}, {:+.3} %), e = {:.6}",
+        "hertz pair r {r_a}/{r_b} m: duration {:.6e} s (analytic {duration:.6e}, {:+.3} %), max overlap {:.6e} m (analytic {overlap:.6e}, {:+.3} %), e = {:.6}",
         impact.duration,
         100.0 * dt_err,
         impact.max_overlap,
@@ -150,7 +164,7 @@ fn sphere_pair_matches_hertz_duration_and_maximum_overlap() {
         100.0 * dm_err
     );
     // The overlap must stay inside the halo for the test to be Hertz's (no mesh contact).
-    assert!(impact.max_overlap < 0.8 * 0.004);
+    assert!(impact.max_overlap < 0.8 * impact.margin);
     // e = 1: the elastic law returns the approach speed.
     assert!(
         (impact.restitution - 1.0).abs() < 2e-3,
@@ -162,7 +176,7 @@ fn sphere_pair_matches_hertz_duration_and_maximum_overlap() {
 #[test]
 fn hertz_restitution_does_not_depend_on_the_impact_speed() {
     for v in [1.0, 0.1] {
-        let impact = head_on(v, 0.5, 1e-5);
+        let impact = head_on(RADIUS, RADIUS, v, 0.5, 1e-5);
         println!(
             "hertz e = 0.5 at {v} m/s: measured {:.5}",
             impact.restitution
