@@ -18,10 +18,12 @@
 //! larger id or an obstacle. Normals point from `b` towards `a`. Units: m, kg, s, N.
 
 pub mod force;
+pub mod hertz;
 pub mod merge;
 pub mod normal;
 pub mod pair;
 pub mod patch;
+pub mod rolling;
 pub mod stability;
 
 use crate::model::Other;

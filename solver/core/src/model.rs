@@ -7,8 +7,10 @@
 //! a particle ([`crate::state::Body`]) holds only its pose, velocities, mass properties
 //! and halo width. Units: m, kg, s, N.
 
+mod contact_law;
 mod shape;
 
+pub use contact_law::{ContactLaw, Elastic};
 pub use msdem_frames::Other;
 /// A material's halo as the scenario gives it (relative or in metres).
 pub use msdem_scenario::HaloSpec;
@@ -49,6 +51,8 @@ pub struct Material {
     pub friction: f64,
     /// Coefficient of restitution in (0, 1]; 1 = no normal damping.
     pub restitution: f64,
+    /// Contact law (default: the seed's spring).
+    pub law: ContactLaw,
 }
 
 /// A static obstacle (infinite mass).
@@ -66,6 +70,10 @@ pub struct Obstacle {
     pub friction: f64,
     /// Coefficient of restitution against particles [-].
     pub restitution: f64,
+    /// Elastic constants against Hertz–Mindlin particles (default rigid, `E = ∞`).
+    pub elastic: Elastic,
+    /// Rolling friction coefficient `μ_r` against Hertz–Mindlin particles [-].
+    pub rolling_friction: f64,
     /// World axis-aligned bounds of the geometry including ε: `(min, max)` \[m\].
     pub aabb: (Vec3, Vec3),
 }

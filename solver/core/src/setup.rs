@@ -27,6 +27,7 @@ use crate::world::World;
 
 mod bodies;
 mod broadphase;
+mod contact_law;
 mod geometry;
 pub mod overlap;
 pub mod place;
@@ -38,6 +39,7 @@ pub const MAX_LISTED_PAIRS: usize = 8;
 
 /// Builds the initial world of a parsed scenario (see the module documentation).
 pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
+    contact_law::check_one_law(scenario)?;
     let mut shapes = Vec::with_capacity(scenario.shapes.len());
     let mut shape_meshes = Vec::with_capacity(scenario.shapes.len());
     for (name, spec) in &scenario.shapes {
@@ -62,6 +64,7 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
             spring: m.spring,
             friction: m.friction,
             restitution: m.restitution,
+            law: contact_law::material_law(m),
         })
         .collect();
     let soups: Vec<place::ObstacleSoup> = obstacles

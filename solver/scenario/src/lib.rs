@@ -177,6 +177,7 @@
 
 mod broadphase;
 mod cells;
+mod contact_law;
 mod error;
 mod generator;
 pub mod halo;
@@ -194,6 +195,7 @@ mod values;
 pub mod yaml;
 
 pub use broadphase::BroadPhaseSpec;
+pub use contact_law::ContactLawSpec;
 pub use error::ScenarioError;
 pub use generator::{PairsSpec, RingSpec, StackSpec};
 pub use halo::{HaloSpec, DEFAULT_RELATIVE_HALO, MAX_RELATIVE_HALO};

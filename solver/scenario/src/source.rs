@@ -367,6 +367,16 @@ pub struct ObstacleSpec<G = MeshFiles> {
     pub friction: f64,
     /// Coefficient of restitution against particles in (0, 1] (default 1).
     pub restitution: f64,
+    /// Young's modulus against Hertz–Mindlin particles \[Pa\], > 0 (default: rigid,
+    /// `E = ∞`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub youngs_modulus_pa: Option<f64>,
+    /// Poisson's ratio in (−1, 0.5) (default 0; needs `youngs_modulus_pa`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poisson_ratio: Option<f64>,
+    /// Rolling friction coefficient μ_r against Hertz–Mindlin particles, ≥ 0 (default 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rolling_friction: f64,
     /// Translation applied to the mesh \[m\] (default 0).
     pub translation: [f64; 3],
     /// Rotation applied to the mesh before the translation, `[w, x, y, z]` (default
@@ -392,6 +402,12 @@ struct ObstacleKeys<G: GeometrySource> {
         deserialize_with = "values::restitution"
     )]
     restitution: f64,
+    #[serde(default, deserialize_with = "values::some_positive")]
+    youngs_modulus_pa: Option<f64>,
+    #[serde(default, deserialize_with = "values::some_poisson_ratio")]
+    poisson_ratio: Option<f64>,
+    #[serde(default, deserialize_with = "values::non_negative")]
+    rolling_friction: f64,
     #[serde(default, deserialize_with = "values::vec3")]
     translation: [f64; 3],
     #[serde(
@@ -418,12 +434,20 @@ impl<'de, G: GeometrySource> Deserialize<'de> for ObstacleSpec<G> {
                 let map = halo::WithoutEpsilon::new(map, halo::obstacle_epsilon_hint);
                 let k = ObstacleKeys::<G>::deserialize(de::value::MapAccessDeserializer::new(map))?;
                 let _ = k.form;
+                if k.poisson_ratio.is_some() && k.youngs_modulus_pa.is_none() {
+                    return Err(de::Error::custom(
+                        "`poisson_ratio` needs `youngs_modulus_pa` (without both the obstacle is rigid)",
+                    ));
+                }
                 Ok(ObstacleSpec {
                     name: k.name,
                     geometry: G::from_keys(k.mesh, k.tree).map_err(de::Error::custom)?,
                     halo_m: k.halo,
                     friction: k.friction,
                     restitution: k.restitution,
+                    youngs_modulus_pa: k.youngs_modulus_pa,
+                    poisson_ratio: k.poisson_ratio,
+                    rolling_friction: k.rolling_friction,
                     translation: k.translation,
                     rotation: k.rotation,
                 })
@@ -432,4 +456,8 @@ impl<'de, G: GeometrySource> Deserialize<'de> for ObstacleSpec<G> {
 
         d.deserialize_map(ObstacleVisitor::<G>(PhantomData))
     }
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+use crate::contact_law::{self, ContactLawSpec};
 use crate::halo::{self, HaloSpec};
 use crate::integrator::IntegratorSpec;
 use crate::limits::LimitsSpec;
@@ -115,6 +116,9 @@ impl<G: GeometrySource> Scenario<G> {
                 halo_m: o.halo_m,
                 friction: o.friction,
                 restitution: o.restitution,
+                youngs_modulus_pa: o.youngs_modulus_pa,
+                poisson_ratio: o.poisson_ratio,
+                rolling_friction: o.rolling_friction,
                 translation: o.translation,
                 rotation: o.rotation,
             })
@@ -261,6 +265,18 @@ pub struct MaterialSpec {
     pub friction: f64,
     /// Coefficient of restitution in (0, 1] (default 1).
     pub restitution: f64,
+    /// Contact law (default `seed`).
+    #[serde(skip_serializing_if = "is_default")]
+    pub contact_law: ContactLawSpec,
+    /// Young's modulus \[Pa\], > 0 (Hertz–Mindlin only, required there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub youngs_modulus_pa: Option<f64>,
+    /// Poisson's ratio in (−1, 0.5) (Hertz–Mindlin only, required there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poisson_ratio: Option<f64>,
+    /// Rolling friction coefficient μ_r, ≥ 0 (Hertz–Mindlin only; default 0).
+    #[serde(skip_serializing_if = "is_default")]
+    pub rolling_friction: f64,
 }
 
 /// A material's keys as written (`epsilon`, the old name of `halo`, is refused with the
@@ -281,6 +297,14 @@ struct MaterialKeys {
         deserialize_with = "values::restitution"
     )]
     restitution: f64,
+    #[serde(default)]
+    contact_law: ContactLawSpec,
+    #[serde(default, deserialize_with = "values::some_positive")]
+    youngs_modulus_pa: Option<f64>,
+    #[serde(default, deserialize_with = "values::some_poisson_ratio")]
+    poisson_ratio: Option<f64>,
+    #[serde(default, deserialize_with = "values::non_negative")]
+    rolling_friction: f64,
 }
 
 impl<'de> Deserialize<'de> for MaterialSpec {
@@ -297,12 +321,23 @@ impl<'de> Deserialize<'de> for MaterialSpec {
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<MaterialSpec, A::Error> {
                 let map = halo::WithoutEpsilon::new(map, halo::material_epsilon_hint);
                 let k = MaterialKeys::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                contact_law::check_material(
+                    k.contact_law,
+                    k.youngs_modulus_pa,
+                    k.poisson_ratio,
+                    k.rolling_friction,
+                )
+                .map_err(de::Error::custom)?;
                 Ok(MaterialSpec {
                     density: k.density,
                     halo: k.halo,
                     spring: k.spring,
                     friction: k.friction,
                     restitution: k.restitution,
+                    contact_law: k.contact_law,
+                    youngs_modulus_pa: k.youngs_modulus_pa,
+                    poisson_ratio: k.poisson_ratio,
+                    rolling_friction: k.rolling_friction,
                 })
             }
         }

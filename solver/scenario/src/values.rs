@@ -25,6 +25,8 @@ enum Rule {
     Restitution,
     /// Finite and in `(0, MAX_RELATIVE_HALO]` (a halo relative to the bounding diameter).
     RelativeHalo,
+    /// Finite and in `(−1, 0.5)` (Poisson's ratio of a stable isotropic solid).
+    PoissonRatio,
 }
 
 // `Rule::RelativeHalo`'s message writes the bound.
@@ -38,6 +40,7 @@ impl Rule {
             Rule::NonNegative => "a finite number ≥ 0",
             Rule::Restitution => "a number in (0, 1]",
             Rule::RelativeHalo => "a fraction of the bounding diameter in (0, 0.5]",
+            Rule::PoissonRatio => "a Poisson's ratio in (-1, 0.5)",
         }
     }
 
@@ -49,6 +52,7 @@ impl Rule {
                 Rule::NonNegative => v >= 0.0,
                 Rule::Restitution => v > 0.0 && v <= 1.0,
                 Rule::RelativeHalo => v > 0.0 && v <= MAX_RELATIVE_HALO,
+                Rule::PoissonRatio => v > -1.0 && v < 0.5,
             }
     }
 }
@@ -126,6 +130,16 @@ pub(crate) fn non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Er
 /// A coefficient of restitution in `(0, 1]`.
 pub(crate) fn restitution<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     number(d, Rule::Restitution)
+}
+
+/// An optional finite number `> 0` (a key that may be absent).
+pub(crate) fn some_positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    number(d, Rule::Positive).map(Some)
+}
+
+/// An optional Poisson's ratio in `(−1, 0.5)`.
+pub(crate) fn some_poisson_ratio<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    number(d, Rule::PoissonRatio).map(Some)
 }
 
 /// One finite number, as a sequence element.

@@ -133,6 +133,7 @@ fn empty_world(spec: &GridSpec, shape: Shape) -> World {
                 spring: SPRING,
                 friction: 0.4,
                 restitution: 1.0,
+                law: Default::default(),
             }],
             obstacles: Vec::new(),
             contact_points: Default::default(),

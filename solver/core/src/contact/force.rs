@@ -24,6 +24,7 @@
 
 use super::pair::{damping_ratio_power, PairParams, DAMPING_CAP};
 use super::Contact;
+use super::{hertz, rolling};
 use crate::frames::ContactRecord;
 use crate::model::{Model, Other};
 use crate::state::Body;
@@ -82,7 +83,13 @@ pub fn inverse_mass_along(body: &Body, x: &Vec3, dir: &Vec3) -> f64 {
 ///   is calibrated to `e` in closed form ([`super::pair::impact_restitution`],
 ///   [`PairParams::damping_ratio`]). With several merged contacts per pair each carries
 ///   its own spring and dashpot, so `e` is exact only for single-point impacts.
+///
+/// Hertz–Mindlin pairs ([`PairParams::hertz`]) use [`hertz::pair_normal_forces`] instead.
 pub fn normal_force(c: &Contact, pp: &PairParams, v_rel: &Vec3) -> f64 {
+    if let Some(hz) = &pp.hertz {
+        let mut out = Vec::with_capacity(1);
+        return hertz::pair_normal_forces(pp, hz, std::slice::from_ref(c), &|_| *v_rel, &mut out);
+    }
     let overlap = (pp.margin - c.dist).clamp(0.0, pp.margin);
     let spring = pp.stiffness() * overlap;
     let damping = pp.damping();
@@ -174,13 +181,33 @@ pub fn accumulate_forces(
             }
             v
         };
-        let damping = pair_damping(&pp, group, &rel);
-        for c in group {
-            energy += c.weight * pp.spring_energy(c.dist);
+        // Hertz–Mindlin: one pair law, its energy and rolling resistance (`hertz`, `rolling`).
+        let mut hertz_normals = Vec::new();
+        if let Some(hz) = &pp.hertz {
+            let total = hertz::pair_normal_forces(&pp, hz, group, &rel, &mut hertz_normals);
+            let depth = group.iter().map(|c| c.depth).fold(0.0, f64::max);
+            energy += hz.energy(depth.min(pp.margin));
+            let limit = hz.rolling_friction * hz.radius * total;
+            let torque = rolling::rolling_torque(ba, bb, limit, dt);
+            wrenches[a as usize].torque += torque;
+            if let Other::Particle(j) = b {
+                wrenches[j as usize].torque -= torque;
+            }
+        }
+        let damping = if pp.hertz.is_some() {
+            0.0
+        } else {
+            pair_damping(&pp, group, &rel)
+        };
+        for (i, c) in group.iter().enumerate() {
             let v_rel = rel(&c.point);
-            let normal = if group.len() == 1 && c.weight == 1.0 {
+            let normal = if let Some(&f) = hertz_normals.get(i) {
+                f
+            } else if group.len() == 1 && c.weight == 1.0 {
+                energy += pp.spring_energy(c.dist);
                 normal_force(c, &pp, &v_rel)
             } else {
+                energy += c.weight * pp.spring_energy(c.dist);
                 let spring = c.weight * pp.stiffness() * (pp.margin - c.dist).clamp(0.0, pp.margin);
                 (spring + damping * spring).max(0.0)
             };
@@ -293,6 +320,7 @@ mod tests {
             effective_mass: 4.0,
             friction: mu,
             restitution: e,
+            hertz: None,
         }
     }
 

@@ -10,7 +10,8 @@
 //! The margin is `m = ε_a + ε_b` (= 2ε for equal halos), the effective mass
 //! `m_eff = 1/(1/M_a + 1/M_b)` with `1/M = 0` for obstacles (seed 000 §2).
 
-use crate::model::{Model, Other};
+use super::hertz::{effective_modulus, effective_radius, HertzPair};
+use crate::model::{ContactLaw, Model, Other};
 use crate::state::Body;
 
 /// Relative distance below which `(p − q)/|p − q|` is not trusted as a normal and the
@@ -30,6 +31,9 @@ pub struct PairParams {
     pub friction: f64,
     /// Coefficient of restitution e in (0, 1] [-].
     pub restitution: f64,
+    /// Hertz–Mindlin parameters when both sides use that law (a particle–obstacle pair:
+    /// the particle), else `None`: the seed's spring ([`super::hertz`]).
+    pub hertz: Option<HertzPair>,
 }
 
 impl PairParams {
@@ -48,6 +52,23 @@ impl PairParams {
                     effective_mass: 1.0 / (1.0 / ba.mass + 1.0 / bb.mass),
                     friction: 0.5 * (ma.friction + mb.friction),
                     restitution: 0.5 * (ma.restitution + mb.restitution),
+                    hertz: match (ma.law, mb.law) {
+                        (
+                            ContactLaw::HertzMindlin {
+                                elastic: ea,
+                                rolling_friction: ra,
+                            },
+                            ContactLaw::HertzMindlin {
+                                elastic: eb,
+                                rolling_friction: rb,
+                            },
+                        ) => Some(HertzPair {
+                            modulus: effective_modulus(&ea, &eb),
+                            radius: effective_radius(ba.radius, Some(bb.radius)),
+                            rolling_friction: 0.5 * (ra + rb),
+                        }),
+                        _ => None,
+                    },
                 }
             }
             Other::Obstacle(o) => {
@@ -58,6 +79,14 @@ impl PairParams {
                     effective_mass: ba.mass,
                     friction: ob.friction,
                     restitution: ob.restitution,
+                    hertz: match ma.law {
+                        ContactLaw::HertzMindlin { elastic, .. } => Some(HertzPair {
+                            modulus: effective_modulus(&elastic, &ob.elastic),
+                            radius: effective_radius(ba.radius, None),
+                            rolling_friction: ob.rolling_friction,
+                        }),
+                        ContactLaw::Seed => None,
+                    },
                 }
             }
         }
@@ -91,16 +120,28 @@ impl PairParams {
     }
 
     /// Angular frequency of the undamped contact oscillation
-    /// `ω = sqrt(k/m_eff) = sqrt(K_s·sqrt(m_eff)/(m·m_eff))` [rad/s].
+    /// `ω = sqrt(k/m_eff) = sqrt(K_s·sqrt(m_eff)/(m·m_eff))` [rad/s]. Hertz–Mindlin:
+    /// the highest one inside the halo, `sqrt(K_t(m)/m_eff)` with the tangent stiffness
+    /// at full overlap `δ = m` ([`HertzPair::tangent_stiffness`]).
     pub fn angular_frequency(&self) -> f64 {
-        (self.stiffness() / self.effective_mass).sqrt()
+        let stiffness = match &self.hertz {
+            Some(hz) => hz.tangent_stiffness(self.margin),
+            None => self.stiffness(),
+        };
+        (stiffness / self.effective_mass).sqrt()
     }
 
     /// Potential energy stored in one contact's spring at triangle distance `dist`:
     /// the integral of the force law, `K_s·sqrt(m_eff)·(m − d)²/(2m)` \[J\]
     /// (0 outside the halo).
+    ///
+    /// Hertz–Mindlin: `2/5·K_h·δ^{5/2}`, the pair's energy when this is its deepest
+    /// contact ([`HertzPair::energy`]).
     pub fn spring_energy(&self, dist: f64) -> f64 {
         let overlap = (self.margin - dist).clamp(0.0, self.margin);
+        if let Some(hz) = &self.hertz {
+            return hz.energy(overlap);
+        }
         0.5 * self.stiffness() * overlap * overlap
     }
 }

@@ -228,6 +228,8 @@ pub fn load_obstacle(
         epsilon: spec.halo_m,
         friction: spec.friction,
         restitution: spec.restitution,
+        elastic: super::contact_law::obstacle_elastic(spec),
+        rolling_friction: spec.rolling_friction,
         aabb: (lo - eps, hi + eps),
     };
     Ok((obstacle, SetupMesh::new(mesh)))

@@ -121,6 +121,7 @@ pub fn add_material(
         spring,
         friction,
         restitution,
+        law: Default::default(),
     });
     (materials.len() - 1) as u32
 }
@@ -171,6 +172,8 @@ pub fn add_obstacle(
         epsilon,
         friction,
         restitution,
+        elastic: Default::default(),
+        rolling_friction: 0.0,
         aabb: (lo - Vec3::repeat(epsilon), hi + Vec3::repeat(epsilon)),
     });
 }

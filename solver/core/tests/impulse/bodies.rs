@@ -29,6 +29,7 @@ pub fn model(materials: &[(f64, f64)], obstacles: &[(f64, f64)]) -> Model {
                 spring: 1000.0,
                 friction,
                 restitution,
+                law: Default::default(),
             })
             .collect(),
         obstacles: obstacles
@@ -41,6 +42,8 @@ pub fn model(materials: &[(f64, f64)], obstacles: &[(f64, f64)]) -> Model {
                 epsilon: EPS,
                 friction,
                 restitution,
+                elastic: Default::default(),
+                rolling_friction: 0.0,
                 aabb: (Vec3::repeat(-1.0), Vec3::repeat(1.0)),
             })
             .collect(),

@@ -9,6 +9,7 @@ mod contact;
 mod detection;
 mod ellipsoid;
 mod explicit_kept;
+mod hertz;
 mod kernels;
 mod motion;
 mod patches;

@@ -8,6 +8,7 @@ mod common;
 mod bad_corpus;
 mod broadphase;
 mod ellipsoid;
+mod hertz;
 mod implicit;
 mod lts;
 mod patterns;
