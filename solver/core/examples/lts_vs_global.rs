@@ -56,6 +56,7 @@ fn scene(n: usize, shape: &Shape) -> Scene {
             spring: 1000.0,
             friction: 0.0,
             restitution: E,
+            law: Default::default(),
         }],
         ..Model::default()
     };
