@@ -104,10 +104,13 @@ fn kill_and_resume(integrator: &str, seed: u64) {
                 if let Some(status) = child.try_wait().unwrap() {
                     panic!("{integrator}: the solver ended ({status}) before step {target}");
                 }
-                if checkpoint_step(&out).is_some_and(|k| k >= target) {
+                if let Some(k) = checkpoint_step(&out).filter(|&k| k >= target) {
                     child.kill().unwrap(); // SIGKILL
                     child.wait().unwrap();
                     kills += 1;
+                    // The kill may land mid-rotation (latest renamed to previous, the new
+                    // one not yet written): the restart then takes the previous one.
+                    resumed_from.push(k);
                     break;
                 }
                 assert!(
@@ -116,7 +119,6 @@ fn kill_and_resume(integrator: &str, seed: u64) {
                 );
                 std::thread::sleep(Duration::from_micros(200));
             }
-            resumed_from.push(checkpoint_step(&out).unwrap());
         }
         let o = solver(&s, &out, &["--restart", "--checkpoint-every-steps", "37"])
             .output()
