@@ -48,7 +48,7 @@ pub struct RawContact {
 }
 
 /// A merged contact point of one body pair (Implementation remark 1).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Contact {
     /// First body: a particle id.
     pub a: u32,

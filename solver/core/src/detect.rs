@@ -81,6 +81,18 @@ impl Detector {
         }
     }
 
+    /// The state a checkpoint must carry for a resumed run to do exactly the work of an
+    /// uninterrupted one: the kept active sets (the broad phase re-filters its pairs
+    /// exactly and the other buffers are scratch).
+    pub fn snapshot(&self) -> Vec<u8> {
+        self.kept.snapshot()
+    }
+
+    /// Restores a [`Detector::snapshot`].
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.kept.restore(bytes)
+    }
+
     /// The triangle kernel.
     pub fn kernel(&self) -> KernelChoice {
         self.kernel

@@ -60,6 +60,28 @@ pub trait Integrator: std::fmt::Debug + Send {
     fn lts_stats(&self) -> Option<(LtsStepStats, LtsPhaseTimes)> {
         None
     }
+
+    /// The state this integrator carries from one step into the next beyond the
+    /// [`State`] (warm starts, a kept evaluation), as bytes for a checkpoint; a resumed
+    /// run restores it with [`Integrator::restore`] so that it continues byte for byte as
+    /// the uninterrupted run. The default: nothing carried (every buffer is scratch).
+    fn snapshot(&self) -> Vec<u8> {
+        Vec::new()
+    }
+
+    /// Restores a [`Integrator::snapshot`] of the same integrator and scenario; an error
+    /// says what did not decode. The default accepts only the empty snapshot.
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} carries no state, but the checkpoint holds {} bytes for it",
+                self.name(),
+                bytes.len()
+            ))
+        }
+    }
 }
 
 /// [`StepError::NonFinite`] for the first particle of `state` whose state is NaN or
@@ -130,5 +152,15 @@ impl Integrator for lts::LocalTimeStepping {
 
     fn lts_stats(&self) -> Option<(LtsStepStats, LtsPhaseTimes)> {
         self.last_stats().cloned()
+    }
+
+    /// Not resumable yet: the particles' span memory (seed 004 eq. 3) and the run's LTS
+    /// statistics are not in the checkpoint, so a resumed run would not continue byte for
+    /// byte; refused rather than continued differently.
+    fn restore(&mut self, _bytes: &[u8]) -> Result<(), String> {
+        Err(format!(
+            "{} runs cannot be resumed from a checkpoint yet; rerun without --restart",
+            self.name()
+        ))
     }
 }

@@ -27,6 +27,7 @@ use crate::params::IntegratorChoice;
 use crate::state::State;
 use crate::world::World;
 
+pub mod checkpoint;
 mod output;
 pub mod progress;
 mod stepper;
@@ -49,6 +50,11 @@ pub struct RunOptions {
     /// (`stats.msdem` included, whose `wall` fields are zero) is byte-identical across runs
     /// of the same scenario either way.
     pub wall_times: bool,
+    /// When to write a checkpoint ([`checkpoint`]); [`checkpoint::Cadence::NEVER`] for
+    /// none. Checkpoints never change the other output files.
+    pub checkpoint: checkpoint::Cadence,
+    /// [`solve`]: continue from the run folder's checkpoint ([`resume`]).
+    pub restart: bool,
 }
 
 impl Default for RunOptions {
@@ -56,6 +62,8 @@ impl Default for RunOptions {
         RunOptions {
             quiet: false,
             wall_times: true,
+            checkpoint: checkpoint::Cadence::default(),
+            restart: false,
         }
     }
 }
@@ -227,7 +235,9 @@ fn unconverged(name: &str, tolerance: f64, out: &Stepped) -> String {
 
 /// Pipeline stage 3 in one call: loads and validates the scenario at `scenario`, builds the
 /// world (meshes, trees, particles, interpenetration check), prints a warning on stderr when
-/// `dt` exceeds the stability estimate, and runs it into `out_dir`.
+/// `dt` exceeds the stability estimate, and runs it into `out_dir` — with
+/// [`RunOptions::restart`], from
+/// the checkpoint in `out_dir` ([`resume`]).
 pub fn solve(
     scenario: &Path,
     out_dir: &Path,
@@ -244,17 +254,42 @@ pub fn solve(
     {
         eprintln!("warning: {}: {w}", scenario.file.display());
     }
-    run(world, out_dir, options)
+    if options.restart {
+        resume(world, out_dir, options)
+    } else {
+        run(world, out_dir, options)
+    }
 }
 
 /// Runs `world` to its end time, writing into `out_dir` (see the module documentation).
 pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSummary, SolverError> {
+    start(world, out_dir, options, false)
+}
+
+/// Continues the run of `world` in `out_dir` from its checkpoint ([`checkpoint::load`]):
+/// frames written after the checkpoint are removed and the run goes on to its end time,
+/// writing the same files as an uninterrupted run. Without a checkpoint the run starts
+/// from step 0 (a note on stderr unless quiet); a corrupt checkpoint, or one of another
+/// run, is an error naming the file and changes nothing.
+pub fn resume(
+    world: World,
+    out_dir: &Path,
+    options: &RunOptions,
+) -> Result<RunSummary, SolverError> {
+    start(world, out_dir, options, true)
+}
+
+fn start(
+    world: World,
+    out_dir: &Path,
+    options: &RunOptions,
+    restart: bool,
+) -> Result<RunSummary, SolverError> {
     check_world(&world)?;
     output::check_output_folder(out_dir)?;
     let steps = step_count(world.params.dt, world.params.end);
     let every = u64::from(world.params.output_every);
 
-    output::prepare_output_folder(out_dir)?;
     let manifest = output::manifest(
         &world.model,
         &world.state,
@@ -263,7 +298,17 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
         out_dir,
         stats_levels(&world.model),
     );
-    output::write_manifest(out_dir, &manifest)?;
+    let identity = checkpoint::identity(&manifest, &world.params, steps);
+    let restored = match restart {
+        true => checkpoint::load(out_dir, &identity)?,
+        false => None,
+    };
+    if restart && restored.is_none() && !options.quiet {
+        eprintln!(
+            "note: {}: no checkpoint; the run starts from step 0",
+            out_dir.display()
+        );
+    }
     let mut summary = RunSummary {
         name: world.model.name.clone(),
         out_dir: out_dir.to_path_buf(),
@@ -280,11 +325,6 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
             };
             frames::write_record(&frames::frame_path(out_dir, index), &FRAME_MAGIC, &frame)
         };
-    write_frame(&world.state, 0, Vec::new(), &[])?;
-    summary.frames = 1;
-
-    let start = Instant::now();
-    let bar = progress::progress_bar(steps, world.params.dt, options.quiet);
     let mut stepper = Stepper::new(&world.params);
     let World {
         model,
@@ -295,8 +335,40 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
     let mut timings = TimingsFile::default();
     let mut lts_stats = LtsStatsFile::default();
     let mut lts_timings = LtsTimingsFile::default();
+    match restored {
+        None => {
+            output::prepare_output_folder(out_dir)?;
+            checkpoint::remove(out_dir)?;
+            output::write_manifest(out_dir, &manifest)?;
+            write_frame(&state, 0, Vec::new(), &[])?;
+            summary.frames = 1;
+        }
+        Some(c) => {
+            stepper
+                .restore(&c.detector, &c.integrator)
+                .map_err(|message| SolverError::Output {
+                    path: frames::checkpoint_path(out_dir),
+                    message,
+                })?;
+            output::remove_later_frames(out_dir, c.frames)?;
+            output::write_manifest(out_dir, &manifest)?;
+            state = c.state();
+            for s in &c.stats.steps {
+                summary.add_step(s);
+                summary.unconverged_steps += u64::from(!s.converged);
+            }
+            summary.frames = c.frames;
+            stats = c.stats;
+            timings = c.timings;
+        }
+    }
+
+    let start = Instant::now();
+    let mut last_checkpoint = Instant::now();
+    let bar = progress::progress_bar(steps, params.dt, options.quiet);
+    bar.inc(state.step);
     let mut failure = None;
-    for n in 1..=steps {
+    for n in state.step + 1..=steps {
         let output_step = n % every == 0;
         match stepper.step(&model, &mut state, output_step) {
             Ok(mut out) => {
@@ -334,6 +406,29 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
                         break;
                     }
                     summary.frames += 1;
+                }
+                if n < steps
+                    && options
+                        .checkpoint
+                        .due(n, last_checkpoint.elapsed().as_secs_f64())
+                {
+                    let (detector, integrator) = stepper.snapshot();
+                    let c = checkpoint::CheckpointRef {
+                        identity: &identity,
+                        bodies: &state.bodies,
+                        time: state.time,
+                        step: state.step,
+                        frames: summary.frames,
+                        stats: &stats,
+                        timings: &timings,
+                        detector: &detector,
+                        integrator: &integrator,
+                    };
+                    if let Err(e) = checkpoint::write(out_dir, &c) {
+                        failure = Some(e);
+                        break;
+                    }
+                    last_checkpoint = Instant::now();
                 }
             }
             Err(e) => {
@@ -377,7 +472,10 @@ pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSumm
     }
     match failure {
         Some(e) => Err(e),
-        None => Ok(summary),
+        None => {
+            checkpoint::remove(out_dir)?;
+            Ok(summary)
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 use msdem_geom::math::{Iso3, Mat3, Quat, Vec3};
 
 /// A rigid particle: its constant mass properties and its kinematic state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Body {
     /// Index into [`crate::model::Model::shapes`].
     pub shape: u32,

@@ -26,6 +26,9 @@ pub const FRAME_MAGIC: [u8; 8] = *b"MSDEMFRM";
 pub const STATS_MAGIC: [u8; 8] = *b"MSDEMSTA";
 /// Magic of the wall-clock timings file.
 pub const TIMINGS_MAGIC: [u8; 8] = *b"MSDEMTIM";
+/// Magic of a solver checkpoint (the body is the solver's own record; this crate only
+/// frames, checks and names it).
+pub const CHECKPOINT_MAGIC: [u8; 8] = *b"MSDEMCKP";
 
 /// Kind of file named in errors, from its magic.
 fn kind_of(magic: &[u8; 8]) -> &'static str {
@@ -34,6 +37,7 @@ fn kind_of(magic: &[u8; 8]) -> &'static str {
         m if m == &FRAME_MAGIC => "frame",
         m if m == &STATS_MAGIC => "statistics",
         m if m == &TIMINGS_MAGIC => "timings",
+        m if m == &CHECKPOINT_MAGIC => "checkpoint",
         _ => "run output",
     }
 }
@@ -182,4 +186,15 @@ pub fn timings_path(run: &std::path::Path) -> std::path::PathBuf {
 /// Path of the statistics file inside a run folder.
 pub fn stats_path(run: &std::path::Path) -> std::path::PathBuf {
     run.join("stats.msdem")
+}
+
+/// Path of the latest checkpoint inside a run folder.
+pub fn checkpoint_path(run: &std::path::Path) -> std::path::PathBuf {
+    run.join("checkpoint.msdem")
+}
+
+/// Path of the previous checkpoint inside a run folder (the fallback when the latest one
+/// is unreadable).
+pub fn previous_checkpoint_path(run: &std::path::Path) -> std::path::PathBuf {
+    run.join("checkpoint.prev.msdem")
 }

@@ -14,7 +14,10 @@
 //!   `wall` fields are zero), magic [`STATS_MAGIC`], path [`stats_path`];
 //! * `OUT/timings.msdem` — [`TimingsFile`], the wall-clock time per phase of every step,
 //!   magic [`TIMINGS_MAGIC`], path [`timings_path`]. The only output that differs between
-//!   two runs of the same inputs, so it lives apart.
+//!   two runs of the same inputs, so it lives apart;
+//! * `OUT/checkpoint.msdem`, `OUT/checkpoint.prev.msdem` — the solver's latest and
+//!   previous checkpoint of an unfinished run (its own record, magic [`CHECKPOINT_MAGIC`],
+//!   paths [`checkpoint_path`], [`previous_checkpoint_path`]); removed when the run ends.
 //!
 //! Every file (format version 4, [`FORMAT_VERSION`]) is a 52-byte header ([`HEADER_LEN`])
 //! followed by the body, the postcard encoding of the record (fields in declaration order):
@@ -54,8 +57,9 @@ mod tests;
 
 pub use error::FrameError;
 pub use io::{
-    decode, encode, frame_path, manifest_path, read_record, stats_path, timings_path, write_record,
-    FORMAT_VERSION, FRAME_MAGIC, HEADER_LEN, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
+    checkpoint_path, decode, encode, frame_path, manifest_path, previous_checkpoint_path,
+    read_record, stats_path, timings_path, write_record, CHECKPOINT_MAGIC, FORMAT_VERSION,
+    FRAME_MAGIC, HEADER_LEN, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
 };
 pub use records::{
     BodyLoad, BodyState, ContactRecord, Frame, ObstacleRecord, Other, ParticleRecord, PhaseTimes,

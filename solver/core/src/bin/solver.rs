@@ -1,4 +1,5 @@
-//! `solver SCENARIO.yaml -o RUNDIR [--threads N] [--quiet]` — pipeline stage 3.
+//! `solver SCENARIO.yaml -o RUNDIR [--threads N] [--quiet] [--restart]
+//! [--checkpoint-every-steps N] [--checkpoint-every-wall-s T]` — pipeline stage 3.
 //!
 //! Reads the scenario, loads the prebuilt trees, runs the simulation and writes the run
 //! folder (see `docs/cli.md`). Errors: one line on stderr, exit code 1, nothing written.
@@ -8,6 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
+use msdem_solver::run::checkpoint::{Cadence, DEFAULT_EVERY_WALL_S};
 use msdem_solver::run::{solve, RunOptions};
 
 /// Multiresolution DEM solver (pipeline stage 3): runs a scenario and writes
@@ -27,6 +29,23 @@ struct Args {
     /// No progress bar and no summary.
     #[arg(long)]
     quiet: bool,
+    /// Continue a killed run from RUNDIR's checkpoint (frames after it are rewritten);
+    /// without a checkpoint the run starts from step 0.
+    #[arg(long)]
+    restart: bool,
+    /// Write a checkpoint every N steps (0: no step cadence).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    checkpoint_every_steps: u64,
+    /// Write a checkpoint once T seconds of wall time passed since the last (0: none).
+    #[arg(long, value_name = "T", default_value_t = DEFAULT_EVERY_WALL_S, value_parser = seconds)]
+    checkpoint_every_wall_s: f64,
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err("expected a finite number of seconds ≥ 0".to_owned()),
+    }
 }
 
 /// The most worker threads `--threads` accepts: far above any core count this solver
@@ -74,6 +93,11 @@ fn run(args: &Args) -> anyhow::Result<()> {
     }
     let options = RunOptions {
         quiet: args.quiet,
+        restart: args.restart,
+        checkpoint: Cadence {
+            every_steps: args.checkpoint_every_steps,
+            every_wall_s: args.checkpoint_every_wall_s,
+        },
         ..RunOptions::default()
     };
     let summary = solve(&args.scenario, &args.out, &options)?;

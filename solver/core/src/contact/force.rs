@@ -31,7 +31,7 @@ use crate::state::Body;
 use msdem_geom::math::Vec3;
 
 /// Force \[N\] and torque about the centre of mass [N·m] on one body, world frame.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Wrench {
     /// Force \[N\].
     pub force: Vec3,

@@ -83,7 +83,7 @@ pub fn roots_pair(
 /// What a pair keeps between detections, by pair kind. (`Empty` is only the state before a
 /// pair's first detection, so the size difference to the mesh variant costs nothing: a
 /// box would add an allocation and an indirection per pair.)
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 #[allow(clippy::large_enum_variant)]
 pub enum KeptPair {
     /// Nothing kept yet.

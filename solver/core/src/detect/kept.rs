@@ -34,7 +34,7 @@ fn key(p: &CandidatePair) -> PairKey {
 }
 
 /// Persistent state and the last detection's merged contacts of one particle pair.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct PairState {
     key: PairKey,
     kept: KeptPair,
@@ -66,7 +66,44 @@ pub struct KeptSets {
     sequential: ThreadScratch,
 }
 
+/// The part of [`KeptSets`] a checkpoint carries: the per-pair states and whether new
+/// sets start from a full descent (the caches are rebuilt from the model, the scratch is
+/// scratch).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KeptSnapshot {
+    states: Vec<PairState>,
+    seed: bool,
+    recheck_all: bool,
+}
+
 impl KeptSets {
+    /// The kept sets as bytes for a checkpoint ([`KeptSets::restore`] reads them back).
+    pub fn snapshot(&self) -> Vec<u8> {
+        #[derive(serde::Serialize)]
+        struct Ref<'a> {
+            states: &'a [PairState],
+            seed: bool,
+            recheck_all: bool,
+        }
+        postcard::to_allocvec(&Ref {
+            states: &self.states,
+            seed: self.seed,
+            recheck_all: self.recheck_all,
+        })
+        .unwrap_or_default()
+    }
+
+    /// Replaces the kept sets by a [`KeptSets::snapshot`]; an error names what did not
+    /// decode.
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let s: KeptSnapshot =
+            postcard::from_bytes(bytes).map_err(|e| format!("kept active sets: {e}"))?;
+        self.states = s.states;
+        self.seed = s.seed;
+        self.recheck_all = s.recheck_all;
+        Ok(())
+    }
+
     /// Starts a time step: forgets all kept sets (`restart`: Alg. 6 line 1 read
     /// literally, new sets start from the root pairs) or only the memory sets and vetoes
     /// (new sets start from one full descent).

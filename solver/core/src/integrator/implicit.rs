@@ -407,6 +407,43 @@ impl Integrator for ImplicitEuler {
             residual,
         })
     }
+
+    fn snapshot(&self) -> Vec<u8> {
+        #[derive(serde::Serialize)]
+        struct Ref<'a> {
+            last: &'a Option<LastEvaluation>,
+            contacts: &'a [Contact],
+            coarse: &'a [Contact],
+            computed: &'a [Wrench],
+        }
+        postcard::to_allocvec(&Ref {
+            last: &self.last,
+            contacts: &self.contacts,
+            coarse: &self.coarse,
+            computed: &self.computed,
+        })
+        .unwrap_or_default()
+    }
+
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let c: Carried = postcard::from_bytes(bytes)
+            .map_err(|e| format!("{}: carried evaluation: {e}", self.name()))?;
+        self.last = c.last;
+        self.contacts = c.contacts;
+        self.coarse = c.coarse;
+        self.computed = c.computed;
+        Ok(())
+    }
+}
+
+/// What an implicit integrator carries into the next step: the accepted state's
+/// evaluation (reused by the next step's first iteration, see the module docs).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Carried {
+    last: Option<LastEvaluation>,
+    contacts: Vec<Contact>,
+    coarse: Vec<Contact>,
+    computed: Vec<Wrench>,
 }
 
 /// Bitwise equality of the pose (what contact detection depends on).

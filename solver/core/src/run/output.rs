@@ -62,6 +62,27 @@ pub fn prepare_output_folder(out: &Path) -> Result<(), SolverError> {
     Ok(())
 }
 
+/// Removes the frames with index `from` and above from `out/frames` (frames a killed run
+/// wrote after its checkpoint) and the temporary files of interrupted atomic writes.
+pub fn remove_later_frames(out: &Path, from: u32) -> Result<(), SolverError> {
+    let frames_dir = out.join("frames");
+    let entries = std::fs::read_dir(&frames_dir).map_err(io(&frames_dir))?;
+    for entry in entries {
+        let path = entry.map_err(io(&frames_dir))?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let index = name
+            .strip_prefix("frame_")
+            .and_then(|n| n.strip_suffix(".msdem"))
+            .and_then(|n| n.parse::<u32>().ok());
+        // `.tmp*`: a temporary file of an atomic write the kill interrupted.
+        let stale = index.is_some_and(|i| i >= from) || name.starts_with(".tmp");
+        if stale && path.is_file() {
+            std::fs::remove_file(&path).map_err(io(&path))?;
+        }
+    }
+    Ok(())
+}
+
 /// `target` relative to the folder `base` (both made absolute first); `target` itself when
 /// no relative path exists (e.g. another drive).
 pub fn relative_to(base: &Path, target: &Path) -> PathBuf {

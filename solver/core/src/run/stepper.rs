@@ -39,6 +39,17 @@ impl Stepper {
         self.integrator.as_ref()
     }
 
+    /// The detector's and the integrator's carried state for a checkpoint.
+    pub fn snapshot(&self) -> (Vec<u8>, Vec<u8>) {
+        (self.detector.snapshot(), self.integrator.snapshot())
+    }
+
+    /// Restores a [`Stepper::snapshot`].
+    pub fn restore(&mut self, detector: &[u8], integrator: &[u8]) -> Result<(), String> {
+        self.detector.restore(detector)?;
+        self.integrator.restore(integrator)
+    }
+
     /// Advances `state` by one step of the integrator.
     pub fn step(
         &mut self,

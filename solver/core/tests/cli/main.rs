@@ -5,4 +5,5 @@
 mod common;
 
 mod implicit;
+mod restart;
 mod solver;

@@ -76,6 +76,7 @@ fn every_broadphase_and_skin_gives_byte_identical_outputs() {
     let options = RunOptions {
         quiet: true,
         wall_times: false,
+        ..RunOptions::default()
     };
     let mut reference: Option<Vec<(String, Vec<u8>)>> = None;
     for (i, v) in variants.iter().enumerate() {

@@ -38,6 +38,7 @@ fn two_ellipsoids_collide_through_a_scenario_file_conserving_momentum() {
     let options = RunOptions {
         quiet: true,
         wall_times: false,
+        ..RunOptions::default()
     };
     let summary = run(world, &out, &options).unwrap();
     assert!(summary.frames > 10);

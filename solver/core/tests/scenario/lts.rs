@@ -33,6 +33,7 @@ fn a_local_time_stepping_run_writes_frames_and_its_statistics() {
         let opts = RunOptions {
             quiet: true,
             wall_times: true,
+            ..RunOptions::default()
         };
         let summary = run(world, &out, &opts).unwrap();
         assert_eq!((summary.steps, summary.frames), (20, 5), "{integrator}");
@@ -67,6 +68,7 @@ fn a_time_step_collapse_stops_with_one_line_and_keeps_the_frames() {
     let opts = RunOptions {
         quiet: true,
         wall_times: false,
+        ..RunOptions::default()
     };
     let e = run(world, &out, &opts).unwrap_err().to_string();
     assert!(!e.contains('\n'), "{e}");

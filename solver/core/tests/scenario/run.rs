@@ -19,6 +19,7 @@ fn quiet() -> RunOptions {
     RunOptions {
         quiet: true,
         wall_times: false,
+        ..RunOptions::default()
     }
 }
 
@@ -153,6 +154,7 @@ fn same_scenario_and_seed_give_byte_identical_files() {
     let timed = RunOptions {
         quiet: true,
         wall_times: true,
+        ..RunOptions::default()
     };
     let summary = run(load(&f, "pile.yaml", time, PILE), &out, &timed).unwrap();
     assert!(frames::timings_path(&out).is_file());

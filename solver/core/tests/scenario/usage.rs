@@ -36,6 +36,7 @@ fn the_usage_example_reports_the_contacts_the_run_loop_writes() {
     let options = RunOptions {
         quiet: true,
         wall_times: false,
+        ..RunOptions::default()
     };
     let built = build_world(&load_scenario(&path).unwrap()).unwrap();
     run(built, &out, &options).unwrap();

@@ -34,7 +34,7 @@ pub(super) fn key(a: Element, b: Element) -> u64 {
 }
 
 /// Result of the last check of an active pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[repr(u8)]
 pub enum Outcome {
     /// Not checked yet (fresh after a widening or a refresh).
@@ -66,7 +66,7 @@ impl Outcome {
 }
 
 /// An active pair stored with its clearance (`f32::NEG_INFINITY`: none).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Leaf {
     pub(super) a: u32,
     pub(super) b: u32,

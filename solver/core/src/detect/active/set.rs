@@ -27,7 +27,7 @@ pub struct IterationReport {
 }
 
 /// The active set of one particle pair (see the module docs).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ActiveSet {
     /// Unfolded pairs in depth-first preorder of the descent (packed keys).
     pub(super) cut: Vec<u64>,

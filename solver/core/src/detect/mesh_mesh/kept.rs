@@ -21,10 +21,21 @@ use msdem_tree::{SurrogateTree, TriContact};
 
 /// The kept state of one mesh–mesh pair: its active set and the two trees it was built
 /// on (addresses; a pair whose shapes changed starts a new set).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct MeshPair {
     set: ActiveSet,
+    /// Not serialised (addresses of this process): a set read back from a checkpoint
+    /// adopts the trees of its first detection ([`RESTORED`]); the checkpoint's scenario
+    /// hash guarantees they are the trees it was built on.
+    #[serde(skip, default = "restored")]
     trees: (usize, usize),
+}
+
+/// Tree addresses of a set read back from a checkpoint (no tree lives at `usize::MAX`).
+const RESTORED: (usize, usize) = (usize::MAX, usize::MAX);
+
+fn restored() -> (usize, usize) {
+    RESTORED
 }
 
 impl MeshPair {
@@ -187,7 +198,9 @@ pub fn process(
         std::ptr::from_ref(sides.tree_a) as usize,
         std::ptr::from_ref(sides.tree_b) as usize,
     );
-    if kept.trees != trees {
+    if kept.trees == RESTORED {
+        kept.trees = trees;
+    } else if kept.trees != trees {
         kept.trees = trees;
         kept.set = ActiveSet::default();
     }

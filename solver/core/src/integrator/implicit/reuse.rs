@@ -8,7 +8,7 @@ use crate::state::{Body, State};
 
 /// The inputs of the last contact/force evaluation of a step (see the module docs). The
 /// time step, gravity, variant and coarse damping are the integrator's own and fixed.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct LastEvaluation {
     pub(super) bodies: Vec<Body>,
     pub(super) step: u64,
