@@ -99,7 +99,7 @@ pub fn lts_charts(steps: &[StepStats], lts: &LtsRun, bin_steps: usize) -> Vec<Ch
         lts.bins(|s| &s.cluster_sizes),
         1,
         |s| &s.cluster_sizes,
-        |k| format!("{} particles", count_label(k, "–")),
+        |k| format!("size {}", count_label(k, "–")),
     );
     let mut step_sizes = chart(
         "lts_step_sizes",
@@ -171,4 +171,47 @@ pub fn lts_charts(steps: &[StepStats], lts: &LtsRun, bin_steps: usize) -> Vec<Ch
         charts.push(phases);
     }
     charts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_layers_sum_to_the_histogram_total_and_fold_the_tail() {
+        // 12 bins: layers 1..=7 one bin each, the 8th holds bins 8–11.
+        let hist: Vec<u64> = (0..12).map(|k| k * k + 1).collect();
+        let lts = LtsRun {
+            steps: vec![LtsStepStats {
+                step: 1,
+                cluster_sizes: hist.clone(),
+                ..LtsStepStats::default()
+            }],
+            timings: Vec::new(),
+        };
+        let steps = [StepStats {
+            step: 1,
+            time: 0.5,
+            ..StepStats::default()
+        }];
+        let charts = lts_charts(&steps, &lts, 1);
+        let sizes = charts
+            .iter()
+            .find(|c| c.stem == "lts_cluster_sizes")
+            .unwrap();
+        assert_eq!(sizes.stacked.len(), LAYERS);
+        let total: f64 = sizes.stacked.iter().map(|s| s.points[0].1).sum();
+        assert_eq!(
+            total,
+            hist[1..].iter().sum::<u64>() as f64,
+            "bin 0 is left out"
+        );
+        let top = sizes.stacked.last().unwrap();
+        assert_eq!(top.name, "size 128–255 and beyond");
+        assert_eq!(top.points[0], (0.5, hist[8..].iter().sum::<u64>() as f64));
+        assert!(
+            charts.iter().all(|c| c.stem != "lts_phases"),
+            "no timings, no phase chart"
+        );
+    }
 }

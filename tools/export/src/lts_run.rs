@@ -86,3 +86,58 @@ pub fn step_decade(k: usize) -> (i32, i32) {
     let k = k as i32;
     (-(k + 1), -k)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use msdem_frames::lts::{count_bin, step_bin};
+
+    #[test]
+    fn bin_ranges_match_the_solvers_binning() {
+        for k in 0..20 {
+            let (lo, hi) = count_range(k);
+            assert_eq!(count_bin(lo), k, "lower end of bin {k}");
+            assert_eq!(count_bin(hi), k, "upper end of bin {k}");
+            if hi < u64::MAX {
+                assert_eq!(count_bin(hi + 1), k + 1);
+            }
+        }
+        assert_eq!(count_label(2, "_"), "2_3");
+        assert_eq!(count_label(1, "_"), "1");
+        for k in 0..15 {
+            let (a, b) = step_decade(k);
+            // Inside the decade, off its floating-point edges.
+            assert_eq!(step_bin(10f64.powi(b) * 0.99), k, "just below 1e{b}");
+            assert_eq!(step_bin(10f64.powi(a) * 1.01), k, "just above 1e{a}");
+        }
+    }
+
+    #[test]
+    fn records_line_up_by_step_number_not_position() {
+        let rec = |step| LtsStepStats {
+            step,
+            sweeps: step as u32 * 10,
+            ..LtsStepStats::default()
+        };
+        let lts = LtsRun {
+            steps: vec![rec(2), rec(3)],
+            timings: vec![LtsPhaseTimes {
+                broad: 1.0,
+                ..LtsPhaseTimes::default()
+            }],
+        };
+        let steps: Vec<StepStats> = (1..=3)
+            .map(|step| StepStats {
+                step,
+                ..StepStats::default()
+            })
+            .collect();
+        let rows = lts.aligned(&steps);
+        assert!(rows[0].is_none());
+        assert_eq!(rows[1].unwrap().stats.sweeps, 20);
+        assert_eq!(rows[1].unwrap().wall.broad, 1.0);
+        assert_eq!(rows[2].unwrap().stats.sweeps, 30);
+        assert_eq!(rows[2].unwrap().wall, LtsPhaseTimes::default(), "no timing");
+        assert_eq!(lts.bins(|s| &s.cluster_sizes), 1, "at least one bin");
+    }
+}

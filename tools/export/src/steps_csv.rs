@@ -47,6 +47,27 @@ pub const LTS_COLUMNS: [&str; 17] = [
     "lts_wall_roll_over_s",
 ];
 
+/// The local time stepping part of the header (each column preceded by a comma): the
+/// [`LTS_COLUMNS`], then `sizes` cluster-size, `ratios` step-ratio and `contacts`
+/// contact-point histogram bins.
+pub fn lts_header(sizes: usize, ratios: usize, contacts: usize) -> String {
+    let mut out = String::new();
+    for c in LTS_COLUMNS {
+        let _ = write!(out, ",{c}");
+    }
+    for k in 0..sizes {
+        let _ = write!(out, ",lts_cluster_size_{}", count_label(k, "_"));
+    }
+    for k in 0..ratios {
+        let (a, b) = step_decade(k);
+        let _ = write!(out, ",lts_step_ratio_1e{a}_1e{b}");
+    }
+    for k in 0..contacts {
+        let _ = write!(out, ",lts_cluster_contacts_{}", count_label(k, "_"));
+    }
+    out
+}
+
 /// The CSV text of `steps`; `levels` is the number of `checks_per_level` entries to write
 /// (shorter vectors are padded with zeros), the last of which is the fine–fine count.
 pub fn steps_csv(steps: &[StepStats], levels: usize) -> String {
@@ -81,19 +102,7 @@ pub fn steps_csv_lts(steps: &[StepStats], levels: usize, lts: Option<&LtsRun>) -
         )
     });
     if let Some((sizes, ratios, contacts)) = widths {
-        for c in LTS_COLUMNS {
-            let _ = write!(out, ",{c}");
-        }
-        for k in 0..sizes {
-            let _ = write!(out, ",lts_cluster_size_{}", count_label(k, "_"));
-        }
-        for k in 0..ratios {
-            let (a, b) = step_decade(k);
-            let _ = write!(out, ",lts_step_ratio_1e{a}_1e{b}");
-        }
-        for k in 0..contacts {
-            let _ = write!(out, ",lts_cluster_contacts_{}", count_label(k, "_"));
-        }
+        out.push_str(&lts_header(sizes, ratios, contacts));
     }
     out.push('\n');
     let rows = lts.map(|l| l.aligned(steps)).unwrap_or_default();
