@@ -67,6 +67,16 @@ fn reference_page() -> String {
          levels):\n\n```\n",
     );
     page.push_str(msdem_export::steps_csv::steps_csv(&[], 3).trim_end());
+    page.push_str(
+        "\n```\n\nLocal time stepping runs (`lts.msdem`, seed 004) add columns per \
+         synchronisation interval (counts; the smallest active step and the wall time per \
+         phase in s), then one column per histogram bin: active clusters by size \
+         (`lts_cluster_size_LO_HI`, base-2 bins), by time step size over the interval \
+         (`lts_step_ratio_1e-A_1e-B`: Δt/dt in (1e-A, 1e-B]) and colliding clusters by \
+         contact points (`lts_cluster_contacts_LO_HI`), as many bins as the run needs \
+         (here 4, 3 and 3); other runs have none of them:\n\n```\n",
+    );
+    page.push_str(msdem_export::steps_csv::lts_header(4, 3, 3).trim_start_matches(','));
     page.push_str("\n```\n");
     page
 }

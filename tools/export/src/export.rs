@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use crate::animation::{run_animation, AnimationOptions, ANIMATION_FILE};
 use crate::atomic::write_atomic;
 use crate::error::ExportError;
+use crate::lts_charts::lts_charts;
 use crate::particle_state::{particle_states, states_csv, states_polydata};
 use crate::plots::{dashboard, render_chart, run_charts, PLOT_SIZE};
 use crate::ply::ply_bytes;
@@ -26,7 +27,7 @@ use crate::raster::Image;
 use crate::run_reader::RunFolder;
 use crate::scene::{pose_obstacles, pose_particles};
 use crate::staging::Staging;
-use crate::steps_csv::steps_csv;
+use crate::steps_csv::steps_csv_lts;
 use crate::vtk_series::{
     contacts_polydata, obstacles_polydata, particles_polydata, shape_polydata,
 };
@@ -174,6 +175,10 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     } else {
         None
     };
+    let lts = match &stats {
+        Some(_) => run.read_lts_if_present()?,
+        None => None,
+    };
 
     let staging = Staging::new(&out)?;
     let stage = staging.path();
@@ -257,7 +262,11 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         files += per_frame.iter().sum::<usize>();
     }
     if let Some(stats) = &stats {
-        let charts = run_charts(&run.manifest, stats);
+        let mut charts = run_charts(&run.manifest, stats);
+        if let Some(lts) = &lts {
+            let bin_steps = run.manifest.output_every.max(1) as usize;
+            charts.extend(lts_charts(&stats.steps, lts, bin_steps));
+        }
         let images = first_error(
             charts
                 .par_iter()
@@ -281,7 +290,10 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
         files += 1;
         let csv = stage.join("plots").join("steps.csv");
         let levels = run.manifest.levels as usize;
-        write_atomic(&csv, steps_csv(&stats.steps, levels).as_bytes())?;
+        write_atomic(
+            &csv,
+            steps_csv_lts(&stats.steps, levels, lts.as_ref()).as_bytes(),
+        )?;
         files += 1;
     }
     {

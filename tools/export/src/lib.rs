@@ -7,7 +7,9 @@
 //! * binary PLY per frame (`ply/frame_NNNNNN.ply`) plus the static `ply/obstacles.ply`;
 //! * statistics plots (`plots/*.png`, binned with min–max bands, all of them together in
 //!   `plots/dashboard.png`), including the triangle checks per tree level over time of
-//!   seed 000 §6 (Fig. 4), and the per-step statistics as `plots/steps.csv`;
+//!   seed 000 §6 (Fig. 4), and the per-step statistics as `plots/steps.csv` — for local
+//!   time stepping runs (`lts.msdem`) with the clusters, histograms, rollbacks and phase
+//!   times of seed 004 §8 ([`lts_charts`], [`lts_run`]);
 //! * a software-rendered preview of one frame (`preview.png`) and an animated one of the
 //!   whole run (`preview_animation.png`, [`animation`]).
 //!
@@ -26,6 +28,8 @@ pub mod error;
 pub mod export;
 pub mod fonts;
 pub mod implicit_charts;
+pub mod lts_charts;
+pub mod lts_run;
 pub mod mesh_io;
 pub mod particle_state;
 pub mod plots;

@@ -4,6 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use msdem_frames::lts::{
+    lts_stats_path, lts_timings_path, LtsStatsFile, LtsTimingsFile, LTS_STATS_MAGIC,
+    LTS_TIMINGS_MAGIC,
+};
 use msdem_frames::{
     frame_path, manifest_path, read_record, stats_path, timings_path, Frame, FrameError, Other,
     RunManifest, StatsFile, TimingsFile, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
@@ -11,6 +15,7 @@ use msdem_frames::{
 use msdem_mesh::TriMesh;
 
 use crate::error::{hex, ExportError};
+use crate::lts_run::LtsRun;
 use crate::mesh_io::load_mesh;
 
 /// A validated run folder: manifest, meshes (in the mesh frame) and frame indices.
@@ -117,6 +122,29 @@ impl RunFolder {
             }
         }
         Ok(Some(stats))
+    }
+
+    /// The local time stepping statistics (`lts.msdem`, and the phase times of
+    /// `lts_timings.msdem` when present), `None` for runs of other integrators (no
+    /// `lts.msdem`). A file that exists but cannot be read is an error.
+    pub fn read_lts_if_present(&self) -> Result<Option<LtsRun>, ExportError> {
+        let path = lts_stats_path(&self.root);
+        let stats: LtsStatsFile = match read_record(&path, &LTS_STATS_MAGIC) {
+            Err(FrameError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None)
+            }
+            other => other?,
+        };
+        let timings_file = lts_timings_path(&self.root);
+        let timings = if timings_file.is_file() {
+            read_record::<LtsTimingsFile>(&timings_file, &LTS_TIMINGS_MAGIC)?.steps
+        } else {
+            Vec::new()
+        };
+        Ok(Some(LtsRun {
+            steps: stats.steps,
+            timings,
+        }))
     }
 }
 
