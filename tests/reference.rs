@@ -264,6 +264,7 @@ fn every_section_of_the_tables_lists_exactly_the_keys_its_parser_accepts() {
             &["scenario", "generators", "5", "ring"],
         ),
         (SCENARIO_KEYS, "limits", &["scenario", "limits"]),
+        (SCENARIO_KEYS, "checkpoint", &["scenario", "checkpoint"]),
     ];
     let mut wrong = Vec::new();
     for &(keys, section, path) in sections {

@@ -55,6 +55,10 @@ pub struct RunOptions {
     pub checkpoint: checkpoint::Cadence,
     /// [`solve`]: continue from the run folder's checkpoint ([`resume`]).
     pub restart: bool,
+    /// [`solve`]: the cadence given on the command line, which wins over the scenario's
+    /// `checkpoint:` section, which wins over [`RunOptions::checkpoint`]
+    /// ([`checkpoint::Cadence::with`]).
+    pub checkpoint_flags: checkpoint::CadenceFlags,
 }
 
 impl Default for RunOptions {
@@ -64,6 +68,7 @@ impl Default for RunOptions {
             wall_times: true,
             checkpoint: checkpoint::Cadence::default(),
             restart: false,
+            checkpoint_flags: checkpoint::CadenceFlags::default(),
         }
     }
 }
@@ -237,7 +242,9 @@ fn unconverged(name: &str, tolerance: f64, out: &Stepped) -> String {
 /// world (meshes, trees, particles, interpenetration check), prints a warning on stderr when
 /// `dt` exceeds the stability estimate, and runs it into `out_dir` — with
 /// [`RunOptions::restart`], from
-/// the checkpoint in `out_dir` ([`resume`]).
+/// the checkpoint in `out_dir` ([`resume`]). Checkpoints are taken at the cadence of
+/// [`RunOptions::checkpoint_flags`], else of the scenario's `checkpoint:` section, else of
+/// [`RunOptions::checkpoint`].
 pub fn solve(
     scenario: &Path,
     out_dir: &Path,
@@ -254,10 +261,16 @@ pub fn solve(
     {
         eprintln!("warning: {}: {w}", scenario.file.display());
     }
+    let options = RunOptions {
+        checkpoint: options
+            .checkpoint
+            .with(&scenario.checkpoint, &options.checkpoint_flags),
+        ..options.clone()
+    };
     if options.restart {
-        resume(world, out_dir, options)
+        resume(world, out_dir, &options)
     } else {
-        run(world, out_dir, options)
+        run(world, out_dir, &options)
     }
 }
 
@@ -344,6 +357,14 @@ fn start(
             summary.frames = 1;
         }
         Some(c) => {
+            if !options.quiet {
+                eprintln!(
+                    "note: {}: resuming from the checkpoint at step {} (t = {} s)",
+                    out_dir.display(),
+                    c.step,
+                    c.time
+                );
+            }
             stepper
                 .restore(&c.detector, &c.integrator)
                 .map_err(|message| SolverError::Output {

@@ -94,6 +94,9 @@
 //!             radius_m: 0.6, layer_m: 0.102, stagger: true }   # seed 004 §8.2 tower
 //! limits:                          # optional
 //!   max_particles: 10000000        # cap on listed + generated particles, ≥ 1 (default 10⁷)
+//! checkpoint:                      # optional; the solver's flags override these
+//!   every_steps: 1000              # a checkpoint every N steps (default 0: off)
+//!   every_wall_s: 60               # and/or every T s of wall time (default 60; 0: off)
 //! ```
 //!
 //! **Halo** ([`HaloSpec`], module [`halo`]): the key says the unit. `halo` replaces
@@ -177,6 +180,7 @@
 
 mod broadphase;
 mod cells;
+pub mod checkpoint;
 mod contact_law;
 mod error;
 mod generator;
@@ -195,6 +199,7 @@ mod values;
 pub mod yaml;
 
 pub use broadphase::BroadPhaseSpec;
+pub use checkpoint::CheckpointSpec;
 pub use contact_law::ContactLawSpec;
 pub use error::ScenarioError;
 pub use generator::{PairsSpec, RingSpec, StackSpec};

@@ -79,6 +79,7 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k("", "particles", "list", "-", "[]", "", "explicitly placed particles"),
     k("", "generators", "list", "-", "[]", "", "particle generators, each `{ KIND: {…} }`"),
     k("", "limits", "mapping", "-", "defaults below", "", "caps checked before anything is allocated"),
+    k("", "checkpoint", "mapping", "-", "defaults below", "", "when the solver writes a checkpoint to resume a killed run from (`solver --restart`, `pipeline --resume`); the solver's flags override it"),
     k("time", "dt", "number", "s", "required", "> 0", "time step"),
     k("time", "end", "number", "s", "required", "> 0", "end time; steps = end/dt rounded up (within 10⁻⁹ of a whole number: that number)"),
     k("time", "output_every", "integer", "steps", "required", "≥ 1", "steps between two frames (frame 0 is the initial state)"),
@@ -193,6 +194,8 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k(RING, "layer_m", "number", "m", "required", "> 0", "vertical distance between consecutive rings"),
     k(RING, "stagger", "bool", "-", "true", "", "turn every other ring by half a place"),
     k("limits", "max_particles", "integer", "-", "10000000", "≥ 1", "cap on listed plus generated particles, counted in 64 bits"),
+    k("checkpoint", "every_steps", "integer", "steps", "0", "≥ 0 (0: off)", "a checkpoint after every N steps; `--checkpoint-every-steps` overrides it"),
+    k("checkpoint", "every_wall_s", "number", "s", "60", "finite, ≥ 0 (0: off)", "a checkpoint once this much wall time passed since the last; `--checkpoint-every-wall-s` overrides it; never changes the results"),
 ];
 
 /// Markdown tables of `keys`, one per section in order of first appearance, each headed

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::CheckpointSpec;
 use crate::contact_law::{self, ContactLawSpec};
 use crate::halo::{self, HaloSpec};
 use crate::integrator::IntegratorSpec;
@@ -84,6 +85,9 @@ pub struct Scenario<G = MeshFiles> {
     /// Caps checked before the solver allocates (see [`crate::limits`]).
     #[serde(default, skip_serializing_if = "is_default")]
     pub limits: LimitsSpec,
+    /// When the solver writes checkpoints (see [`crate::checkpoint`]).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub checkpoint: CheckpointSpec,
     /// The scenario file (set by [`crate::load_scenario`] / [`crate::parse_scenario`]); relative paths are
     /// resolved against its folder.
     #[serde(skip)]
@@ -140,6 +144,7 @@ impl<G: GeometrySource> Scenario<G> {
             particles: self.particles.clone(),
             generators: self.generators.clone(),
             limits: self.limits,
+            checkpoint: self.checkpoint,
             file: self.file.clone(),
         }
     }

@@ -42,6 +42,7 @@ fn bench(c: &mut Criterion) {
         staging: None,
         clear: Vec::new(),
         hint: None,
+        restart: None,
     };
     let program = file_digest(&binary).unwrap();
 

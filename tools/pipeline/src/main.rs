@@ -20,6 +20,10 @@ struct Args {
     /// Run only one kind of stage (mesh, tree, solve, export) or one stage (tree:grain).
     #[arg(long, value_name = "STAGE")]
     only: Option<String>,
+    /// Continue a killed run: stages up to date are skipped, a solver stage killed after a
+    /// checkpoint of the same run continues from it (`solver --restart`).
+    #[arg(long)]
+    resume: bool,
     /// Output folder instead of out/NAME.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -38,6 +42,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         bin_dir,
         force: args.force,
         only: args.only,
+        resume: args.resume,
         command: std::env::args().collect(),
     };
     // The library's messages already carry their causes: no error chain on top.

@@ -73,6 +73,19 @@ pub struct Stage {
     pub clear: Vec<PathBuf>,
     /// Added to the stage's message when it fails (why it checks what it checks).
     pub hint: Option<String>,
+    /// How a killed run of this stage is continued by `pipeline --resume`, if it can be.
+    pub restart: Option<Restart>,
+}
+
+/// How `pipeline --resume` continues a stage that was killed: when one of `checkpoints`
+/// exists and was written by a run of the same stage (same stamp digest, recorded before
+/// it started), the stage runs with `flag` added and without clearing its earlier outputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Restart {
+    /// The checkpoint files it continues from, latest first (relative to the output folder).
+    pub checkpoints: Vec<PathBuf>,
+    /// The argument that makes the stage binary continue (`--restart`).
+    pub flag: String,
 }
 
 impl Stage {
@@ -165,6 +178,7 @@ fn mesh_stage(name: &str, mesh: &MeshSpec, pipeline_dir: &Path, import_use: Impo
         staging: None,
         clear: Vec::new(),
         hint,
+        restart: None,
     }
 }
 
@@ -190,6 +204,7 @@ fn tree_stage(name: &str, tree: &TreeSpec) -> Stage {
         staging: None,
         clear: Vec::new(),
         hint: None,
+        restart: None,
     }
 }
 
@@ -237,6 +252,15 @@ fn solve_stage(spec: &PipelineSpec) -> Stage {
         staging: Some((RUN_STAGING_DIR.into(), RUN_DIR.into())),
         clear: vec![RUN_STAGING_DIR.into()],
         hint: None,
+        // The solver's checkpoints (`msdem_frames::checkpoint_path`,
+        // `previous_checkpoint_path`) in the folder it writes.
+        restart: Some(Restart {
+            checkpoints: vec![
+                msdem_frames::checkpoint_path(Path::new(RUN_STAGING_DIR)),
+                msdem_frames::previous_checkpoint_path(Path::new(RUN_STAGING_DIR)),
+            ],
+            flag: "--restart".to_owned(),
+        }),
     }
 }
 
@@ -302,6 +326,7 @@ fn export_stage(name: &str, export: &ExportSpec) -> Stage {
             .collect(),
         outputs,
         hint: None,
+        restart: None,
     }
 }
 

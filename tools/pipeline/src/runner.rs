@@ -30,6 +30,9 @@ pub struct RunOptions {
     pub force: bool,
     /// Run only the stages of one kind (`tree`), or one stage (`tree:grain`).
     pub only: Option<String>,
+    /// Continue a killed solver stage from its checkpoint (`pipeline --resume`) when the
+    /// checkpoint was written by a run of the same stage; see [`crate::plan::Restart`].
+    pub resume: bool,
     /// The command line as typed, for the run log (empty: not recorded).
     pub command: Vec<String>,
 }
@@ -151,12 +154,16 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
         pipeline: opts.pipeline.clone(),
         pipeline_sha256: stamp::hex(&stamp::file_digest(&opts.pipeline)?),
         out_dir: out_dir.clone(),
-        selection: match (&opts.only, opts.force) {
-            (None, false) => "all (unchanged ones reused)".to_owned(),
-            (None, true) => "all, --force".to_owned(),
-            (Some(o), false) => format!("--only {o}"),
-            (Some(o), true) => format!("--only {o}, --force"),
-        },
+        selection: format!(
+            "{}{}",
+            match (&opts.only, opts.force) {
+                (None, false) => "all (unchanged ones reused)".to_owned(),
+                (None, true) => "all, --force".to_owned(),
+                (Some(o), false) => format!("--only {o}"),
+                (Some(o), true) => format!("--only {o}, --force"),
+            },
+            if opts.resume { ", --resume" } else { "" }
+        ),
         binaries: Vec::new(),
         stages: selected
             .iter()
@@ -256,7 +263,10 @@ fn run_selected(
             &program,
             &program_digest,
             out_dir,
-            opts.force,
+            StageMode {
+                force: opts.force,
+                resume: opts.resume,
+            },
             position,
             &mut entry.warnings,
             log,
@@ -314,15 +324,46 @@ fn remove_path(path: &Path) -> Result<(), PipelineError> {
     }
 }
 
+/// `--force` and `--resume`, as one stage sees them.
+#[derive(Clone, Copy, Debug)]
+struct StageMode {
+    /// Run it even when its stamp is current.
+    force: bool,
+    /// Continue it from its checkpoint when it has one of the same run.
+    resume: bool,
+}
+
+/// The checkpoint `stage` can be continued from: the first of its [`crate::plan::Restart`]
+/// checkpoints that exists, provided its start stamp `started` holds `digest` (the
+/// checkpoint was written by a run of this very stage, inputs and binary included).
+fn checkpoint_of_same_run<'a>(
+    stage: &'a Stage,
+    out_dir: &Path,
+    started: &Path,
+    digest: &Digest32,
+) -> Option<&'a Path> {
+    let restart = stage.restart.as_ref()?;
+    if stamp::read_stamp(started) != Some(*digest) {
+        return None;
+    }
+    restart
+        .checkpoints
+        .iter()
+        .find(|p| out_dir.join(p).is_file())
+        .map(PathBuf::as_path)
+}
+
 /// Runs one stage unless its stamp is current; the warnings it prints (or, when it is
-/// skipped, those recorded when its outputs were made) are appended to `warnings`.
+/// skipped, those recorded when its outputs were made) are appended to `warnings`. With
+/// `mode.resume`, a stage killed after writing a checkpoint continues from it
+/// ([`crate::plan::Restart`]) instead of starting over.
 #[allow(clippy::too_many_arguments)]
 fn run_stage(
     stage: &Stage,
     program: &Path,
     program_digest: &Digest32,
     out_dir: &Path,
-    force: bool,
+    mode: StageMode,
     position: StagePosition,
     warnings: &mut Vec<String>,
     log: &mut dyn Write,
@@ -350,7 +391,7 @@ fn run_stage(
     let stamp_path = out_dir.join(stage.stamp_path());
     let warnings_path = run_log::warnings_path(out_dir, &stage.stamp_path());
     let outputs_exist = stage.outputs.iter().all(|p| out_dir.join(p).exists());
-    if !force && outputs_exist && stamp::read_stamp(&stamp_path) == Some(digest) {
+    if !mode.force && outputs_exist && stamp::read_stamp(&stamp_path) == Some(digest) {
         say(log, format_args!("{position} skip  {label} (up to date)"));
         if let Ok(text) = std::fs::read_to_string(&warnings_path) {
             warnings.extend(text.lines().map(str::to_owned));
@@ -362,10 +403,17 @@ fn run_stage(
         });
     }
 
+    let started_path = stamp::started_path(&stamp_path);
+    let resumed_from = match mode.resume {
+        true => checkpoint_of_same_run(stage, out_dir, &started_path, &digest),
+        false => None,
+    };
     remove_path(&stamp_path)?;
     remove_path(&warnings_path)?;
-    for path in &stage.clear {
-        remove_path(&out_dir.join(path))?;
+    if resumed_from.is_none() {
+        for path in &stage.clear {
+            remove_path(&out_dir.join(path))?;
+        }
     }
     for output in &stage.outputs {
         if let Some(parent) = out_dir.join(output).parent() {
@@ -376,13 +424,30 @@ fn run_stage(
         }
     }
     let name = stage.kind.program();
-    say(
-        log,
-        format_args!("{position} run   {label}: {name} {}", stage.args.join(" ")),
-    );
+    let mut command = stage.clone();
+    match (resumed_from, &stage.restart) {
+        (Some(checkpoint), Some(restart)) => {
+            command.args.push(restart.flag.clone());
+            say(
+                log,
+                format_args!(
+                    "{position} resume {label} from {}: {name} {}",
+                    checkpoint.display(),
+                    command.args.join(" ")
+                ),
+            );
+        }
+        _ => say(
+            log,
+            format_args!("{position} run   {label}: {name} {}", stage.args.join(" ")),
+        ),
+    }
+    if stage.restart.is_some() {
+        stamp::write_stamp(&started_path, &digest)?;
+    }
     let started = Instant::now();
     let first_warning = warnings.len();
-    execute(program, stage, out_dir, warnings)?;
+    execute(program, &command, out_dir, warnings)?;
     let seconds = started.elapsed().as_secs_f64();
     if let Some((written, target)) = &stage.staging {
         let target = out_dir.join(target);
@@ -405,6 +470,7 @@ fn run_stage(
         stamp::write_atomic(&warnings_path, text.as_bytes())?;
     }
     stamp::write_stamp(&stamp_path, &digest)?;
+    remove_path(&started_path)?;
     let made: Vec<String> = stage.outputs.iter().map(|p| describe(out_dir, p)).collect();
     say(
         log,

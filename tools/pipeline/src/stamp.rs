@@ -4,6 +4,12 @@
 //!
 //! Stamp file (text): `msdem-pipeline-stamp 1\n` followed by the lowercase hex digest and a
 //! newline. Anything else (other version, truncated file) counts as "no stamp".
+//!
+//! A stage that can be continued after a kill (the solver, [`crate::plan::Restart`]) also
+//! gets a *start stamp* `.stamps/KIND-NAME.started`, same format, written just before it
+//! runs and removed once it succeeded: `pipeline --resume` continues the stage from its
+//! checkpoint only when the start stamp holds the digest the stage has now, so a
+//! checkpoint left by a run of other inputs is never continued.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -120,6 +126,11 @@ pub fn read_stamp(path: &Path) -> Option<Digest32> {
         *byte = u8::from_str_radix(digest.get(2 * i..2 * i + 2)?, 16).ok()?;
     }
     Some(out)
+}
+
+/// The start stamp of the stage whose stamp is `stamp_path` (see the module documentation).
+pub fn started_path(stamp_path: &Path) -> PathBuf {
+    stamp_path.with_extension("started")
 }
 
 /// Writes a stamp atomically (temporary file in the same folder, then rename).

@@ -110,6 +110,7 @@ impl Setup {
             bin_dir: self.path("bin"),
             force: false,
             only: None,
+            resume: false,
             command: Vec::new(),
         }
     }
@@ -666,4 +667,98 @@ fn export_keys_become_export_flags_and_outputs() {
     result.unwrap();
     assert!(log.contains("run/preview_animation.png ("), "{log}");
     assert!(log.contains("skip  solve fake"), "{log}");
+}
+
+/// solver SCENARIO -o DIR [--restart]: writes frame 0 and a checkpoint naming the
+/// scenario, then "dies" (exit 9) while the file `die` exists in the output folder; with
+/// `--restart` it requires the checkpoint, keeps frame 0 and writes the rest.
+const KILLABLE_SOLVER: &str = r#"#!/bin/sh
+echo "solver $*" >> calls.log
+dir="$3"
+case "$*" in
+  *--restart*)
+    cmp -s "$1" "$dir/checkpoint.msdem" || { echo "error: checkpoint of another run" >&2; exit 1; }
+    test -f "$dir/frames/frame_000000.msdem" || { echo "error: frame 0 lost" >&2; exit 1; } ;;
+  *)
+    mkdir -p "$dir/frames"
+    echo f0 > "$dir/frames/frame_000000.msdem"
+    cat "$1" > "$dir/checkpoint.msdem" ;;
+esac
+if [ -f die ]; then rm die; exit 9; fi
+cat "$1" > "$dir/run.msdem"
+echo stats > "$dir/stats.msdem"
+echo f1 > "$dir/frames/frame_000001.msdem"
+rm -f "$dir/checkpoint.msdem"
+"#;
+
+#[test]
+fn resume_continues_a_killed_solver_only_from_a_checkpoint_of_the_same_run() {
+    let s = Setup::new();
+    write_script(&s.path("bin/solver"), KILLABLE_SOLVER);
+    s.run();
+    let resume = RunOptions {
+        resume: true,
+        ..s.options()
+    };
+    // Killed after its checkpoint: --resume continues it, upstream stages are skipped,
+    // export runs as usual.
+    s.edit_pipeline("end: 0.01", "end: 0.02");
+    fs::write(s.out().join("die"), "").unwrap();
+    let (result, _) = s.run_with(&s.options());
+    assert!(result.is_err());
+    assert!(s.out().join("run.partial/checkpoint.msdem").is_file());
+    assert!(s.out().join(".stamps/solve-fake.started").is_file());
+    let (result, log) = s.run_with(&resume);
+    assert_eq!(ran(&result.unwrap()), ["solve fake", "export fake"]);
+    assert!(
+        log.contains(
+            "[7/8] resume solve fake from run.partial/checkpoint.msdem: solver scenario.yaml \
+             -o run.partial --restart"
+        ),
+        "{log}"
+    );
+    assert_eq!(
+        s.calls()[0],
+        "solver scenario.yaml -o run.partial --restart"
+    );
+    assert!(fs::read_to_string(s.out().join("run/run.msdem"))
+        .unwrap()
+        .contains("end: 0.02"));
+    assert!(!s.out().join(".stamps/solve-fake.started").exists());
+    assert!(s.out().join(".stamps/solve-fake.stamp").is_file());
+
+    // Nothing left to continue: --resume reruns nothing.
+    let (result, _) = s.run_with(&resume);
+    assert!(ran(&result.unwrap()).is_empty());
+
+    // Killed, then the scenario changed: the checkpoint is of another run, so --resume
+    // starts the solver over (the fake solver would refuse the foreign checkpoint).
+    s.edit_pipeline("end: 0.02", "end: 0.03");
+    fs::write(s.out().join("die"), "").unwrap();
+    assert!(s.run_with(&s.options()).0.is_err());
+    s.edit_pipeline("end: 0.03", "end: 0.04");
+    let (result, log) = s.run_with(&resume);
+    assert_eq!(ran(&result.unwrap()), ["solve fake", "export fake"]);
+    assert!(log.contains("[7/8] run   solve fake: solver scenario.yaml -o run.partial\n"));
+    assert_eq!(s.calls()[0], "solver scenario.yaml -o run.partial");
+
+    // Killed, then run without --resume: the solver starts over on a cleared folder.
+    s.edit_pipeline("end: 0.04", "end: 0.05");
+    fs::write(s.out().join("die"), "").unwrap();
+    assert!(s.run_with(&s.options()).0.is_err());
+    fs::write(s.out().join("run.partial/stray"), "").unwrap();
+    let (result, _) = s.run_with(&s.options());
+    assert_eq!(ran(&result.unwrap()), ["solve fake", "export fake"]);
+    assert_eq!(s.calls()[0], "solver scenario.yaml -o run.partial");
+    assert!(!s.out().join("run/stray").exists());
+
+    // A killed solver without a checkpoint (killed before its first): --resume runs it
+    // normally.
+    s.edit_pipeline("end: 0.05", "end: 0.06");
+    fs::write(s.out().join("die"), "").unwrap();
+    assert!(s.run_with(&s.options()).0.is_err());
+    fs::remove_file(s.out().join("run.partial/checkpoint.msdem")).unwrap();
+    let (result, _) = s.run_with(&resume);
+    assert_eq!(ran(&result.unwrap()), ["solve fake", "export fake"]);
+    assert_eq!(s.calls()[0], "solver scenario.yaml -o run.partial");
 }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use msdem_solver::run::checkpoint::{Cadence, DEFAULT_EVERY_WALL_S};
+use msdem_solver::run::checkpoint::CadenceFlags;
 use msdem_solver::run::{solve, RunOptions};
 
 /// Multiresolution DEM solver (pipeline stage 3): runs a scenario and writes
@@ -33,12 +33,14 @@ struct Args {
     /// without a checkpoint the run starts from step 0.
     #[arg(long)]
     restart: bool,
-    /// Write a checkpoint every N steps (0: no step cadence).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    checkpoint_every_steps: u64,
-    /// Write a checkpoint once T seconds of wall time passed since the last (0: none).
-    #[arg(long, value_name = "T", default_value_t = DEFAULT_EVERY_WALL_S, value_parser = seconds)]
-    checkpoint_every_wall_s: f64,
+    /// Write a checkpoint every N steps (0: no step cadence); overrides the scenario's
+    /// `checkpoint.every_steps` (default 0).
+    #[arg(long, value_name = "N")]
+    checkpoint_every_steps: Option<u64>,
+    /// Write a checkpoint once T seconds of wall time passed since the last (0: none);
+    /// overrides the scenario's `checkpoint.every_wall_s` (default 60).
+    #[arg(long, value_name = "T", value_parser = seconds)]
+    checkpoint_every_wall_s: Option<f64>,
 }
 
 fn seconds(s: &str) -> Result<f64, String> {
@@ -94,7 +96,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
     let options = RunOptions {
         quiet: args.quiet,
         restart: args.restart,
-        checkpoint: Cadence {
+        checkpoint_flags: CadenceFlags {
             every_steps: args.checkpoint_every_steps,
             every_wall_s: args.checkpoint_every_wall_s,
         },

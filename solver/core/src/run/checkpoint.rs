@@ -22,6 +22,7 @@ use crate::frames::{
     CHECKPOINT_MAGIC,
 };
 use crate::params::Params;
+use crate::scenario::CheckpointSpec;
 use crate::state::{Body, State};
 
 /// Default wall time between two checkpoints \[s\].
@@ -60,6 +61,34 @@ impl Cadence {
             && self.every_wall_s.is_finite()
             && since_s >= self.every_wall_s;
         by_steps || by_wall
+    }
+}
+
+/// Cadence values given on the solver's command line (`--checkpoint-every-steps`,
+/// `--checkpoint-every-wall-s`); `None`: not given. They win over the scenario's
+/// `checkpoint:` section ([`Cadence::with`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CadenceFlags {
+    /// `--checkpoint-every-steps N`.
+    pub every_steps: Option<u64>,
+    /// `--checkpoint-every-wall-s T` \[s\].
+    pub every_wall_s: Option<f64>,
+}
+
+impl Cadence {
+    /// This cadence with, field by field, the scenario's `checkpoint:` value put over it and
+    /// the command line's over that: flag, else scenario key, else `self`.
+    pub fn with(self, scenario: &CheckpointSpec, flags: &CadenceFlags) -> Cadence {
+        Cadence {
+            every_steps: flags
+                .every_steps
+                .or(scenario.every_steps)
+                .unwrap_or(self.every_steps),
+            every_wall_s: flags
+                .every_wall_s
+                .or(scenario.every_wall_s)
+                .unwrap_or(self.every_wall_s),
+        }
     }
 }
 
@@ -211,5 +240,32 @@ mod tests {
         };
         assert!(!w.due(7, 1.9) && w.due(7, 2.0));
         assert!(!Cadence::NEVER.due(10, 1e9));
+    }
+
+    #[test]
+    fn flags_win_over_the_scenario_which_wins_over_the_default() {
+        let spec = CheckpointSpec {
+            every_steps: Some(50),
+            every_wall_s: None,
+        };
+        let none = CadenceFlags::default();
+        let c = Cadence::default().with(&spec, &none);
+        assert_eq!(c.every_steps, 50);
+        assert_eq!(c.every_wall_s, DEFAULT_EVERY_WALL_S);
+        let flags = CadenceFlags {
+            every_steps: Some(0),
+            every_wall_s: Some(2.5),
+        };
+        assert_eq!(
+            Cadence::default().with(&spec, &flags),
+            Cadence {
+                every_steps: 0,
+                every_wall_s: 2.5
+            }
+        );
+        assert_eq!(
+            Cadence::NEVER.with(&CheckpointSpec::default(), &none),
+            Cadence::NEVER
+        );
     }
 }

@@ -86,7 +86,22 @@ pub fn remove_later_frames(out: &Path, from: u32) -> Result<(), SolverError> {
 /// `target` relative to the folder `base` (both made absolute first); `target` itself when
 /// no relative path exists (e.g. another drive).
 pub fn relative_to(base: &Path, target: &Path) -> PathBuf {
-    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    // A path that does not exist yet (a run folder before its run starts) is taken as its
+    // parent's canonical path plus its name, so that the result does not depend on
+    // whether the folder exists: the manifest, and with it a checkpoint's run identity,
+    // must be the same for a run and its restart (issue 16).
+    let abs = |p: &Path| match std::fs::canonicalize(p) {
+        Ok(c) => c,
+        Err(_) => {
+            let a = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+            match (a.parent(), a.file_name()) {
+                (Some(parent), Some(name)) => std::fs::canonicalize(parent)
+                    .map(|c| c.join(name))
+                    .unwrap_or(a),
+                _ => a,
+            }
+        }
+    };
     let (base, target) = (abs(base), abs(target));
     let b: Vec<Component> = base.components().collect();
     let t: Vec<Component> = target.components().collect();
@@ -212,6 +227,26 @@ mod tests {
             manifest_mesh_path(&run, mesh.to_str().unwrap()),
             "../../meshes/grain.ply"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_run_folder_gets_the_same_mesh_paths_before_and_after_it_exists() {
+        // Regression (issue 16): the manifest of a run into a folder not made yet named
+        // its meshes by another path than its restart into the existing folder, so the
+        // restart refused the checkpoint as "of another run".
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        let mesh = real.join("meshes/grain.ply");
+        std::fs::create_dir_all(mesh.parent().unwrap()).unwrap();
+        std::fs::write(&mesh, b"x").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let run = link.join("run");
+        let before = relative_to(&run, &mesh);
+        std::fs::create_dir(&run).unwrap();
+        assert_eq!(before, relative_to(&run, &mesh));
+        assert_eq!(before, Path::new("../meshes/grain.ply"));
     }
 
     #[test]
