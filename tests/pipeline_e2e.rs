@@ -432,3 +432,31 @@ fn a_missing_import_file_is_reported_in_one_line_before_anything_runs() {
     assert!(stdout.is_empty(), "{stdout}");
     assert!(!sandbox.dir.path().join("out").exists());
 }
+
+/// A local time stepping run's log shows its `lts:` settings and counts sweeps (from
+/// `stats.msdem`), not Picard iterations or triangle-pair checks, which it does not make.
+#[test]
+fn a_local_time_stepping_run_log_counts_sweeps() {
+    use msdem_frames::{stats_path, StatsFile, STATS_MAGIC};
+    let sandbox = Sandbox::new();
+    sandbox.edit(
+        "  gravity: [0, 0, -9.81]\n",
+        "  gravity: [0, 0, -9.81]\n  integrator: local_time_stepping\n",
+    );
+    sandbox.run_ok(&[]);
+    let out = sandbox.out();
+    let text = fs::read_to_string(out.join("run.log")).unwrap();
+    let stats: StatsFile = read_record(&stats_path(&out.join("run")), &STATS_MAGIC).unwrap();
+    let sweeps: u64 = stats.steps.iter().map(|s| u64::from(s.iterations)).sum();
+    for expected in [
+        "integrator      local_time_stepping\n".to_owned(),
+        "lts             { min_step_s: 1e-9, ".to_owned(),
+        format!("lts             {sweeps} sweeps, at most "),
+    ] {
+        assert!(text.contains(&expected), "{expected:?} not in\n{text}");
+    }
+    for absent in ["picard ", "candidate pairs", "triangle-pair checks"] {
+        assert!(!text.contains(absent), "{absent:?} in\n{text}");
+    }
+    assert!(sweeps >= stats.steps.len() as u64, "{sweeps} sweeps");
+}

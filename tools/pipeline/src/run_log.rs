@@ -177,6 +177,10 @@ impl RunLog {
             let picard = serde_norway::to_string(&s.picard).unwrap_or_default();
             writeln!(t, "picard          {}", one_line(&picard))?;
         }
+        if msdem_scenario::lts::is_lts(s.integrator) {
+            let lts = serde_norway::to_string(&s.lts).unwrap_or_default();
+            writeln!(t, "lts             {}", one_line(&lts))?;
+        }
         writeln!(
             t,
             "materials       {} ({})",
@@ -253,17 +257,28 @@ impl RunLog {
                     "contacts        {} in total, at most {} in one step",
                     s.contacts_total, s.contacts_max
                 )?;
-                writeln!(
-                    t,
-                    "candidate pairs at most {} in one step",
-                    s.candidate_pairs_max
-                )?;
-                writeln!(
-                    t,
-                    "checks          {} triangle-pair checks, {} exact fallbacks",
-                    s.checks, s.fallbacks
-                )?;
-                if s.iterations_max > 1 || s.unconverged > 0 {
+                let lts = msdem_scenario::lts::is_lts(spec.scenario.integrator);
+                if lts {
+                    // Local time stepping counts sweeps where the others count Picard
+                    // iterations, and its narrowing work is in lts.msdem, not here.
+                    writeln!(
+                        t,
+                        "lts             {} sweeps, at most {} in one interval, {} intervals with unconverged impulse solves (per-sweep statistics: lts.msdem, steps.csv)",
+                        s.iterations, s.iterations_max, s.unconverged
+                    )?;
+                } else {
+                    writeln!(
+                        t,
+                        "candidate pairs at most {} in one step",
+                        s.candidate_pairs_max
+                    )?;
+                    writeln!(
+                        t,
+                        "checks          {} triangle-pair checks, {} exact fallbacks",
+                        s.checks, s.fallbacks
+                    )?;
+                }
+                if !lts && (s.iterations_max > 1 || s.unconverged > 0) {
                     writeln!(
                         t,
                         "picard          {} iterations, at most {} in one step, {} steps did not converge",
