@@ -111,6 +111,25 @@ pub fn read_stream<T: for<'de> Deserialize<'de>>(
     Ok(out)
 }
 
+/// Reads the complete chunks of a stream. A cut last chunk (a run killed while it wrote
+/// it) is no error here: its records are left out and the truncation is returned beside
+/// the records, for a warning. Any other damage is an error naming the file.
+pub fn read_stream_complete<T: for<'de> Deserialize<'de>>(
+    path: &Path,
+    magic: &[u8; 8],
+) -> Result<(Vec<T>, Option<FrameError>), FrameError> {
+    let mut reader = StreamReader::open(path, magic)?;
+    let mut out = Vec::new();
+    loop {
+        match reader.next_chunk() {
+            Ok(Some(chunk)) => out.extend(chunk),
+            Ok(None) => return Ok((out, None)),
+            Err(e @ FrameError::Truncated { .. }) => return Ok((out, Some(e))),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Reads a stream chunk by chunk (memory: one chunk).
 pub struct StreamReader<R> {
     path: PathBuf,
@@ -331,11 +350,6 @@ impl<T: Serialize + for<'de> Deserialize<'de>> StreamWriter<T> {
         })
     }
 
-    /// Buffers one record.
-    pub fn push(&mut self, record: T) {
-        self.pending.push(record);
-    }
-
     /// Appends the buffered records as one chunk (nothing when none are buffered).
     pub fn end_chunk(&mut self) -> Result<(), FrameError> {
         if self.pending.is_empty() {
@@ -346,6 +360,13 @@ impl<T: Serialize + for<'de> Deserialize<'de>> StreamWriter<T> {
         self.len += bytes.len() as u64;
         self.pending.clear();
         Ok(())
+    }
+}
+
+impl<T> StreamWriter<T> {
+    /// Buffers one record.
+    pub fn push(&mut self, record: T) {
+        self.pending.push(record);
     }
 
     /// Forces the written chunks to disk (before a checkpoint names their length).
@@ -377,6 +398,12 @@ macro_rules! streamed_file {
                 Ok(Self {
                     steps: read_stream::<$record>(path, &$magic)?,
                 })
+            }
+
+            #[doc = concat!("Reads the complete chunks of `", $name, "` and the cut of its last chunk, if any ([`read_stream_complete`]).")]
+            pub fn read_complete(path: &Path) -> Result<(Self, Option<FrameError>), FrameError> {
+                let (steps, cut) = read_stream_complete::<$record>(path, &$magic)?;
+                Ok((Self { steps }, cut))
             }
 
             #[doc = concat!("Writes `", $name, "` at once ([`write_stream`]).")]
@@ -472,6 +499,10 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
         let e = StatsFile::read(&path).unwrap_err().to_string();
         assert!(e.contains("stats.msdem: truncated statistics file"), "{e}");
+        // What a killed run left: the complete first chunk, the cut second one reported.
+        let (kept, cut) = StatsFile::read_complete(&path).unwrap();
+        assert_eq!(kept.steps, steps(CHUNK_STEPS));
+        assert!(matches!(cut, Some(FrameError::Truncated { .. })));
         let mut edited = bytes.clone();
         let last = edited.len() - 1;
         edited[last] ^= 1;

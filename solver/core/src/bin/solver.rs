@@ -41,6 +41,19 @@ struct Args {
     /// overrides the scenario's `checkpoint.every_wall_s` (default 60).
     #[arg(long, value_name = "T", value_parser = seconds)]
     checkpoint_every_wall_s: Option<f64>,
+    /// Allow a run of up to N steps (end/dt); overrides the scenario's `limits.max_steps`
+    /// (default 1e8). Accepts `1e9`.
+    #[arg(long, value_name = "N", value_parser = step_cap)]
+    max_steps: Option<u64>,
+}
+
+fn step_cap(s: &str) -> Result<u64, String> {
+    let whole = |x: f64| x.is_finite() && x.fract() == 0.0 && x >= 1.0 && x < 1.8e19;
+    match (s.parse::<u64>(), s.parse::<f64>()) {
+        (Ok(n), _) if n >= 1 => Ok(n),
+        (Err(_), Ok(x)) if whole(x) => Ok(x as u64),
+        _ => Err("expected a whole number of steps ≥ 1".to_owned()),
+    }
 }
 
 fn seconds(s: &str) -> Result<f64, String> {
@@ -100,6 +113,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
             every_steps: args.checkpoint_every_steps,
             every_wall_s: args.checkpoint_every_wall_s,
         },
+        max_steps: args.max_steps,
         ..RunOptions::default()
     };
     let summary = solve(&args.scenario, &args.out, &options)?;

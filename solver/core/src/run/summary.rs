@@ -34,6 +34,9 @@ pub struct RunSummary {
     pub iterations_max: u32,
     /// Implicit steps whose Picard iterations did not converge.
     pub unconverged_steps: u64,
+    /// Most steps whose statistics were held in memory at once (at most
+    /// [`crate::frames::stream::CHUNK_STEPS`] however long the run: they are streamed).
+    pub peak_buffered_steps: u64,
 }
 
 impl RunSummary {
