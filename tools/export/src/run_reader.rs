@@ -104,11 +104,21 @@ impl RunFolder {
     /// killed before its first chunk of statistics). A statistics file that exists but
     /// cannot be read is still an error; see [`RunFolder::read_stats_complete`].
     pub fn read_stats_if_present(&self) -> Result<Option<StatsFile>, ExportError> {
-        match self.read_stats_complete()? {
-            Some((stats, None)) => Ok(Some(stats)),
-            Some((_, Some(cut))) => Err(cut.into()),
-            None => Ok(None),
+        let path = stats_path(&self.root);
+        let mut stats = match StatsFile::read(&path) {
+            Err(FrameError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None)
+            }
+            other => other?,
+        };
+        let timings_file = timings_path(&self.root);
+        if timings_file.is_file() {
+            let timings = TimingsFile::read(&timings_file)?;
+            for (step, wall) in stats.steps.iter_mut().zip(timings.steps) {
+                step.wall = wall;
+            }
         }
+        Ok(Some(stats))
     }
 
     /// As [`RunFolder::read_stats_if_present`], but a last chunk cut by a killed run
