@@ -48,7 +48,7 @@ struct Args {
 }
 
 fn step_cap(s: &str) -> Result<u64, String> {
-    let whole = |x: f64| x.is_finite() && x.fract() == 0.0 && x >= 1.0 && x < 1.8e19;
+    let whole = |x: f64| x.fract() == 0.0 && (1.0..1.8e19).contains(&x);
     match (s.parse::<u64>(), s.parse::<f64>()) {
         (Ok(n), _) if n >= 1 => Ok(n),
         (Err(_), Ok(x)) if whole(x) => Ok(x as u64),

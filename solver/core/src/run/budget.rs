@@ -137,7 +137,10 @@ pub fn disk_free(path: &Path) -> Option<u64> {
     }
     // SAFETY: statvfs returned 0, so it initialised `s`.
     let s = unsafe { s.assume_init() };
-    (s.f_bavail as u64).checked_mul(s.f_frsize as u64)
+    // The field types differ between platforms (u32 on some), hence the casts.
+    #[allow(clippy::unnecessary_cast)]
+    let (blocks, size) = (s.f_bavail as u64, s.f_frsize as u64);
+    blocks.checked_mul(size)
 }
 
 /// Free space of the output folder's file system: unknown off Unix.
@@ -176,7 +179,7 @@ pub fn check(
             message,
         })
     };
-    if !(needs.steps <= max_steps as f64) {
+    if needs.steps.is_nan() || needs.steps > max_steps as f64 {
         let steps = match needs.steps.is_finite() {
             true => format!("= {} steps", short(needs.steps.ceil())),
             false => "overflows (over 1.8e308 steps)".to_owned(),
