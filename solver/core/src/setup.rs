@@ -25,6 +25,7 @@ use crate::params::{DetectionMode, IntegratorChoice, KernelChoice, LtsMode, Para
 use crate::scenario::{ContactPointsSpec, DetectionModeSpec, IntegratorSpec, KernelSpec, Scenario};
 use crate::state::{Body, State};
 use crate::world::World;
+use msdem_geom::math::Vec3;
 
 mod bodies;
 mod broadphase;
@@ -153,7 +154,65 @@ fn check_interpenetration(
         .collect();
     let boxes: Vec<candidates::ObstacleBox> =
         world.model.obstacles.iter().map(|o| o.aabb).collect();
-    let candidates = candidates::candidates(&bounds, &boxes);
+    let mut candidates = candidates::candidates(&bounds, &boxes);
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    // Second filter, exact like the first test of `penetration`: world boxes of the meshes
+    // (a lattice of cubes has overlapping bounding spheres but disjoint boxes).
+    let used: Vec<Vec<u32>> = shape_meshes
+        .iter()
+        .map(|m| overlap::referenced_vertices(&m.triangles))
+        .collect();
+    let particle_box = |i: usize| {
+        let b = &bodies[i];
+        let shape = &world.model.shapes[b.shape as usize];
+        let m = &shape_meshes[b.shape as usize];
+        overlap::placed_aabb(
+            &m.vertices,
+            &used[b.shape as usize],
+            &b.mesh_to_world(&shape.com),
+        )
+    };
+    let obstacle_boxes: Vec<(Vec3, Vec3)> = world
+        .model
+        .obstacles
+        .iter()
+        .zip(obstacle_meshes)
+        .map(|(o, m)| {
+            overlap::placed_aabb(
+                &m.vertices,
+                &overlap::referenced_vertices(&m.triangles),
+                &o.pose,
+            )
+        })
+        .collect();
+    let mut involved = vec![false; bodies.len()];
+    for &(i, other) in &candidates {
+        involved[i] = true;
+        if let Side::Particle(j) = other {
+            involved[j] = true;
+        }
+    }
+    let body_boxes: Vec<Option<(Vec3, Vec3)>> = involved
+        .par_iter()
+        .enumerate()
+        .map(|(i, &yes)| yes.then(|| particle_box(i)))
+        .collect();
+    let box_of = |i: usize| body_boxes[i].unwrap_or_else(|| particle_box(i));
+    let keep: Vec<bool> = candidates
+        .par_iter()
+        .map(|&(i, other)| {
+            let a = box_of(i);
+            let b = match other {
+                Side::Particle(j) => box_of(j),
+                Side::Obstacle(k) => obstacle_boxes[k],
+            };
+            !overlap::boxes_apart(&a, &b)
+        })
+        .collect();
+    let mut k = keep.iter();
+    candidates.retain(|_| k.next().copied().unwrap_or(true));
     if candidates.is_empty() {
         return Ok(());
     }
