@@ -39,6 +39,8 @@ fn bench(c: &mut Criterion) {
         inputs: vec!["meshes/rock.ply".into()],
         input_dir: None,
         outputs: vec!["trees/rock.tree".into()],
+        products: vec!["trees/rock.tree".into()],
+        product_skip: Vec::new(),
         staging: None,
         clear: Vec::new(),
         hint: None,

@@ -493,13 +493,14 @@ fn a_damaged_or_foreign_stamp_counts_as_missing() {
     let stamps = s.out().join(".stamps");
     fs::write(
         stamps.join("tree-grain.stamp"),
-        "msdem-pipeline-stamp 1\nnot hex\n",
+        "msdem-pipeline-stamp 2\nnot hex\n",
     )
     .unwrap();
     let text = fs::read_to_string(stamps.join("tree-rock.stamp")).unwrap();
     fs::write(
         stamps.join("tree-rock.stamp"),
-        text.replace("msdem-pipeline-stamp 1", "msdem-pipeline-stamp 2"),
+        // A stamp of version 1 (no outputs recorded) counts as none.
+        text.replace("msdem-pipeline-stamp 2", "msdem-pipeline-stamp 1"),
     )
     .unwrap();
     let (report, _) = s.run();
