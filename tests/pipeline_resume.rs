@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use msdem_e2e::{pipeline_binary, run_in, test_pipelines_dir, texts};
+use msdem_e2e::{
+    child_pids as children, pipeline_binary, process_alive as alive, run_in, test_pipelines_dir,
+    texts,
+};
 use msdem_frames::{checkpoint_path, read_record, CHECKPOINT_MAGIC};
 use msdem_solver::run::checkpoint::Checkpoint;
 
@@ -51,29 +54,6 @@ fn outputs(run: &Path) -> Vec<(String, Vec<u8>)> {
             (name, fs::read(&p).unwrap())
         })
         .collect()
-}
-
-/// The process ids of `pid`'s children (Linux: `/proc/PID/task/*/children`).
-fn children(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
-        return found;
-    };
-    for task in tasks {
-        let text = fs::read_to_string(task.unwrap().path().join("children")).unwrap_or_default();
-        found.extend(text.split_whitespace().map(|p| p.parse::<u32>().unwrap()));
-    }
-    found
-}
-
-/// Whether process `pid` is alive (a zombie counts as gone).
-fn alive(pid: u32) -> bool {
-    fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            let state = s.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
-            state != Some(Some('Z'))
-        })
-        .unwrap_or(false)
 }
 
 #[test]
