@@ -138,11 +138,7 @@ fn a_running_pipeline_holds_its_folder_and_its_solver_dies_with_it() {
 
     // A second pipeline (another end:) on the same folder.
     write_tiny(dir.path(), "other.yaml", short);
-    let o = run_in(
-        &pipeline,
-        ["other.yaml", "--out", "out/tiny"],
-        dir.path(),
-    );
+    let o = run_in(&pipeline, ["other.yaml", "--out", "out/tiny"], dir.path());
     assert_eq!(
         one_line_error(&o),
         format!(
@@ -168,7 +164,12 @@ fn a_running_pipeline_holds_its_folder_and_its_solver_dies_with_it() {
     assert!(!out.join("frames").exists(), "the refused solver wrote");
     let o = run_in(
         &solver_bin,
-        ["out/tiny/scenario.yaml", "-o", "out/tiny/run.partial", "--quiet"],
+        [
+            "out/tiny/scenario.yaml",
+            "-o",
+            "out/tiny/run.partial",
+            "--quiet",
+        ],
         dir.path(),
     );
     assert_eq!(
@@ -202,7 +203,11 @@ fn a_running_pipeline_holds_its_folder_and_its_solver_dies_with_it() {
     assert_eq!(names[..names.len() - 2], expected_frames[..], "{names:?}");
     for i in 0..=5u32 {
         let frame: Frame = read_record(&frame_path(&run, i), &FRAME_MAGIC).unwrap();
-        assert!((frame.time - 0.1 * f64::from(i)).abs() < 1e-9, "{}", frame.time);
+        assert!(
+            (frame.time - 0.1 * f64::from(i)).abs() < 1e-9,
+            "{}",
+            frame.time
+        );
     }
     let pvd = fs::read_to_string(run.join("vtk/particles_state.pvd")).unwrap();
     assert_eq!(pvd.matches("<DataSet").count(), 6, "{pvd}");
@@ -216,6 +221,9 @@ fn a_running_pipeline_holds_its_folder_and_its_solver_dies_with_it() {
     }
     assert!(!out.join(".lock").exists() && !run.join(".lock").exists());
 }
+
+/// A named way to damage a file and the stages that must rerun to repair it.
+type Damage<'a> = (&'a str, &'a dyn Fn(), &'a [&'a str]);
 
 /// Defect 2: damaged intermediates and outputs — a garbage mesh of the right size, a
 /// truncated tree, a tree built with other parameters, a deleted and an edited frame, a
@@ -234,7 +242,7 @@ fn damaged_intermediates_and_outputs_are_rebuilt_not_fatal() {
     let ply = "run/ply/frame_000002.ply";
     let (vtp_bytes, ply_bytes) = (read(vtp), read(ply));
 
-    let cases: [(&str, &dyn Fn(), &[&str]); 7] = [
+    let cases: [Damage; 7] = [
         (
             "garbage mesh",
             &|| fs::write(out.join("meshes/grain.ply"), vec![b'x'; mesh.len()]).unwrap(),
@@ -286,7 +294,10 @@ fn damaged_intermediates_and_outputs_are_rebuilt_not_fatal() {
         assert!(stdout.contains(" stale "), "{what}:\n{stdout}");
         assert_eq!(read("meshes/grain.ply"), mesh, "{what}");
         assert_eq!(read("trees/grain.tree"), tree, "{what}");
-        assert!(run_files(&out.join("run")) == frames, "{what}: frames differ");
+        assert!(
+            run_files(&out.join("run")) == frames,
+            "{what}: frames differ"
+        );
         assert_eq!(read(vtp), vtp_bytes, "{what}");
         assert_eq!(read(ply), ply_bytes, "{what}");
     }
@@ -344,6 +355,5 @@ fn a_failed_export_keeps_the_previous_export() {
     assert_eq!(ran(&stdout), ["solve tiny", "export tiny"], "{stdout}");
     let manifest: RunManifest = read_record(&manifest_path(&run), &MANIFEST_MAGIC).unwrap();
     assert!(manifest.particles.len() == 2);
-    let _: msdem_frames::StatsFile =
-        read_record(&run.join("stats.msdem"), &STATS_MAGIC).unwrap();
+    let _: msdem_frames::StatsFile = read_record(&run.join("stats.msdem"), &STATS_MAGIC).unwrap();
 }

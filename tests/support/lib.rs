@@ -124,7 +124,10 @@ pub fn child_pids(pid: u32) -> Vec<u32> {
     };
     for task in tasks.flatten() {
         let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        found.extend(text.split_whitespace().filter_map(|p| p.parse::<u32>().ok()));
+        found.extend(
+            text.split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
     }
     found
 }

@@ -43,7 +43,10 @@ pub enum LockError {
 /// `another pipeline run (pid 1234)` from the lock file's `pipeline 1234`.
 fn describe_holder(holder: &str) -> String {
     let mut words = holder.split_whitespace();
-    match (words.next(), words.next().and_then(|p| p.parse::<u32>().ok())) {
+    match (
+        words.next(),
+        words.next().and_then(|p| p.parse::<u32>().ok()),
+    ) {
         (Some(program), Some(pid)) => format!("another {program} run (pid {pid})"),
         _ => "another run".to_owned(),
     }

@@ -11,12 +11,12 @@ use msdem_scenario::{MeshFiles, TreeName};
 
 use crate::error::PipelineError;
 use crate::load::load_pipeline;
+use crate::outputs;
 use crate::plan::{self, Stage, StageKind, SCENARIO_FILE};
 use crate::process::execute;
 use crate::report::{describe, report_products, say};
 use crate::run_log::{self, Outcome, RunLog, StageEntry, RUN_LOG_FILE};
 use crate::spec::PipelineSpec;
-use crate::outputs;
 use crate::stamp::{self, Digest32, Stamp};
 
 /// What to run and where.

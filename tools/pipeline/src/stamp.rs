@@ -172,7 +172,12 @@ pub fn started_path(stamp_path: &Path) -> PathBuf {
 pub fn write_stamp(path: &Path, stamp: &Stamp) -> Result<(), PipelineError> {
     let mut text = format!("{STAMP_HEADER}\n{}\n", hex(&stamp.digest));
     for file in &stamp.outputs {
-        text.push_str(&format!("{} {} {}\n", file.size, hex(&file.sha256), file.path));
+        text.push_str(&format!(
+            "{} {} {}\n",
+            file.size,
+            hex(&file.sha256),
+            file.path
+        ));
     }
     write_atomic(path, text.as_bytes())
 }

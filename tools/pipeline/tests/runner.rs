@@ -793,7 +793,11 @@ fn a_changed_or_missing_output_reruns_its_stage_and_is_rebuilt() {
     let (report, _) = s.run();
     assert_eq!(ran(&report), ["tree rock"]);
     assert_eq!(read("trees/rock.tree"), tree);
-    fs::copy(s.out().join("trees/grain.tree"), s.out().join("trees/rock.tree")).unwrap();
+    fs::copy(
+        s.out().join("trees/grain.tree"),
+        s.out().join("trees/rock.tree"),
+    )
+    .unwrap();
     let (report, _) = s.run();
     assert_eq!(ran(&report), ["tree rock"]);
     assert_eq!(read("trees/rock.tree"), tree);
