@@ -1,5 +1,5 @@
-//! `pipeline --resume` (issue 16): a pipeline whose runner and solver are killed with
-//! SIGKILL after the solver wrote a checkpoint continues from that checkpoint
+//! `pipeline --resume` (issue 16): a pipeline whose runner is killed with SIGKILL (its
+//! solver dies with it) after the solver wrote a checkpoint continues from that checkpoint
 //! (`solver --restart`) and leaves frames, manifest and `stats.msdem` byte for byte as an
 //! uninterrupted run of the same pipeline; its stage line says that it resumed.
 #![cfg(target_os = "linux")]
@@ -70,7 +70,7 @@ fn a_killed_pipeline_resumes_from_the_checkpoint_and_matches_an_uninterrupted_ru
     let expected = outputs(&reference_run);
     assert_eq!(expected.len(), 20_000 / 1000 + 1 + 2);
 
-    // The same pipeline, runner and solver killed with SIGKILL once the solver's checkpoint
+    // The same pipeline, the runner killed with SIGKILL once the solver's checkpoint
     // is at step 3000 or later (the solver is the runner's child).
     let killed = sandbox();
     let partial = killed.path().join("out/tiny/run.partial");
@@ -92,19 +92,15 @@ fn a_killed_pipeline_resumes_from_the_checkpoint_and_matches_an_uninterrupted_ru
         if let Some(step) = step.filter(|&s| s >= 3000) {
             let solvers = children(runner.id());
             assert_eq!(solvers.len(), 1, "the runner's children: {solvers:?}");
-            runner.kill().unwrap(); // SIGKILL
+            // SIGKILL to the runner only: its solver dies with it (PR_SET_PDEATHSIG).
+            runner.kill().unwrap();
             runner.wait().unwrap();
             let solver = solvers[0];
-            let o = Command::new("kill")
-                .args(["-KILL", &solver.to_string()])
-                .output()
-                .unwrap();
-            assert!(o.status.success() || !alive(solver));
             let t = Instant::now();
             while alive(solver) {
                 assert!(
-                    t.elapsed() < Duration::from_secs(10),
-                    "solver {solver} lives"
+                    t.elapsed() < Duration::from_secs(1),
+                    "solver {solver} outlived its runner by a second"
                 );
                 std::thread::sleep(Duration::from_millis(5));
             }
