@@ -11,7 +11,7 @@ use msdem_scenario::{MeshFiles, TreeName};
 
 use crate::error::PipelineError;
 use crate::load::load_pipeline;
-use crate::outputs;
+use crate::outputs::{self, Mismatch};
 use crate::plan::{self, Stage, StageKind, SCENARIO_FILE};
 use crate::process::execute;
 use crate::report::{describe, report_products, say};
@@ -395,18 +395,19 @@ fn run_stage(
     let digest = stamp::stage_digest(stage, program_digest, out_dir)?;
     let stamp_path = out_dir.join(stage.stamp_path());
     let warnings_path = run_log::warnings_path(out_dir, &stage.stamp_path());
-    let outputs_exist = stage.outputs.iter().all(|p| out_dir.join(p).exists());
+    // Reused only when its inputs are those of its stamp and its outputs the stamp's files.
     let stamped = stamp::read_stamp(&stamp_path).filter(|s| s.digest == digest);
     let mismatch = match &stamped {
-        Some(s) if !mode.force && outputs_exist => {
-            outputs::verify(out_dir, &stage.products, &stage.product_skip, &s.outputs)?
-        }
+        Some(s) if !mode.force => match stage.outputs.iter().find(|p| !out_dir.join(p).exists()) {
+            Some(p) => Some(Mismatch::Missing(p.display().to_string())),
+            None => outputs::verify(out_dir, &stage.products, &stage.product_skip, &s.outputs)?,
+        },
         _ => None,
     };
     if let Some(mismatch) = &mismatch {
         say(log, format_args!("{position} stale {label}: {mismatch}"));
     }
-    if !mode.force && outputs_exist && stamped.is_some() && mismatch.is_none() {
+    if !mode.force && stamped.is_some() && mismatch.is_none() {
         say(log, format_args!("{position} skip  {label} (up to date)"));
         if let Ok(text) = std::fs::read_to_string(&warnings_path) {
             warnings.extend(text.lines().map(str::to_owned));

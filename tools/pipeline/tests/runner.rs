@@ -273,8 +273,12 @@ fn deleted_output_is_rebuilt() {
     let s = Setup::new();
     s.run();
     fs::remove_file(s.out().join("trees/grain.tree")).unwrap();
-    let (report, _) = s.run();
+    let (report, log) = s.run();
     assert_eq!(ran(&report), ["tree grain"]);
+    assert!(
+        log.contains("[4/8] stale tree grain: trees/grain.tree is missing\n"),
+        "{log}"
+    );
     fs::remove_dir_all(s.out().join("run/vtk")).unwrap();
     let (report, _) = s.run();
     assert_eq!(ran(&report), ["export fake"]);
