@@ -30,6 +30,12 @@ pub enum LockError {
         /// What the lock file says about its holder (`pipeline 1234`), possibly empty.
         holder: String,
     },
+    /// The path to lock exists and is not a folder.
+    #[error("{}: exists and is not a folder", dir.display())]
+    NotAFolder {
+        /// The path.
+        dir: PathBuf,
+    },
     /// The folder or its lock file could not be created, opened or locked.
     #[error("{}: cannot lock: {source}", path.display())]
     Io {
@@ -75,6 +81,11 @@ pub fn lock_folder(dir: &Path, program: &str) -> Result<FolderLock, LockError> {
         let path = path.to_owned();
         move |source| LockError::Io { path, source }
     };
+    if dir.exists() && !dir.is_dir() {
+        return Err(LockError::NotAFolder {
+            dir: dir.to_owned(),
+        });
+    }
     let created = (!dir.exists()).then(|| dir.to_owned());
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     // Dropped on failure: removes the folder again if this call created it.
@@ -208,6 +219,19 @@ mod tests {
             std::fs::read_to_string(lock.path()).unwrap(),
             format!("solver {}\n", std::process::id())
         );
+    }
+
+    #[test]
+    fn a_file_is_not_locked_as_a_folder_and_is_left_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("out");
+        std::fs::write(&file, "mine").unwrap();
+        let e = lock_folder(&file, "pipeline").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{}: exists and is not a folder", file.display())
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
     }
 
     #[test]

@@ -94,12 +94,8 @@ fn run(args: &Args) -> anyhow::Result<()> {
             .context("--threads: cannot start the worker pool")?;
     }
     // Held until the run ends, so that no second run (a `pipeline` on the same folder, a
-    // second solver) writes into this one (issue 16); a path that is not a folder is left
-    // to `solve`'s own check.
-    let _lock = match args.out.exists() && !args.out.is_dir() {
-        true => None,
-        false => Some(msdem_frames::lock::lock_folder(&args.out, "solver")?),
-    };
+    // second solver) writes into this one (issue 16).
+    let _lock = msdem_frames::lock::lock_folder(&args.out, "solver")?;
     let options = RunOptions {
         quiet: args.quiet,
         restart: args.restart,
