@@ -10,7 +10,8 @@
 //! locked the file in the same instant finds that the path no longer names the inode it
 //! locked and tries again, so two runs never both believe they hold the folder.
 //!
-//! On platforms without `flock` (non-Unix) locking always succeeds.
+//! On platforms without `flock` (non-Unix), and on file systems that do not support it,
+//! locking always succeeds.
 
 use std::fs::File;
 use std::io::{Read, Seek, Write};
@@ -153,6 +154,9 @@ fn try_lock(file: &File) -> std::io::Result<bool> {
         match e.raw_os_error() {
             Some(libc::EWOULDBLOCK) => return Ok(false),
             Some(libc::EINTR) => continue,
+            // A file system without locks (some network and FUSE mounts): run unlocked
+            // rather than not at all.
+            Some(libc::ENOLCK | libc::EOPNOTSUPP | libc::ENOSYS) => return Ok(true),
             _ => return Err(e),
         }
     }
