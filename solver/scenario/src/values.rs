@@ -94,7 +94,30 @@ pub(crate) fn show(v: f64) -> String {
     } else if v.is_infinite() {
         if v > 0.0 { ".inf" } else { "-.inf" }.to_owned()
     } else {
-        v.to_string()
+        short_number(v)
+    }
+}
+
+/// A number in short form for messages: its plain decimal form when that is at most 12
+/// characters, else rounded to 9 significant digits, in scientific form when the decimal
+/// form is still long (`1e300`, never three hundred digits).
+pub fn short_number(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() <= 12 || !v.is_finite() {
+        return plain;
+    }
+    let sci = format!("{v:.8e}");
+    let rounded: f64 = sci.parse().unwrap_or(v);
+    let plain = rounded.to_string();
+    if plain.len() <= 12 {
+        return plain;
+    }
+    match sci.split_once('e') {
+        Some((mantissa, exponent)) if mantissa.contains('.') => {
+            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+            format!("{mantissa}e{exponent}")
+        }
+        _ => sci,
     }
 }
 

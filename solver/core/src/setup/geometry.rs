@@ -96,6 +96,18 @@ fn load_tree_for(
     mesh: &Path,
     mesh_hash: [u8; 32],
 ) -> Result<Arc<SurrogateTree>, SolverError> {
+    if tree.is_dir() {
+        return Err(setup_err(
+            scenario,
+            context,
+            format!(
+                "{}: is a folder, not a surrogate tree file; name the .tree file built from {} \
+                 by treebuild (pipeline stage 2)",
+                tree.display(),
+                mesh.display()
+            ),
+        ));
+    }
     if !tree.is_file() {
         return Err(SolverError::MissingTree {
             tree: tree.to_path_buf(),
@@ -103,11 +115,14 @@ fn load_tree_for(
         });
     }
     let loaded = msdem_tree::load_tree(tree, None).map_err(|e| {
-        setup_err(
-            scenario,
-            context,
-            format!("{e}; rebuild it with treebuild (pipeline stage 2)"),
-        )
+        // The tree crate's format errors may already say to rebuild the file.
+        let message = e.to_string();
+        let message = if message.contains("rebuild it with") {
+            message
+        } else {
+            format!("{message}; rebuild it with treebuild (pipeline stage 2)")
+        };
+        setup_err(scenario, context, message)
     })?;
     if loaded.mesh_hash != mesh_hash {
         return Err(SolverError::StaleTree {
