@@ -24,7 +24,11 @@ fn cases() -> u64 {
 fn mutated_inputs_never_panic_hang_or_overallocate() {
     let seeds = Arc::new(engine::Seeds::build());
     for target in engine::Target::ALL {
-        assert!(seeds.count(target) > 0, "no seed file for {}", target.name());
+        assert!(
+            seeds.count(target) > 0,
+            "no seed file for {}",
+            target.name()
+        );
     }
     let config = engine::Config {
         seed: 16,

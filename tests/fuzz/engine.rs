@@ -254,9 +254,18 @@ impl Seeds {
         let scratch = dir.path().join("seed.ply");
         let encode = |m: &TriMesh, f| msdem_mesh::io::encode_mesh(m, f, &scratch).expect("encode");
         use msdem_mesh::io::Format;
-        files.push((Target::Obj, meshes.iter().map(|m| encode(m, Format::Obj)).collect()));
-        files.push((Target::StlBinary, meshes.iter().map(|m| encode(m, Format::Stl)).collect()));
-        files.push((Target::PlyBinary, meshes.iter().map(|m| encode(m, Format::Ply)).collect()));
+        files.push((
+            Target::Obj,
+            meshes.iter().map(|m| encode(m, Format::Obj)).collect(),
+        ));
+        files.push((
+            Target::StlBinary,
+            meshes.iter().map(|m| encode(m, Format::Stl)).collect(),
+        ));
+        files.push((
+            Target::PlyBinary,
+            meshes.iter().map(|m| encode(m, Format::Ply)).collect(),
+        ));
         files.push((Target::StlAscii, meshes.iter().map(stl_ascii).collect()));
         files.push((Target::PlyAscii, meshes.iter().map(ply_ascii).collect()));
 
@@ -280,13 +289,23 @@ impl Seeds {
             .collect();
         frames.sort();
         let read = |p: &Path| std::fs::read(p).expect("seed run file");
-        files.push((Target::Manifest, vec![read(&msdem_frames::manifest_path(&run))]));
+        files.push((
+            Target::Manifest,
+            vec![read(&msdem_frames::manifest_path(&run))],
+        ));
         files.push((
             Target::Frame,
-            [frames.first(), frames.last()].into_iter().flatten().map(|p| read(p)).collect(),
+            [frames.first(), frames.last()]
+                .into_iter()
+                .flatten()
+                .map(|p| read(p))
+                .collect(),
         ));
         files.push((Target::Stats, vec![read(&msdem_frames::stats_path(&run))]));
-        files.push((Target::Checkpoint, vec![read(&msdem_frames::checkpoint_path(&run))]));
+        files.push((
+            Target::Checkpoint,
+            vec![read(&msdem_frames::checkpoint_path(&run))],
+        ));
         // The folder the cases copy has no checkpoint: each case writes its own.
         std::fs::remove_file(msdem_frames::checkpoint_path(&run)).expect("remove seed checkpoint");
         Seeds {
@@ -423,10 +442,32 @@ fn yaml_files(dir: &Path) -> Vec<Vec<u8>> {
 
 /// Numbers a text mutation puts in place of a number of the seed.
 const EXTREME_NUMBERS: &[&str] = &[
-    "1e308", "-1e308", "1e309", "-0", "-0.0", "0", "NaN", "nan", ".nan", ".inf", "-.inf", "inf",
-    "4294967296", "4294967295", "18446744073709551616", "9223372036854775808", "-1",
-    "2147483648", "5e-324", "1e-320", "65536", "1e9", "99999999999999999999999", "0x10",
-    "1_000", "+1",
+    "1e308",
+    "-1e308",
+    "1e309",
+    "-0",
+    "-0.0",
+    "0",
+    "NaN",
+    "nan",
+    ".nan",
+    ".inf",
+    "-.inf",
+    "inf",
+    "4294967296",
+    "4294967295",
+    "18446744073709551616",
+    "9223372036854775808",
+    "-1",
+    "2147483648",
+    "5e-324",
+    "1e-320",
+    "65536",
+    "1e9",
+    "99999999999999999999999",
+    "0x10",
+    "1_000",
+    "+1",
 ];
 
 /// 32- and 64-bit patterns a binary mutation writes over the seed's bytes.
@@ -520,7 +561,12 @@ fn reseal_tree(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// Applies one random mutation; returns its name and the result.
-fn mutate(rng: &mut Rng, input: &[u8], pool: &[Vec<u8>], target: Target) -> (&'static str, Vec<u8>) {
+fn mutate(
+    rng: &mut Rng,
+    input: &[u8],
+    pool: &[Vec<u8>],
+    target: Target,
+) -> (&'static str, Vec<u8>) {
     let mut b = input.to_vec();
     let n = b.len();
     // Text targets get the structural mutations more often.
@@ -616,7 +662,12 @@ fn mutate(rng: &mut Rng, input: &[u8], pool: &[Vec<u8>], target: Target) -> (&'s
         _ => {
             // Repeat one line many times (duplicate keys, huge counts of records).
             let starts: Vec<usize> = std::iter::once(0)
-                .chain(b.iter().enumerate().filter(|(_, c)| **c == b'\n').map(|(i, _)| i + 1))
+                .chain(
+                    b.iter()
+                        .enumerate()
+                        .filter(|(_, c)| **c == b'\n')
+                        .map(|(i, _)| i + 1),
+                )
                 .filter(|&i| i < n)
                 .collect();
             if let Some(&start) = starts.get(rng.below(starts.len())) {
@@ -652,7 +703,11 @@ fn replace_number(rng: &mut Rng, b: &mut Vec<u8>) {
                         && end + 1 < b.len()
                         && (b[end + 1].is_ascii_digit() || b[end + 1] == b'-')))
             {
-                end += if b[end] == b'e' || b[end] == b'E' { 2 } else { 1 };
+                end += if b[end] == b'e' || b[end] == b'E' {
+                    2
+                } else {
+                    1
+                };
             }
             tokens.push((start, end.min(b.len())));
             i = end.max(i + 1);
@@ -714,7 +769,13 @@ pub enum Verdict {
 
 /// Feeds `bytes` to the entry point of `target`, as the binaries do.
 fn exercise(seeds: &Seeds, scratch: &mut Scratch, target: Target, bytes: &[u8]) -> Verdict {
-    let verdict = |ok: bool| if ok { Verdict::Accepted } else { Verdict::Refused };
+    let verdict = |ok: bool| {
+        if ok {
+            Verdict::Accepted
+        } else {
+            Verdict::Refused
+        }
+    };
     let put = |path: &Path| std::fs::write(path, bytes).expect("write case file");
     match target {
         Target::Scenario => {
@@ -733,7 +794,11 @@ fn exercise(seeds: &Seeds, scratch: &mut Scratch, target: Target, bytes: &[u8]) 
                 Err(_) => Verdict::Refused,
             }
         }
-        Target::Obj | Target::StlAscii | Target::StlBinary | Target::PlyAscii | Target::PlyBinary => {
+        Target::Obj
+        | Target::StlAscii
+        | Target::StlBinary
+        | Target::PlyAscii
+        | Target::PlyBinary => {
             let ext = match target {
                 Target::Obj => "obj",
                 Target::StlAscii | Target::StlBinary => "stl",
@@ -784,7 +849,8 @@ fn exercise(seeds: &Seeds, scratch: &mut Scratch, target: Target, bytes: &[u8]) 
             let path = msdem_frames::checkpoint_path(&scratch.run);
             put(&path);
             let ok = msdem_solver::run::checkpoint::load(&scratch.run, &seeds.identity).is_ok();
-            let _ = read_record::<msdem_solver::run::checkpoint::Checkpoint>(&path, &CHECKPOINT_MAGIC);
+            let _ =
+                read_record::<msdem_solver::run::checkpoint::Checkpoint>(&path, &CHECKPOINT_MAGIC);
             std::fs::remove_file(&path).expect("remove case checkpoint");
             verdict(ok)
         }
@@ -995,7 +1061,12 @@ impl Report {
             self.failures.len()
         );
         for (t, ok, refused) in &self.per_target {
-            s.push_str(&format!("  {:<14} {:>8} accepted {:>8} refused\n", t.name(), ok, refused));
+            s.push_str(&format!(
+                "  {:<14} {:>8} accepted {:>8} refused\n",
+                t.name(),
+                ok,
+                refused
+            ));
         }
         for f in &self.failures {
             s.push_str(&format!("  FAIL {f}\n"));
