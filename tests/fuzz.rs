@@ -12,12 +12,12 @@ use std::time::Duration;
 #[global_allocator]
 static ALLOC: engine::GuardedAlloc = engine::GuardedAlloc;
 
-/// Cases of the test: `$MSDEM_FUZZ_CASES`, else 3,000 (≈ 250 per format).
+/// Cases of the test: `$MSDEM_FUZZ_CASES`, else 6,000 (500 per format).
 fn cases() -> u64 {
     std::env::var("MSDEM_FUZZ_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(3_000)
+        .unwrap_or(6_000)
 }
 
 #[test]
@@ -64,4 +64,63 @@ fn a_case_is_determined_by_its_seed_and_index() {
         let other = engine::make_case(&seeds, 8, case);
         assert!(other.bytes != a.bytes || other.mutations != a.mutations);
     }
+}
+
+/// Found by the fuzzer (seed 7, case 167): a checkpoint whose checksum and identity are
+/// right but whose particle 1 names material 3 of 1 panicked in the contact law at the
+/// first step after the restore ("index out of bounds: the len is 1 but the index is 3").
+/// Such checkpoints are now refused before anything runs, naming the file and the particle.
+#[test]
+fn a_checkpoint_with_a_material_index_out_of_range_is_refused_not_a_panic() {
+    let seeds = engine::Seeds::build();
+    let message = |edit: &dyn Fn(&mut msdem_solver::run::checkpoint::Checkpoint)| {
+        match engine::resume_edited(&seeds, edit) {
+            Ok(_) => "resumed to the end".to_owned(),
+            Err(e) => {
+                let text = e.to_string();
+                // The temporary folder's name varies: keep what follows it.
+                text.split_once("checkpoint.msdem: ")
+                    .map_or(text.clone(), |(_, m)| m.to_owned())
+            }
+        }
+    };
+    // The unchanged checkpoint resumes, and the run fails where it always does.
+    let untouched = message(&|_| {});
+    assert!(
+        untouched.starts_with("step 7") && untouched.contains("broad phase"),
+        "{untouched}"
+    );
+    let tail = "; delete it or run without --restart";
+    assert_eq!(
+        message(&|c| c.bodies[1].material = 3),
+        format!(
+            "particle 1: shape, material, mass, inertia, radius or ε differ from the run's{tail}"
+        )
+    );
+    assert_eq!(
+        message(&|c| c.bodies[0].shape = u32::MAX),
+        format!(
+            "particle 0: shape, material, mass, inertia, radius or ε differ from the run's{tail}"
+        )
+    );
+    assert_eq!(
+        message(&|c| {
+            c.bodies.pop();
+        }),
+        format!("checkpoint of 2 particles for a run of 3{tail}")
+    );
+    assert_eq!(
+        message(&|c| c.bodies[2].velocity.x = f64::NAN),
+        format!("particle 2: non-finite velocity{tail}")
+    );
+    assert_eq!(
+        message(&|c| c.step = u64::MAX),
+        format!(
+            "step 18446744073709551615 (t = {:e} s) is not a step of this run (0 to 100){tail}",
+            {
+                let c: msdem_solver::run::checkpoint::Checkpoint = engine::seed_checkpoint(&seeds);
+                c.time
+            }
+        )
+    );
 }

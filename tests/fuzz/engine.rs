@@ -29,8 +29,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use msdem_frames::{
-    read_record, Frame, RunManifest, CHECKPOINT_MAGIC, FRAME_MAGIC, HEADER_LEN, MANIFEST_MAGIC,
-    STATS_MAGIC,
+    read_record, Frame, RunManifest, FRAME_MAGIC, HEADER_LEN, MANIFEST_MAGIC, STATS_MAGIC,
 };
 use msdem_mesh::check::{check_mesh, Role};
 use msdem_mesh::TriMesh;
@@ -222,8 +221,11 @@ pub struct Seeds {
     files: Vec<(Target, Vec<Vec<u8>>)>,
     /// A complete run folder (manifest, frames, stats) the run-file cases copy.
     run: PathBuf,
-    /// Identity of the seed checkpoint's run.
-    identity: [u8; 32],
+    /// The scenario of the seed runs.
+    scenario: PathBuf,
+    /// A run folder left by a run that failed after checkpoints (the checkpoint target
+    /// resumes it), without its checkpoint.
+    resumable: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -281,7 +283,7 @@ impl Seeds {
             .collect();
         files.push((Target::Tree, trees));
 
-        let (run, identity) = seed_run(dir.path());
+        let run = seed_run(dir.path());
         let frames_dir = run.join("frames");
         let mut frames: Vec<PathBuf> = std::fs::read_dir(&frames_dir)
             .expect("frames")
@@ -302,16 +304,24 @@ impl Seeds {
                 .collect(),
         ));
         files.push((Target::Stats, vec![read(&msdem_frames::stats_path(&run))]));
+        let (scenario, resumable) = failed_run_with_checkpoint(dir.path());
         files.push((
             Target::Checkpoint,
-            vec![read(&msdem_frames::checkpoint_path(&run))],
+            vec![
+                read(&msdem_frames::checkpoint_path(&run)),
+                read(&msdem_frames::checkpoint_path(&resumable)),
+            ],
         ));
-        // The folder the cases copy has no checkpoint: each case writes its own.
-        std::fs::remove_file(msdem_frames::checkpoint_path(&run)).expect("remove seed checkpoint");
+        // The folders the cases copy have no checkpoint: each case writes its own.
+        for folder in [&run, &resumable] {
+            std::fs::remove_file(msdem_frames::checkpoint_path(folder)).expect("remove checkpoint");
+            let _ = std::fs::remove_file(msdem_frames::previous_checkpoint_path(folder));
+        }
         Seeds {
             files,
             run,
-            identity,
+            scenario,
+            resumable,
             _dir: dir,
         }
     }
@@ -344,9 +354,10 @@ particles:
       orientation: [0.9238795, 0, 0.3826834, 0] }
 ";
 
-/// Runs [`RUN_SCENARIO`] into `dir/run` and writes a checkpoint of its end state there;
-/// returns the folder and the run's identity.
-fn seed_run(dir: &Path) -> (PathBuf, [u8; 32]) {
+/// Runs [`RUN_SCENARIO`] into `dir/run` and writes a checkpoint of its initial state
+/// there (with the run's identity and placeholder detector and integrator state); returns
+/// the folder.
+fn seed_run(dir: &Path) -> PathBuf {
     use msdem_solver::run::{checkpoint, run, step_count, RunOptions};
     let scenario_path = dir.join("seed_scenario.yaml");
     std::fs::write(&scenario_path, RUN_SCENARIO).expect("write scenario");
@@ -378,7 +389,54 @@ fn seed_run(dir: &Path) -> (PathBuf, [u8; 32]) {
         integrator: &[4, 5, 6],
     };
     checkpoint::write(&out, &c).expect("seed checkpoint");
-    (out, identity)
+    out
+}
+
+/// The scenario of the resumable run: two ellipsoids that touch from about step 30 on, and
+/// a third particle so fast (10¹⁴ m/s) that the broad phase refuses it at about step 70.
+const RESUMABLE_SCENARIO: &str = "version: 1
+name: fuzz_resumable
+time: { dt: 2.0e-5, end: 0.002, output_every: 25 }
+materials:
+  glass: { density: 2500.0, halo: { relative: 0.01 }, spring: 20000.0, friction: 0.3, restitution: 0.8 }
+shapes:
+  bean: { ellipsoid: { radii: [0.06, 0.02, 0.04] } }
+  lentil: { ellipsoid: { radii: [0.05, 0.05, 0.025] } }
+particles:
+  - { shape: bean, material: glass, position: [-0.0615, 0, 0], velocity: [1.0, 0, 0] }
+  - { shape: lentil, material: glass, position: [0.0515, 0.01, 0], velocity: [-0.5, 0, 0] }
+  - { shape: lentil, material: glass, position: [0, 1, 0], velocity: [0, 1.0e14, 0] }
+";
+
+/// Runs [`RESUMABLE_SCENARIO`] with a checkpoint every 10 steps: the run fails and keeps
+/// its last checkpoint (with the detector's and integrator's real state, contacts in
+/// progress), as a killed run does. Returns its scenario file and folder.
+fn failed_run_with_checkpoint(dir: &Path) -> (PathBuf, PathBuf) {
+    use msdem_solver::run::checkpoint::Cadence;
+    use msdem_solver::run::{run, RunOptions};
+    let path = dir.join("resumable.yaml");
+    std::fs::write(&path, RESUMABLE_SCENARIO).expect("write scenario");
+    let scenario = msdem_scenario::load_scenario(&path).expect("resumable scenario");
+    let world = msdem_solver::setup::build_world(&scenario).expect("resumable world");
+    let out = dir.join("resumable");
+    let options = RunOptions {
+        quiet: true,
+        wall_times: false,
+        checkpoint: Cadence {
+            every_steps: 10,
+            every_wall_s: 0.0,
+        },
+        ..RunOptions::default()
+    };
+    assert!(
+        run(world, &out, &options).is_err(),
+        "the resumable run should fail"
+    );
+    assert!(
+        msdem_frames::checkpoint_path(&out).is_file(),
+        "no checkpoint left"
+    );
+    (path, out)
 }
 
 fn tetrahedron() -> TriMesh {
@@ -512,6 +570,16 @@ pub fn make_case(seeds: &Seeds, seed: u64, case: u64) -> Case {
     let reseal = seal != Seal::None && rng.one_in(2);
     let mut bytes = original.clone();
     let mut mutations = Vec::new();
+    if target == Target::Checkpoint && rng.one_in(3) {
+        if let Some((name, out)) = mutate_checkpoint_record(&mut rng, &bytes) {
+            return Case {
+                target,
+                seed_file,
+                mutations: vec![name],
+                bytes: out,
+            };
+        }
+    }
     let count = 1 + rng.below(4);
     for _ in 0..count {
         let (name, mut out) = mutate(&mut rng, &bytes, pool, target);
@@ -533,6 +601,71 @@ pub fn make_case(seeds: &Seeds, seed: u64, case: u64) -> Case {
         mutations,
         bytes,
     }
+}
+
+/// A structure-aware mutation of a checkpoint: decoded, one field changed to a value of
+/// the right type that no run writes (a body too many or too few, an index out of range,
+/// a non-finite state, an extreme step or frame count), encoded and sealed again, so that
+/// it passes the checksum and the decoder and reaches the solver's restore.
+fn mutate_checkpoint_record(rng: &mut Rng, bytes: &[u8]) -> Option<(&'static str, Vec<u8>)> {
+    use msdem_solver::run::checkpoint::Checkpoint;
+    let path = Path::new("checkpoint.msdem");
+    let mut c: Checkpoint =
+        msdem_frames::decode(path, &msdem_frames::CHECKPOINT_MAGIC, bytes).ok()?;
+    let n = c.bodies.len();
+    let i = rng.below(n);
+    let extreme = [u32::MAX, 1 << 31, n as u32, 7][rng.below(4)];
+    let name = match rng.below(10) {
+        0 => {
+            c.bodies.pop();
+            "checkpoint: a body less"
+        }
+        1 => {
+            let extra = c.bodies[i].clone();
+            c.bodies.push(extra);
+            "checkpoint: a body more"
+        }
+        2 => {
+            c.bodies[i].shape = extreme;
+            "checkpoint: shape index"
+        }
+        3 => {
+            c.bodies[i].material = extreme;
+            "checkpoint: material index"
+        }
+        4 => {
+            c.bodies[i].position[rng.below(3)] = [f64::NAN, f64::INFINITY, 1e308][rng.below(3)];
+            "checkpoint: position"
+        }
+        5 => {
+            c.bodies[i].mass = [0.0, -1.0, f64::NAN, 1e-300][rng.below(4)];
+            "checkpoint: mass"
+        }
+        6 => {
+            c.step = [u64::MAX, u64::MAX / 2, 1 << 40, 0][rng.below(4)];
+            "checkpoint: step"
+        }
+        7 => {
+            c.frames = [u32::MAX, 0, 1 << 20][rng.below(3)];
+            "checkpoint: frame count"
+        }
+        8 => {
+            c.time = [f64::NAN, -1e308, 1e308][rng.below(3)];
+            "checkpoint: time"
+        }
+        _ => {
+            let keep = rng.below(c.stats.steps.len() + 1);
+            c.stats.steps.truncate(keep);
+            if rng.one_in(2) {
+                c.detector.clear();
+            }
+            "checkpoint: statistics and detector state"
+        }
+    };
+    Some((
+        name,
+        msdem_frames::encode(&msdem_frames::CHECKPOINT_MAGIC, &c),
+    ))
 }
 
 /// Recomputes the length and checksum of a mutated `msdem-frames` record (its header is
@@ -727,6 +860,8 @@ fn replace_number(rng: &mut Rng, b: &mut Vec<u8>) {
 struct Scratch {
     dir: tempfile::TempDir,
     run: PathBuf,
+    /// Where the checkpoint cases resume (a fresh copy of the resumable run per case).
+    resume: PathBuf,
     folder: Option<msdem_export::run_reader::RunFolder>,
 }
 
@@ -736,7 +871,13 @@ impl Scratch {
         let run = dir.path().join("run");
         copy_dir(&seeds.run, &run);
         let folder = msdem_export::run_reader::RunFolder::open(&run).ok();
-        Scratch { dir, run, folder }
+        let resume = dir.path().join("resume");
+        Scratch {
+            dir,
+            run,
+            resume,
+            folder,
+        }
     }
 
     fn file(&self, name: &str) -> PathBuf {
@@ -767,6 +908,16 @@ pub enum Verdict {
     Refused,
 }
 
+/// With `MSDEM_FUZZ_VERBOSE` set (for replaying one case), prints what the library said.
+fn verbose<T: std::fmt::Debug, E: std::fmt::Display>(result: &Result<T, E>) {
+    if std::env::var_os("MSDEM_FUZZ_VERBOSE").is_some() {
+        match result {
+            Ok(v) => eprintln!("fuzz: accepted: {v:?}"),
+            Err(e) => eprintln!("fuzz: refused: {e}"),
+        }
+    }
+}
+
 /// Feeds `bytes` to the entry point of `target`, as the binaries do.
 fn exercise(seeds: &Seeds, scratch: &mut Scratch, target: Target, bytes: &[u8]) -> Verdict {
     let verdict = |ok: bool| {
@@ -781,7 +932,9 @@ fn exercise(seeds: &Seeds, scratch: &mut Scratch, target: Target, bytes: &[u8]) 
         Target::Scenario => {
             let path = scratch.file("scenario.yaml");
             put(&path);
-            verdict(msdem_scenario::load_scenario(&path).is_ok())
+            let loaded = msdem_scenario::load_scenario(&path);
+            verbose(&loaded.as_ref().map(|s| s.name.clone()));
+            verdict(loaded.is_ok())
         }
         Target::Pipeline => {
             let path = scratch.file("pipeline.yaml");
@@ -806,7 +959,9 @@ fn exercise(seeds: &Seeds, scratch: &mut Scratch, target: Target, bytes: &[u8]) 
             };
             let path = scratch.file(&format!("mesh.{ext}"));
             put(&path);
-            match msdem_mesh::read_mesh_source(&path) {
+            let read = msdem_mesh::read_mesh_source(&path);
+            verbose(&read.as_ref().map(|r| r.0.triangles.len()));
+            match read {
                 Ok((mesh, map, _)) => {
                     let report = check_mesh(&mesh, Role::Particle);
                     let _ = report.display_in(&map).to_string();
@@ -818,7 +973,9 @@ fn exercise(seeds: &Seeds, scratch: &mut Scratch, target: Target, bytes: &[u8]) 
         Target::Tree => {
             let path = scratch.file("mesh.tree");
             put(&path);
-            verdict(msdem_tree::read_tree(&path).is_ok())
+            let read = msdem_tree::read_tree(&path);
+            verbose(&read.as_ref().map(|t| t.0.nodes.len()));
+            verdict(read.is_ok())
         }
         Target::Manifest => {
             let path = msdem_frames::manifest_path(&scratch.run);
@@ -846,15 +1003,73 @@ fn exercise(seeds: &Seeds, scratch: &mut Scratch, target: Target, bytes: &[u8]) 
             verdict(ok)
         }
         Target::Checkpoint => {
-            let path = msdem_frames::checkpoint_path(&scratch.run);
+            // Resume the failed run from the mutated checkpoint, as `solver --restart`
+            // does: identity check, restoring the detector and integrator, the steps left.
+            let _ = std::fs::remove_dir_all(&scratch.resume);
+            copy_dir(&seeds.resumable, &scratch.resume);
+            let path = msdem_frames::checkpoint_path(&scratch.resume);
             put(&path);
-            let ok = msdem_solver::run::checkpoint::load(&scratch.run, &seeds.identity).is_ok();
-            let _ =
-                read_record::<msdem_solver::run::checkpoint::Checkpoint>(&path, &CHECKPOINT_MAGIC);
-            std::fs::remove_file(&path).expect("remove case checkpoint");
-            verdict(ok)
+            let scenario = msdem_scenario::load_scenario(&seeds.scenario).expect("seed scenario");
+            let world = msdem_solver::setup::build_world(&scenario).expect("seed world");
+            let options = msdem_solver::run::RunOptions {
+                quiet: true,
+                wall_times: false,
+                restart: true,
+                ..msdem_solver::run::RunOptions::default()
+            };
+            let resumed = msdem_solver::run::resume(world, &scratch.resume, &options);
+            verbose(&resumed.as_ref().map(|_| "resumed to the end"));
+            // The seed run fails at its step ~70 whatever the checkpoint: accepted means
+            // the checkpoint was taken (the run got past restoring it).
+            verdict(match &resumed {
+                Ok(_) => true,
+                Err(e) => e.to_string().contains("step "),
+            })
         }
     }
+}
+
+/// Resumes the seed run that failed after checkpoints from its checkpoint changed by
+/// `edit` (encoded and sealed again), in a fresh folder; the run itself fails at about
+/// step 70 (its third particle leaves the broad phase's range), so `Err` naming that step
+/// means the checkpoint was taken.
+pub fn resume_edited(
+    seeds: &Seeds,
+    edit: impl FnOnce(&mut msdem_solver::run::checkpoint::Checkpoint),
+) -> Result<msdem_solver::run::RunSummary, msdem_solver::error::SolverError> {
+    use msdem_solver::run::checkpoint::Checkpoint;
+    let bytes = &seeds.of(Target::Checkpoint)[1];
+    let path = Path::new("checkpoint.msdem");
+    let mut c: Checkpoint =
+        msdem_frames::decode(path, &msdem_frames::CHECKPOINT_MAGIC, bytes).expect("seed");
+    edit(&mut c);
+    let dir = tempfile::tempdir().expect("folder");
+    let run = dir.path().join("run");
+    copy_dir(&seeds.resumable, &run);
+    std::fs::write(
+        msdem_frames::checkpoint_path(&run),
+        msdem_frames::encode(&msdem_frames::CHECKPOINT_MAGIC, &c),
+    )
+    .expect("write checkpoint");
+    let scenario = msdem_scenario::load_scenario(&seeds.scenario).expect("seed scenario");
+    let world = msdem_solver::setup::build_world(&scenario).expect("seed world");
+    let options = msdem_solver::run::RunOptions {
+        quiet: true,
+        wall_times: false,
+        restart: true,
+        ..msdem_solver::run::RunOptions::default()
+    };
+    msdem_solver::run::resume(world, &run, &options)
+}
+
+/// The seed checkpoint of the resumable run, decoded.
+pub fn seed_checkpoint(seeds: &Seeds) -> msdem_solver::run::checkpoint::Checkpoint {
+    msdem_frames::decode(
+        Path::new("checkpoint.msdem"),
+        &msdem_frames::CHECKPOINT_MAGIC,
+        &seeds.of(Target::Checkpoint)[1],
+    )
+    .expect("seed checkpoint")
 }
 
 /// What went wrong in a failed case.

@@ -375,6 +375,12 @@ fn start(
                     c.time
                 );
             }
+            c.check_fits(
+                &frames::checkpoint_path(out_dir),
+                &state.bodies,
+                steps,
+                every,
+            )?;
             stepper
                 .restore(&c.detector, &c.integrator)
                 .map_err(|message| SolverError::Output {

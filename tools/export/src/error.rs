@@ -19,6 +19,12 @@ pub enum ExportError {
         /// Path given.
         path: PathBuf,
     },
+    /// The output folder given is a file.
+    #[error("{path}: is a file, not a folder to export into")]
+    OutNotAFolder {
+        /// Path given.
+        path: PathBuf,
+    },
     /// The run folder has no manifest (`run.msdem`): not a solver run folder, or a run
     /// that did not get past its start.
     #[error("{path}: no run.msdem in this folder: not a run folder written by solver")]

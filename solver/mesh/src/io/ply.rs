@@ -557,6 +557,8 @@ fn read_body(header: &Header, bytes: &[u8], n: u64) -> Result<Records, String> {
 
 /// Parses PLY bytes. Errors name the header line, or the element and record.
 pub(super) fn decode(bytes: &[u8]) -> Result<(TriMesh, SourceMap), String> {
+    // A UTF-8 byte-order mark before `ply` (an editor's) is not part of the magic.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let header = parse_header(bytes)?;
     let vertex = header
         .elements
