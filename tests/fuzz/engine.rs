@@ -80,9 +80,9 @@ fn check_size(size: usize) {
     // No allocation here: write the numbers through a fixed buffer.
     let mut buf = [0u8; 160];
     let mut w = &mut buf[..];
-    let _ = write!(
+    let _ = writeln!(
         w,
-        "fuzz: case {case} of seed {seed} asks for {size} bytes at once (replay: --seed {seed} --case {case})\n"
+        "fuzz: case {case} of seed {seed} asks for {size} bytes at once (replay: --seed {seed} --case {case})"
     );
     let used = 160 - w.len();
     let _ = std::io::stderr().write_all(&buf[..used]);
@@ -1133,6 +1133,9 @@ pub struct Report {
     pub elapsed: Duration,
 }
 
+/// One finished case: index, target, verdict or failure, duration.
+type Outcome = (u64, Target, Result<Verdict, Failure>, Duration);
+
 struct Slot {
     /// Case running and when it started.
     running: Option<(u64, Instant)>,
@@ -1146,8 +1149,7 @@ pub fn run(seeds: Arc<Seeds>, config: &Config) -> Report {
     let next = Arc::new(AtomicU64::new(config.first));
     let stop = Arc::new(AtomicBool::new(false));
     let end = config.first.saturating_add(config.cases);
-    let results: Arc<Mutex<Vec<(u64, Target, Result<Verdict, Failure>, Duration)>>> =
-        Arc::default();
+    let results: Arc<Mutex<Vec<Outcome>>> = Arc::default();
     let workers = config.workers.max(1);
     let slots: Vec<Arc<Mutex<Slot>>> = (0..workers)
         .map(|_| Arc::new(Mutex::new(Slot { running: None })))
