@@ -97,11 +97,5 @@ fn short(v: f64) -> String {
     if plain.len() <= 12 {
         return plain;
     }
-    match sci.split_once('e') {
-        Some((mantissa, exponent)) if mantissa.contains('.') => {
-            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
-            format!("{mantissa}e{exponent}")
-        }
-        _ => sci,
-    }
+    format!("{rounded:e}")
 }
