@@ -45,11 +45,13 @@
 //!
 //! Modules: `records` (the record types), `io` (magics, version, encode/decode,
 //! atomic read/write, paths), `error` ([`FrameError`]); everything is re-exported at the
-//! crate root.
+//! crate root. [`lock`] is the output-folder lock the solver and the pipeline runner take
+//! while they write a folder.
 #![warn(missing_docs)]
 
 mod error;
 mod io;
+pub mod lock;
 pub mod lts;
 mod records;
 #[cfg(test)]

@@ -116,6 +116,9 @@ fn run(args: &Args) -> anyhow::Result<()> {
             .build_global()
             .context("--threads: cannot start the worker pool")?;
     }
+    // Held until the run ends, so that no second run (a `pipeline` on the same folder, a
+    // second solver) writes into this one (issue 16).
+    let _lock = msdem_frames::lock::lock_folder(&args.out, "solver")?;
     let options = RunOptions {
         quiet: args.quiet,
         restart: args.restart,
