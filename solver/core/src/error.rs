@@ -105,6 +105,16 @@ pub enum SolverError {
         /// Which quantity (e.g. `position`, `velocity`).
         what: String,
     },
+    /// An error of the run loop ([`SolverError::NonFinite`], [`SolverError::Step`]) as
+    /// [`crate::run::solve`] reports it: prefixed with the scenario file, e.g.
+    /// `scenario.yaml: step 1: particle 0: non-finite position`.
+    #[error("{file}: {error}")]
+    InRun {
+        /// Scenario file of the run.
+        file: PathBuf,
+        /// The run loop's error (not a `source`: the message already contains it).
+        error: Box<SolverError>,
+    },
     /// A step failed for another reason than a non-finite state.
     #[error(transparent)]
     Step(StepError),

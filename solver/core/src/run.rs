@@ -280,11 +280,21 @@ pub fn solve(
             .with(&scenario.checkpoint, &options.checkpoint_flags),
         ..options.clone()
     };
-    if options.restart {
+    let result = if options.restart {
         resume(world, out_dir, &options)
     } else {
         run(world, out_dir, &options)
-    }
+    };
+    // Errors of the run loop name a step and a particle; say which scenario they belong to.
+    result.map_err(|e| match e {
+        SolverError::NonFinite { .. } | SolverError::Step(_) | SolverError::InvalidWorld { .. } => {
+            SolverError::InRun {
+                file: scenario.file.clone(),
+                error: Box::new(e),
+            }
+        }
+        other => other,
+    })
 }
 
 /// Runs `world` to its end time, writing into `out_dir` (see the module documentation).
@@ -388,6 +398,12 @@ fn start(
                     c.time
                 );
             }
+            c.check_fits(
+                &frames::checkpoint_path(out_dir),
+                &state.bodies,
+                steps,
+                every,
+            )?;
             stepper
                 .restore(&c.detector, &c.integrator)
                 .map_err(|message| SolverError::Output {

@@ -223,6 +223,7 @@ pub use spec::{
     BoxSpec, ContactPointsSpec, DetectionModeSpec, DetectionSpec, GeneratorSpec, KernelSpec,
     LatticeSpec, MaterialSpec, ParticleSpec, Scenario, TimeSpec,
 };
+pub use values::short_number;
 
 /// The only scenario format version this build reads.
 pub const SCENARIO_VERSION: u32 = 1;

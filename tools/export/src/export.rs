@@ -141,6 +141,9 @@ fn write_png(path: &Path, img: &Image) -> Result<(), ExportError> {
 pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     let run = RunFolder::open(&opts.run)?;
     let out = opts.out.clone().unwrap_or_else(|| opts.run.clone());
+    if out.exists() && !out.is_dir() {
+        return Err(ExportError::OutNotAFolder { path: out });
+    }
     let preview_frame = match opts.preview {
         PreviewFrame::Last => *run.frames.last().unwrap_or(&0),
         PreviewFrame::Index(i) if run.frames.binary_search(&i).is_ok() => i,

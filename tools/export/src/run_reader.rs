@@ -35,11 +35,19 @@ impl RunFolder {
     /// the run folder) and checks its SHA-256 against the manifest, lists the frames.
     pub fn open(root: &Path) -> Result<Self, ExportError> {
         if !root.is_dir() {
-            return Err(ExportError::MissingRun {
-                path: root.to_path_buf(),
+            let path = root.to_path_buf();
+            return Err(if root.exists() {
+                ExportError::NotARunFolder { path }
+            } else {
+                ExportError::MissingRun { path }
             });
         }
         let mpath = manifest_path(root);
+        if !mpath.exists() {
+            return Err(ExportError::NoManifest {
+                path: root.to_path_buf(),
+            });
+        }
         let manifest: RunManifest = read_record(&mpath, &MANIFEST_MAGIC)?;
         check_manifest(&mpath, &manifest)?;
         let load = |rel: &str, hash: &[u8; 32]| -> Result<TriMesh, ExportError> {

@@ -79,24 +79,47 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
-            // One line: clap's message up to the blank line before its usage block.
-            let text = e.to_string();
-            let message: Vec<&str> = text
-                .lines()
-                .take_while(|l| !l.trim().is_empty())
-                .map(str::trim)
-                .collect();
-            eprintln!("{} (see solver --help)", message.join(" "));
+            eprintln!("error: {} (see solver --help)", clap_one_line(&e));
             return ExitCode::from(2);
         }
     };
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// Clap's message on one line: the lines before its usage block, without the `error: `
+/// prefix and the `tip:` lines.
+fn clap_one_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    lines.join(" ").trim_start_matches("error: ").to_owned()
+}
+
+/// An error and its causes on one line, leaving out a cause whose text the message
+/// already contains (library errors print their I/O cause themselves).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn run(args: &Args) -> anyhow::Result<()> {

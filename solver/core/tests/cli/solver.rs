@@ -162,8 +162,12 @@ particles:
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{stderr}");
     assert!(lines[0].starts_with("warning: "), "{stderr}");
+    // Issue 16: a runtime error names the scenario file before the step.
     assert!(
-        lines[1].starts_with("error: step 2: particle 0: non-finite position"),
+        lines[1].starts_with(&format!(
+            "error: {}: step 2: particle 0: non-finite position",
+            s.display()
+        )),
         "{stderr}"
     );
     for k in 0..2 {
