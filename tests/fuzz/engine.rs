@@ -28,9 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use msdem_frames::{
-    read_record, Frame, RunManifest, FRAME_MAGIC, HEADER_LEN, MANIFEST_MAGIC, STATS_MAGIC,
-};
+use msdem_frames::{read_record, Frame, RunManifest, FRAME_MAGIC, HEADER_LEN, MANIFEST_MAGIC};
 use msdem_mesh::check::{check_mesh, Role};
 use msdem_mesh::TriMesh;
 use sha2::{Digest, Sha256};
@@ -201,7 +199,8 @@ impl Target {
     fn seal(self) -> Seal {
         match self {
             Target::Tree => Seal::Tree,
-            Target::Manifest | Target::Frame | Target::Stats | Target::Checkpoint => Seal::Record,
+            Target::Manifest | Target::Frame | Target::Checkpoint => Seal::Record,
+            Target::Stats => Seal::Stream,
             _ => Seal::None,
         }
     }
@@ -214,6 +213,8 @@ enum Seal {
     Record,
     /// Tree file: SHA-256 of everything before it as the last 32 bytes.
     Tree,
+    /// Streamed statistics: chunks each with its own SHA-256.
+    Stream,
 }
 
 /// The seed files of every target and the run folder the run-file targets are read in.
@@ -374,17 +375,22 @@ fn seed_run(dir: &Path) -> PathBuf {
     let summary = run(world, &out, &options).expect("seed run");
     let manifest: RunManifest =
         read_record(&msdem_frames::manifest_path(&out), &MANIFEST_MAGIC).expect("manifest");
-    let stats = read_record(&msdem_frames::stats_path(&out), &STATS_MAGIC).expect("stats");
+    // A checkpoint at step 0: the statistics stream holds its header only.
+    let streams = msdem_solver::run::streams::Marks {
+        stats: Some(msdem_solver::run::streams::Mark {
+            len: msdem_frames::stream::STREAM_HEADER_LEN,
+            pending: Vec::new(),
+        }),
+        ..Default::default()
+    };
     let identity = checkpoint::identity(&manifest, &params, step_count(2.0e-5, 0.002));
-    let timings = msdem_frames::TimingsFile::default();
     let c = checkpoint::CheckpointRef {
         identity: &identity,
         bodies: &bodies,
         time: 0.0,
         step: 0,
         frames: summary.frames,
-        stats: &stats,
-        timings: &timings,
+        streams: &streams,
         detector: &[1, 2, 3],
         integrator: &[4, 5, 6],
     };
@@ -591,6 +597,7 @@ pub fn make_case(seeds: &Seeds, seed: u64, case: u64) -> Case {
         bytes = match seal {
             Seal::Record => reseal_record(&bytes),
             Seal::Tree => reseal_tree(&bytes),
+            Seal::Stream => reseal_stream(&bytes),
             Seal::None => bytes,
         };
         mutations.push("reseal");
@@ -654,8 +661,13 @@ fn mutate_checkpoint_record(rng: &mut Rng, bytes: &[u8]) -> Option<(&'static str
             "checkpoint: time"
         }
         _ => {
-            let keep = rng.below(c.stats.steps.len() + 1);
-            c.stats.steps.truncate(keep);
+            if let Some(mark) = c.streams.stats.as_mut() {
+                let keep = rng.below(mark.pending.len() + 1);
+                mark.pending.truncate(keep);
+                if rng.one_in(2) {
+                    mark.len = [0, mark.len / 2, mark.len + 1, u64::MAX][rng.below(4)];
+                }
+            }
             if rng.one_in(2) {
                 c.detector.clear();
             }
@@ -679,6 +691,28 @@ fn reseal_record(bytes: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&Sha256::digest(body));
     out.extend_from_slice(body);
+    out
+}
+
+/// Recomputes the checksum of every chunk of a mutated statistics stream
+/// ([`msdem_frames::stream`]: a header, then chunks of count, body length, SHA-256 and
+/// body); a chunk whose length field runs past the end gets the length that is left.
+fn reseal_stream(bytes: &[u8]) -> Vec<u8> {
+    use msdem_frames::stream::{CHUNK_HEADER_LEN, STREAM_HEADER_LEN};
+    let (header, chunk) = (STREAM_HEADER_LEN as usize, CHUNK_HEADER_LEN as usize);
+    let mut out = bytes.to_vec();
+    let mut at = header.min(out.len());
+    while out.len() - at >= chunk {
+        let len_field = at + 4..at + 12;
+        let said = u64::from_le_bytes(out[len_field.clone()].try_into().unwrap_or([0; 8]));
+        let left = (out.len() - at - chunk) as u64;
+        let len = said.min(left);
+        out[len_field].copy_from_slice(&len.to_le_bytes());
+        let body = at + chunk..at + chunk + len as usize;
+        let digest = Sha256::digest(&out[body.clone()]);
+        out[at + 12..at + chunk].copy_from_slice(&digest);
+        at = body.end;
+    }
     out
 }
 
