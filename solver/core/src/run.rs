@@ -267,11 +267,21 @@ pub fn solve(
             .with(&scenario.checkpoint, &options.checkpoint_flags),
         ..options.clone()
     };
-    if options.restart {
+    let result = if options.restart {
         resume(world, out_dir, &options)
     } else {
         run(world, out_dir, &options)
-    }
+    };
+    // A step that did not converge names the scenario whose settings it breaks.
+    result.map_err(|e| match e {
+        SolverError::Step(step @ StepError::NotConverged { .. }) => {
+            SolverError::ScenarioUnlocated {
+                file: scenario.file.clone(),
+                message: step.to_string(),
+            }
+        }
+        other => other,
+    })
 }
 
 /// Runs `world` to its end time, writing into `out_dir` (see the module documentation).

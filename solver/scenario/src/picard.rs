@@ -2,7 +2,7 @@
 //! of a scenario and the variant its `integrator:` chooses. Pure data, used by the solver's
 //! `implicit` module.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which contact detection runs inside the Picard iterations (seed 000 §5.2–5.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +17,64 @@ pub enum PicardVariant {
     /// iterations, at most one tree level unfolded per iteration, narrowing with a memory
     /// set (remark 5) and damped coarse-level force estimates.
     Multiscale,
+}
+
+/// The time discretisation the Picard iterations solve (seed 000 §2 uses implicit Euler).
+///
+/// Both are θ-methods on the wrench `W` that moves a particle over one step: velocities
+/// `v' = v + Δt·(((1 − θ)·F(x, v) + θ·F(x', v'))/M + g)`, positions
+/// `x' = x + Δt·((1 − θ)·v + θ·v')` (rotations alike), with `θ = 1` for implicit Euler and
+/// `θ = ½` for the trapezoidal rule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PicardScheme {
+    /// Implicit Euler (θ = 1, seed 000 Alg. 3), Euler–Cromer order: L-stable, damps
+    /// contact oscillations that the time step does not resolve (numerical dissipation
+    /// that grows with Δt).
+    #[default]
+    Euler,
+    /// Trapezoidal rule (θ = ½): second order, A-stable, conserves the energy of an
+    /// undamped linear spring for every Δt, so the restitution of the contact law survives
+    /// large steps. The start-of-step forces are the previous step's accepted evaluation.
+    Trapezoidal,
+}
+
+impl PicardScheme {
+    /// The implicitness θ of the scheme (1 for Euler, ½ for trapezoidal) [-].
+    pub fn theta(self) -> f64 {
+        match self {
+            PicardScheme::Euler => 1.0,
+            PicardScheme::Trapezoidal => 0.5,
+        }
+    }
+}
+
+/// How an iteration moves the wrench towards the forces it computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PicardAcceleration {
+    /// Relaxed fixed point `W ← W + ω·(F − W)` with the adaptive Aitken ω (seed 000 §6.1):
+    /// its contraction worsens with `Δt²·k/M`, so the iterations grow with the time step.
+    Aitken,
+    /// Linearly implicit (semi-smooth Newton) update of the forces: the normal contact
+    /// Jacobian (per contact `θ²·Δt²·k + θ·Δt·c` along its normal) assembled over the
+    /// contact graph and solved by block Gauss–Seidel in particle order; torques keep the
+    /// Aitken update. Iterations stay flat in Δt.
+    #[default]
+    Newton,
+}
+
+/// What a step does when its iterations use up [`PicardParams::max_iterations`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoConvergence {
+    /// Retry the step from its start state as two steps of `Δt/2`, recursively, at most
+    /// [`PicardParams::max_substep_levels`] halvings deep; a step that still does not
+    /// converge stops the run. The substeps are counted in the step's statistics.
+    #[default]
+    Substep,
+    /// Stop the run with a message naming the step and its residual.
+    Stop,
 }
 
 /// Settings of the Picard iterations.
@@ -37,8 +95,8 @@ pub struct PicardParams {
     /// Relative convergence threshold on every particle's force and torque update
     /// (seed 000 §6.1: 1 %) [-].
     pub tolerance: f64,
-    /// Iteration budget per step; a step that uses it up is accepted but reported as not
-    /// converged.
+    /// Iteration budget per step; a step that uses it up is retried with smaller steps or
+    /// stops the run ([`PicardParams::on_no_convergence`]).
     pub max_iterations: u32,
     /// Initial relaxation weight ω of the second iteration [-].
     pub relaxation: f64,
@@ -68,7 +126,19 @@ pub struct PicardParams {
     /// The convergence test still covers every particle in every iteration. Off: every
     /// particle is relaxed in every iteration (Alg. 3 read literally).
     pub local_updates: bool,
+    /// Time discretisation ([`PicardScheme`]).
+    pub scheme: PicardScheme,
+    /// Update of the wrench between iterations ([`PicardAcceleration`]).
+    pub acceleration: PicardAcceleration,
+    /// What a step that does not converge does ([`NoConvergence`]).
+    pub on_no_convergence: NoConvergence,
+    /// Most halvings of Δt for one step under [`NoConvergence::Substep`] (4: down to
+    /// Δt/16) [-].
+    pub max_substep_levels: u32,
 }
+
+/// Largest [`PicardParams::max_substep_levels`] (Δt/2²⁰) [-].
+pub const MAX_SUBSTEP_LEVELS: u32 = 20;
 
 impl Default for PicardParams {
     fn default() -> Self {
@@ -82,6 +152,10 @@ impl Default for PicardParams {
             coarse_force_damping: 0.5,
             keep_active_sets: true,
             local_updates: true,
+            scheme: PicardScheme::Euler,
+            acceleration: PicardAcceleration::Newton,
+            on_no_convergence: NoConvergence::Substep,
+            max_substep_levels: 4,
         }
     }
 }
@@ -147,6 +221,13 @@ impl PicardParams {
                 "must lie in [0, 1]",
             );
         }
+        if self.max_substep_levels > MAX_SUBSTEP_LEVELS {
+            return bad(
+                "max_substep_levels",
+                f64::from(self.max_substep_levels),
+                "must be at most 20",
+            );
+        }
         Ok(())
     }
 
@@ -165,6 +246,10 @@ impl PicardParams {
             coarse_force_damping: fin(self.coarse_force_damping, 0.5).clamp(0.0, 1.0),
             keep_active_sets: self.keep_active_sets,
             local_updates: self.local_updates,
+            scheme: self.scheme,
+            acceleration: self.acceleration,
+            on_no_convergence: self.on_no_convergence,
+            max_substep_levels: self.max_substep_levels.min(MAX_SUBSTEP_LEVELS),
         }
     }
 }

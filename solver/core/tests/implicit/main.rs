@@ -7,4 +7,5 @@ mod common;
 
 mod certificates;
 mod stability;
+mod substep;
 mod variants;
