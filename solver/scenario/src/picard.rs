@@ -21,30 +21,35 @@ pub enum PicardVariant {
 
 /// The time discretisation the Picard iterations solve (seed 000 §2 uses implicit Euler).
 ///
-/// Both are θ-methods on the wrench `W` that moves a particle over one step: velocities
-/// `v' = v + Δt·(((1 − θ)·F(x, v) + θ·F(x', v'))/M + g)`, positions
-/// `x' = x + Δt·((1 − θ)·v + θ·v')` (rotations alike), with `θ = 1` for implicit Euler and
-/// `θ = ½` for the trapezoidal rule.
+/// Both move every particle with one wrench `W` over the step: `v' = v + Δt·(W/M + g)`
+/// (the angular velocity alike), and both are implicit in `W`:
+///
+/// * implicit Euler: `W = F(x', v')`, positions `x' = x + Δt·v'` (Euler–Cromer order);
+/// * implicit midpoint: `W = F(x_m, v_m)` at the midpoint state `x_m = (x + x')/2`,
+///   `v_m = (v + v')/2` (orientation turned halfway), positions `x' = x + Δt·v_m`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PicardScheme {
-    /// Implicit Euler (θ = 1, seed 000 Alg. 3), Euler–Cromer order: L-stable, damps
-    /// contact oscillations that the time step does not resolve (numerical dissipation
-    /// that grows with Δt).
+    /// Implicit Euler (seed 000 Alg. 3): first order, L-stable; damps contact
+    /// oscillations that the time step does not resolve (numerical dissipation that grows
+    /// with Δt: restitution falls towards 0 once a contact lasts only a few steps).
     #[default]
     Euler,
-    /// Trapezoidal rule (θ = ½): second order, A-stable, conserves the energy of an
+    /// Implicit midpoint rule: second order, symplectic, conserves the energy of an
     /// undamped linear spring for every Δt, so the restitution of the contact law survives
-    /// large steps. The start-of-step forces are the previous step's accepted evaluation.
-    Trapezoidal,
+    /// larger steps. (The trapezoidal rule, the same for linear forces, carries the force
+    /// of the start of a step into it and so pumps energy into contacts that open within
+    /// a step; the midpoint rule evaluates forces only where the step is.)
+    Midpoint,
 }
 
 impl PicardScheme {
-    /// The implicitness θ of the scheme (1 for Euler, ½ for trapezoidal) [-].
+    /// The implicitness θ of the scheme: how much of a wrench change reaches the state
+    /// where forces are evaluated (1 for Euler, ½ for the midpoint) [-].
     pub fn theta(self) -> f64 {
         match self {
             PicardScheme::Euler => 1.0,
-            PicardScheme::Trapezoidal => 0.5,
+            PicardScheme::Midpoint => 0.5,
         }
     }
 }

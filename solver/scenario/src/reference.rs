@@ -100,7 +100,7 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k("picard", "coarse_force_damping", "number", "-", "0.5", "[0, 1]", "multiscale: factor on forces from surrogate levels"),
     k("picard", "keep_active_sets", "bool", "-", "true", "", "multiscale: keep active sets from step to step"),
     k("picard", "local_updates", "bool", "-", "true", "", "particles within tolerance/2 keep their wrench; multiscale re-detects only pairs that moved"),
-    k("picard", "scheme", "string", "-", "euler", "euler, trapezoidal", "time discretisation: implicit Euler (θ = 1, damps unresolved contact oscillations) or the trapezoidal rule (θ = ½, keeps the contact law's restitution at large steps)"),
+    k("picard", "scheme", "string", "-", "euler", "euler, midpoint", "time discretisation: implicit Euler (first order, damps contact oscillations the step does not resolve) or the implicit midpoint rule (second order, keeps more of the contact law's restitution at large steps)"),
     k("picard", "acceleration", "string", "-", "newton", "newton, aitken", "wrench update between iterations: linearly implicit Newton step with the normal contact Jacobian (block Gauss–Seidel over the contact graph), or the relaxed fixed point with adaptive Aitken ω (seed 000 §6.1)"),
     k("picard", "on_no_convergence", "string", "-", "substep", "substep, stop", "a step that uses up max_iterations: retried from its start as two steps of Δt/2 (recursively, counted in `substeps`), or the run stops naming the step and its residual"),
     k("picard", "max_substep_levels", "integer", "-", "4", "≤ 20", "most halvings of Δt for one step; a step still not converged then stops the run"),

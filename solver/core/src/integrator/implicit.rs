@@ -101,8 +101,8 @@ pub struct ImplicitEuler {
     gravity: Vec3,
     relax: Relaxation,
     start: Vec<Body>,
-    /// Forces of the start state of the current (sub)step (trapezoidal scheme).
-    start_forces: Vec<Wrench>,
+    /// Where the midpoint rule evaluates forces: the midpoint of the start and the guess.
+    mid: State,
     applied: Vec<Wrench>,
     computed: Vec<Wrench>,
     coarse_wrenches: Vec<Wrench>,
@@ -153,7 +153,7 @@ impl ImplicitEuler {
             gravity,
             relax: Relaxation::default(),
             start: Vec::new(),
-            start_forces: Vec::new(),
+            mid: State::default(),
             applied: Vec::new(),
             computed: Vec::new(),
             coarse_wrenches: Vec::new(),
@@ -302,6 +302,9 @@ impl ImplicitEuler {
         let out = &mut tally.out;
         let mut converged = false;
         let mut pairs = 0;
+        let midpoint = scheme == PicardScheme::Midpoint;
+        let mut mid = std::mem::take(&mut self.mid);
+        mid.clone_from(state);
         let reuse = self.last.take().and_then(|l| {
             let hit = l.matches(state, dt);
             let p = l.pairs;
@@ -312,6 +315,9 @@ impl ImplicitEuler {
             let reused = k == 0 && reuse.is_some();
             // 1. Detection at the guess held by `state.bodies`.
             let moved = self.moved.iter().filter(|&&m| m).count() as u32;
+            // Euler evaluates the guess itself, the midpoint rule the midpoint state (the
+            // start of the step in the first iteration).
+            let eval: &State = if midpoint { &mid } else { state };
             let d = match variant {
                 _ if reused => {
                     pairs = reuse.unwrap_or(0);
@@ -324,7 +330,7 @@ impl ImplicitEuler {
                     };
                     let d = detector.detect(
                         model,
-                        state,
+                        eval,
                         Search::Roots(mode),
                         &mut self.contacts,
                         wall,
@@ -336,7 +342,7 @@ impl ImplicitEuler {
                 PicardVariant::Multiscale => {
                     let d = detector.iterate(
                         model,
-                        state,
+                        eval,
                         &self.moved,
                         &mut self.contacts,
                         &mut self.coarse,
@@ -352,7 +358,7 @@ impl ImplicitEuler {
             if !reused {
                 compute_forces(
                     model,
-                    &state.bodies,
+                    &eval.bodies,
                     &self.contacts,
                     &self.coarse,
                     params.coarse_force_damping,
@@ -364,7 +370,6 @@ impl ImplicitEuler {
             // 3.–4. Residual and relaxed wrench (Newton: updated below instead).
             let residual = if k == 0 {
                 self.applied.clone_from(&self.computed);
-                self.start_forces.clone_from(&self.computed);
                 if newton {
                     // Linearly implicit first guess instead of the explicit one.
                     self.free.clear();
@@ -383,7 +388,6 @@ impl ImplicitEuler {
                         scheme.theta(),
                     );
                     self.jacobian.predict(
-                        &state.bodies,
                         &self.rhs,
                         &gravity,
                         dt,
@@ -459,7 +463,7 @@ impl ImplicitEuler {
                         .map(|(f, w)| newton::join(&(f.force - w.force), &(f.torque - w.torque))),
                 );
                 self.jacobian
-                    .assemble(model, &state.bodies, &self.contacts, dt, scheme.theta());
+                    .assemble(model, &eval.bodies, &self.contacts, dt, scheme.theta());
                 self.jacobian.solve(&self.rhs, &self.free, &mut self.delta);
                 for ((w, d), &free) in self.applied.iter_mut().zip(&self.delta).zip(&self.free) {
                     if free {
@@ -468,19 +472,23 @@ impl ImplicitEuler {
                     }
                 }
             }
-            // 5. Next guess from the start-of-step state.
+            // 5. Next guess from the start-of-step state (and the midpoint rule's next
+            //    evaluation state).
             let bodies = state.bodies.iter_mut().zip(&mut self.moved);
-            let wrenches = self.start_forces.iter().zip(&self.applied);
-            for ((b, moved), (s, (f0, w))) in bodies.zip(self.start.iter().zip(wrenches)) {
+            let evaluated = mid.bodies.iter_mut();
+            for (((b, moved), m), (s, w)) in bodies
+                .zip(evaluated)
+                .zip(self.start.iter().zip(&self.applied))
+            {
                 let mut next = s.clone();
-                scheme::advance(
-                    scheme,
-                    &mut next,
-                    &scheme::applied(scheme, f0, w),
-                    &gravity,
-                    dt,
-                );
-                *moved = !same_pose(b, &next);
+                scheme::advance(scheme, &mut next, w, &gravity, dt);
+                if midpoint {
+                    let next_mid = scheme::midpoint(s, &next, dt);
+                    *moved = !same_pose(m, &next_mid);
+                    *m = next_mid;
+                } else {
+                    *moved = !same_pose(b, &next);
+                }
                 *b = next;
             }
             wall.integrate += t_int.elapsed().as_secs_f64();
@@ -490,8 +498,11 @@ impl ImplicitEuler {
 
         // The accepted state is the last one evaluated: keep its evaluation for the next
         // (sub)step's first iteration (see the module docs); `advance` sets its step.
+        self.mid = mid;
         let multiscale = variant == PicardVariant::Multiscale;
-        if !multiscale || (params.keep_active_sets && converged) {
+        if midpoint {
+            // Evaluated at the midpoint, not at the accepted state: nothing to reuse.
+        } else if !multiscale || (params.keep_active_sets && converged) {
             let mut bodies = self.last_bodies.take().unwrap_or_default();
             bodies.clone_from(&state.bodies);
             self.last = Some(LastEvaluation {
@@ -523,6 +534,12 @@ impl ImplicitEuler {
             ..
         } = tally;
         out.converged = true;
+        // The contacts and forces that made the step: at the accepted state (Euler) or
+        // at the midpoint state (midpoint rule).
+        let evaluated = match self.params.scheme {
+            PicardScheme::Euler => &state.bodies,
+            PicardScheme::Midpoint => &self.mid.bodies,
+        };
         let mut records = Vec::new();
         if record_contacts {
             // Into scratch: `computed` stays the accepted state's evaluation (reused above);
@@ -531,7 +548,7 @@ impl ImplicitEuler {
             self.coarse_wrenches.resize(n, Wrench::default());
             out.contact_energy = accumulate_forces(
                 model,
-                &state.bodies,
+                evaluated,
                 &self.contacts,
                 dt,
                 &mut self.coarse_wrenches,
@@ -541,7 +558,7 @@ impl ImplicitEuler {
             out.contact_energy = self
                 .contacts
                 .iter()
-                .map(|c| PairParams::of(model, &state.bodies, c.a, c.b).spring_energy(c.dist))
+                .map(|c| PairParams::of(model, evaluated, c.a, c.b).spring_energy(c.dist))
                 .sum();
         }
         out.contacts = records;

@@ -60,7 +60,7 @@ picard:
   coarse_force_damping: 1
   keep_active_sets: false
   local_updates: false
-  scheme: trapezoidal
+  scheme: midpoint
   acceleration: aitken
   on_no_convergence: stop
   max_substep_levels: 7",
@@ -75,7 +75,7 @@ picard:
         coarse_force_damping: 1.0,
         keep_active_sets: false,
         local_updates: false,
-        scheme: PicardScheme::Trapezoidal,
+        scheme: PicardScheme::Midpoint,
         acceleration: PicardAcceleration::Aitken,
         on_no_convergence: NoConvergence::Stop,
         max_substep_levels: 7,

@@ -227,19 +227,20 @@ impl ContactJacobian {
             }));
     }
 
-    /// The linearly implicit first guess of a step (a Rosenbrock-type step): with the
-    /// contacts linearised at the start state `bodies` (assembled there by
-    /// [`ContactJacobian::assemble`]), the end-of-step forces are
-    /// `F₀ − Σ_c n·nᵀ·(k_c·(Δx_a − Δx_b) + c_c·(Δv_a − Δv_b))` for the start forces `F₀` and
-    /// the moves `Δx = Δt·v + θΔt²·d + θ²Δt²·u`, `Δv = Δt·d + θΔt·u` with
-    /// `d = (1 − θ)·F₀/M + g`. Setting them equal to `M·u` gives `A·u = b` with
-    /// `b = F₀ − Σ_c n·nᵀ·(k_c·Δt·(v_a − v_b) + (θΔt²·k_c + Δt·c_c)·(d_a − d_b))`;
-    /// returns the forces `M·u` in `forces`. For linear springs this is the exact implicit
-    /// step; Newton iterations correct for contacts that open, close or switch.
+    /// The linearly implicit first guess of a step (a Rosenbrock-type step): the
+    /// contacts linearised at the start state (assembled there by
+    /// [`ContactJacobian::assemble`]) give the forces at the evaluated state as
+    /// `F₀ − Σ_c s·J·(k_c·(Δx_a − Δx_b) + c_c·(Δv_a − Δv_b))·n` for the start forces `F₀`
+    /// and the moves to the evaluated state `Δx = θΔt·v + θ²Δt²·(q + g)`,
+    /// `Δv = θΔt·(q + g)` (θ = 1: the end of the step, ½: its midpoint). Setting them equal
+    /// to `𝓜·q` gives `A·q = b` with
+    /// `b = F₀ − Σ_c J·(k_c·θΔt·(v_a − v_b)·n + (θ²Δt²·k_c + θΔt·c_c)·(g_a − g_b)·n)`
+    /// (`g_b = 0` for an obstacle); returns the wrenches `𝓜·q` in `wrenches`. For linear
+    /// springs this is the exact implicit step; the Newton iterations correct for contacts
+    /// that open, close or switch.
     #[allow(clippy::too_many_arguments)]
     pub fn predict(
         &mut self,
-        bodies: &[Body],
         start: &[Vec6],
         gravity: &Vec3,
         dt: f64,
@@ -247,16 +248,15 @@ impl ContactJacobian {
         free: &[bool],
         wrenches: &mut Vec<Vec6>,
     ) -> usize {
-        let drift: Vec<Vec3> = bodies
-            .iter()
-            .zip(start)
-            .map(|(b, f)| (1.0 - theta) * f.fixed_rows::<3>(0).into_owned() / b.mass + gravity)
-            .collect();
         let mut rhs: Vec<Vec6> = start.to_vec();
         for (t, blk) in self.terms.iter().zip(&self.blocks) {
-            let d_rel = drift[t.a] - t.b.map_or(Vec3::zeros(), |j| drift[j]);
-            let push = t.stiffness * dt * t.approach
-                + (theta * dt * dt * t.stiffness + dt * t.damping) * t.normal.dot(&d_rel);
+            let g_rel = if t.b.is_some() {
+                0.0
+            } else {
+                t.normal.dot(gravity)
+            };
+            let push = t.stiffness * theta * dt * t.approach
+                + (theta * theta * dt * dt * t.stiffness + theta * dt * t.damping) * g_rel;
             rhs[t.a] -= push * blk.ja;
             if let Some(j) = t.b {
                 rhs[j] += push * blk.jb;
