@@ -92,6 +92,9 @@ use relax::{Relaxation, Residual};
 use reuse::{compute_forces, LastEvaluation};
 use std::time::Instant;
 
+/// Smallest weight of a damped Newton step [-].
+const MIN_NEWTON_WEIGHT: f64 = 1.0 / 64.0;
+
 /// Implicit Euler by Picard iterations (see the module docs): its settings and buffers.
 #[derive(Debug)]
 pub struct ImplicitEuler {
@@ -311,6 +314,7 @@ impl ImplicitEuler {
             self.last_bodies = Some(l.bodies);
             hit.then_some(p)
         });
+        let (mut newton_weight, mut last_residual): (f64, f64) = (1.0, f64::INFINITY);
         for k in 0..params.max_iterations {
             let reused = k == 0 && reuse.is_some();
             // 1. Detection at the guess held by `state.bodies`.
@@ -465,12 +469,21 @@ impl ImplicitEuler {
                 self.jacobian
                     .assemble(model, &eval.bodies, &self.contacts, dt, scheme.theta());
                 self.jacobian.solve(&self.rhs, &self.free, &mut self.delta);
+                // Damped Newton: the step weight halves when the residual grew since the
+                // last iteration (a contact that opens and closes between guesses makes the
+                // semi-smooth iteration cycle) and recovers while it shrinks.
+                newton_weight = if residual.max_relative > last_residual {
+                    (0.5 * newton_weight).max(MIN_NEWTON_WEIGHT)
+                } else {
+                    (2.0 * newton_weight).min(1.0)
+                };
                 for ((w, d), &free) in self.applied.iter_mut().zip(&self.delta).zip(&self.free) {
                     if free {
-                        w.force += d.fixed_rows::<3>(0);
-                        w.torque += d.fixed_rows::<3>(3);
+                        w.force += newton_weight * d.fixed_rows::<3>(0);
+                        w.torque += newton_weight * d.fixed_rows::<3>(3);
                     }
                 }
+                last_residual = residual.max_relative;
             }
             // 5. Next guess from the start-of-step state (and the midpoint rule's next
             //    evaluation state).
