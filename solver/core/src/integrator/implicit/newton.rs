@@ -306,16 +306,16 @@ impl ContactJacobian {
             v.resize(n, zero);
         }
         let dot = |a: &[Vec6], b: &[Vec6]| a.iter().zip(b).map(|(x, y)| x.dot(y)).sum::<f64>();
-        for i in 0..n {
-            if free[i] {
-                self.r[i] = rhs[i];
+        for ((r, b), &f) in self.r.iter_mut().zip(rhs).zip(free) {
+            if f {
+                *r = *b;
             }
         }
         let norm0 = dot(&self.r, &self.r).sqrt();
         let mut iterations = 0;
         if norm0 > 0.0 && norm0.is_finite() {
-            for i in 0..n {
-                self.z[i] = self.inverse[i] * self.r[i];
+            for ((z, inv), r) in self.z.iter_mut().zip(&self.inverse).zip(&self.r) {
+                *z = inv * r;
             }
             self.p.clone_from(&self.z);
             let mut rz = dot(&self.r, &self.z);
@@ -330,27 +330,25 @@ impl ContactJacobian {
                     break;
                 }
                 let alpha = rz / pq;
-                for i in 0..n {
-                    self.x[i] += alpha * p[i];
-                    self.r[i] -= alpha * q[i];
+                for ((x, r), (pi, qi)) in self.x.iter_mut().zip(&mut self.r).zip(p.iter().zip(&q)) {
+                    *x += alpha * pi;
+                    *r -= alpha * qi;
                 }
                 self.p = p;
                 self.q = q;
                 if dot(&self.r, &self.r).sqrt() <= CG_TOLERANCE * norm0 {
                     break;
                 }
-                for i in 0..n {
-                    self.z[i] = if free[i] {
-                        self.inverse[i] * self.r[i]
-                    } else {
-                        zero
-                    };
+                for (((z, inv), r), &f) in
+                    self.z.iter_mut().zip(&self.inverse).zip(&self.r).zip(free)
+                {
+                    *z = if f { inv * r } else { zero };
                 }
                 let rz_new = dot(&self.r, &self.z);
                 let beta = rz_new / rz;
                 rz = rz_new;
-                for i in 0..n {
-                    self.p[i] = self.z[i] + beta * self.p[i];
+                for (p, z) in self.p.iter_mut().zip(&self.z) {
+                    *p = z + beta * *p;
                 }
             }
         }
@@ -452,16 +450,15 @@ mod tests {
             }
         }
         let mut r = nalgebra::DVector::<f64>::zeros(18);
-        for i in 0..3 {
-            r.rows_mut(6 * i, 6).copy_from(&rhs[i]);
+        for (i, b) in rhs.iter().enumerate() {
+            r.rows_mut(6 * i, 6).copy_from(b);
         }
         let q = dense.lu().solve(&r).unwrap();
-        for i in 0..3 {
-            let want = j.mass[i] * q.rows(6 * i, 6);
+        for (i, (d, m)) in delta.iter().zip(&j.mass).enumerate() {
+            let want = m * q.rows(6 * i, 6);
             assert!(
-                (delta[i] - want).norm() <= 1e-5 * (1.0 + want.norm()),
-                "{i}: {:?} vs {want:?}",
-                delta[i]
+                (d - want).norm() <= 1e-5 * (1.0 + want.norm()),
+                "{i}: {d:?} vs {want:?}"
             );
         }
         // Along y nothing couples particle 1: its update there is the residual itself.
