@@ -35,7 +35,7 @@
 //!   local_updates: true            # particles within tolerance/2 keep their wrench;
 //!                                  # multiscale re-detects only pairs that moved
 //!   scheme: euler                  # euler | midpoint (implicit Euler / implicit midpoint)
-//!   acceleration: newton           # newton (contact Jacobian) | aitken (relaxed Picard)
+//!   acceleration: aitken           # aitken (relaxed Picard) | newton (contact Jacobian)
 //!   on_no_convergence: substep     # substep (retry with Δt/2) | stop (end the run)
 //!   max_substep_levels: 4          # most halvings of Δt for one step, ≤ 20
 //! lts:                             # optional, local_time_stepping / global_adaptive only

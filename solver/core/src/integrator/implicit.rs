@@ -13,9 +13,9 @@
 //!    [`PicardParams::tolerance`] relative to its force (with an absolute floor, see
 //!    [`PicardParams::force_floor`]) — and, for multiscale Picard, no active pair was
 //!    widened in this iteration;
-//! 4. **update** the wrench: the forces by a Newton step with the normal contact Jacobian
-//!    ([`newton`], [`PicardAcceleration::Newton`], the default) or `W ← W + ω·r` with the
-//!    adaptive ω of §6.1 ([`PicardAcceleration::Aitken`]); the torques always by the latter;
+//! 4. **update** the wrench: `W ← W + ω·r` with the adaptive ω of §6.1
+//!    ([`PicardAcceleration::Aitken`], the default), or a damped Newton step with the
+//!    contact Jacobian ([`newton`], [`PicardAcceleration::Newton`]);
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
 //!    (Euler–Cromer, [`crate::motion::advance_body`]; trapezoidal: with the average of the
 //!    start-of-step forces and `W`, [`scheme`]): the next guess.

@@ -137,6 +137,7 @@ fn substeps_meet_the_tolerance_and_match_a_converged_run_of_the_same_substeps() 
             let tight = PicardParams {
                 tolerance: 1e-5,
                 max_iterations: 200,
+                acceleration: PicardAcceleration::Newton,
                 on_no_convergence: NoConvergence::Stop,
                 ..PicardParams::default()
             };
