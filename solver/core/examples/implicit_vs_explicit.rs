@@ -25,7 +25,7 @@
 //! cargo run --release -p msdem-solver --example implicit_vs_explicit -- \
 //!     [--end-s 4] [--scenes staircase,hopper] [--factors 1,5,10,20] [--seeds 1] \
 //!     [--schemes euler,midpoint] [--acceleration newton|aitken] [--max-iterations 50] \
-//!     [--jobs 1]
+//!     [--max-substep-levels 4] [--jobs 1]
 //! ```
 //!
 //! `--jobs J` runs J configurations at a time (each still on one thread; CPU times stay
@@ -63,6 +63,7 @@ struct Options {
     schemes: Vec<PicardScheme>,
     acceleration: Option<PicardAcceleration>,
     max_iterations: Option<u32>,
+    max_substep_levels: Option<u32>,
     jobs: usize,
 }
 
@@ -75,6 +76,7 @@ fn parse_args() -> Result<Options> {
         schemes: vec![PicardScheme::Euler, PicardScheme::Midpoint],
         acceleration: None,
         max_iterations: None,
+        max_substep_levels: None,
         jobs: 1,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -112,6 +114,9 @@ fn parse_args() -> Result<Options> {
             }
             "--max-iterations" => {
                 o.max_iterations = Some(value.parse().context("--max-iterations")?)
+            }
+            "--max-substep-levels" => {
+                o.max_substep_levels = Some(value.parse().context("--max-substep-levels")?)
             }
             "--jobs" => o.jobs = value.parse::<usize>().context("--jobs")?.max(1),
             other => bail!("unknown argument {other} (see the example's documentation)"),
@@ -168,6 +173,9 @@ fn run_one(world: &World, factor: Option<(u32, PicardScheme)>, end: f64, o: &Opt
             scheme,
             acceleration: o.acceleration.unwrap_or(w.params.picard.acceleration),
             max_iterations: o.max_iterations.unwrap_or(w.params.picard.max_iterations),
+            max_substep_levels: o
+                .max_substep_levels
+                .unwrap_or(w.params.picard.max_substep_levels),
             ..w.params.picard.clone()
         };
     } else {
