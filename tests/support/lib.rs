@@ -114,3 +114,30 @@ pub fn python_with_vtk() -> String {
     );
     py
 }
+
+/// The process ids of `pid`'s children (Linux: `/proc/PID/task/*/children`; empty
+/// elsewhere or when `pid` is gone).
+pub fn child_pids(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return found;
+    };
+    for task in tasks.flatten() {
+        let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        found.extend(
+            text.split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
+    }
+    found
+}
+
+/// Whether process `pid` is alive (Linux `/proc`; a zombie counts as gone).
+pub fn process_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            let state = s.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+            state != Some(Some('Z'))
+        })
+        .unwrap_or(false)
+}

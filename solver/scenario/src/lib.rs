@@ -98,6 +98,9 @@
 //!             radius_m: 0.6, layer_m: 0.102, stagger: true }   # seed 004 §8.2 tower
 //! limits:                          # optional
 //!   max_particles: 10000000        # cap on listed + generated particles, ≥ 1 (default 10⁷)
+//!   max_steps: 100000000           # cap on end/dt, ≥ 1 (default 10⁸; `--max-steps` overrides)
+//!   memory_bytes: 8.0e9            # cap on the memory estimate (default: what is available)
+//!   disk_bytes: 1.0e11             # cap on the output estimate (default: the free space)
 //! checkpoint:                      # optional; the solver's flags override these
 //!   every_steps: 1000              # a checkpoint every N steps (default 0: off)
 //!   every_wall_s: 60               # and/or every T s of wall time (default 60; 0: off)
@@ -165,7 +168,10 @@
 //! **Limits** (module [`limits`], [`yaml`]): a scenario may have at most
 //! `limits.max_particles` particles (default [`DEFAULT_MAX_PARTICLES`] = 10⁷), counted in
 //! 64 bits; the generator `count` that passes the cap is refused at its `line:column`
-//! before anything is allocated. Every YAML file (scenario or pipeline) may have at most
+//! before anything is allocated. The run length `end/dt` may not pass `limits.max_steps`
+//! (default [`DEFAULT_MAX_STEPS`] = 10⁸), and the solver refuses a scenario whose memory
+//! or output estimate exceeds `limits.memory_bytes` / `limits.disk_bytes` or what the
+//! machine has, with one line naming the estimate and the limit. Every YAML file (scenario or pipeline) may have at most
 //! [`yaml::MAX_YAML_BYTES`] (16 MiB) and nest collections at most [`yaml::MAX_YAML_DEPTH`]
 //! (64) levels deep, both checked before parsing; a leading UTF-8 byte-order mark is
 //! accepted; a key repeated in one mapping is an error at the second key (never last-wins).
@@ -209,7 +215,7 @@ pub use error::ScenarioError;
 pub use generator::{PairsSpec, RingSpec, StackSpec};
 pub use halo::{HaloSpec, DEFAULT_RELATIVE_HALO, MAX_RELATIVE_HALO};
 pub use integrator::IntegratorSpec;
-pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES};
+pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES, DEFAULT_MAX_STEPS};
 pub use load::{load_scenario, parse_scenario};
 pub use lts::{ImpulseParams, LtsParams};
 pub use names::{with_known, Known};

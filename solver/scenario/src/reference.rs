@@ -198,6 +198,9 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k(RING, "layer_m", "number", "m", "required", "> 0", "vertical distance between consecutive rings"),
     k(RING, "stagger", "bool", "-", "true", "", "turn every other ring by half a place"),
     k("limits", "max_particles", "integer", "-", "10000000", "≥ 1", "cap on listed plus generated particles, counted in 64 bits"),
+    k("limits", "max_steps", "integer", "steps", "100000000", "≥ 1", "cap on the run length end/dt; `solver --max-steps` overrides it"),
+    k("limits", "memory_bytes", "integer", "bytes", "none", "≥ 1", "cap on the solver's memory estimate (particles, shapes' meshes and trees), checked with what the machine has available before set-up"),
+    k("limits", "disk_bytes", "integer", "bytes", "none", "≥ 1", "cap on the estimated output size (frames × frame size + per-step statistics), checked with the output folder's free space before the run"),
     k("checkpoint", "every_steps", "integer", "steps", "0", "≥ 0 (0: off)", "a checkpoint after every N steps; `--checkpoint-every-steps` overrides it"),
     k("checkpoint", "every_wall_s", "number", "s", "60", "finite, ≥ 0 (0: off)", "a checkpoint once this much wall time passed since the last; `--checkpoint-every-wall-s` overrides it; never changes the results"),
 ];

@@ -371,8 +371,19 @@ pub(crate) fn count_u64<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error
                 ))),
             }
         }
+        /// A whole number written in floating-point form (`1e8`), below 2⁶⁴.
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<u64, E> {
+            if v.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&v) {
+                self.visit_u64(v as u64)
+            } else {
+                Err(E::custom(format_args!(
+                    "invalid value {}, expected a whole count ≥ 1 below 1.8e19",
+                    crate::limits::short(v)
+                )))
+            }
+        }
     }
-    d.deserialize_u64(V)
+    d.deserialize_any(V)
 }
 
 /// Default coefficient of restitution (1: no damping) [-].

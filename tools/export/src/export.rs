@@ -162,7 +162,11 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     )?;
     let mut warnings = Vec::new();
     let stats = if opts.plots {
-        let stats = run.read_stats_if_present()?;
+        let (stats, cut) = match run.read_stats_complete()? {
+            Some((stats, cut)) => (Some(stats), cut),
+            None => (None, None),
+        };
+        warnings.extend(cut);
         if stats.is_none() {
             warnings.push(format!(
                 "{}: not found (the run did not finish?): no plots written, VTK, PLY and \

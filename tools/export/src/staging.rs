@@ -14,6 +14,11 @@
 //! Between the two renames of one output (microseconds) a crash would leave that output
 //! only in the staging folder `OUT/.export-staging-*/previous/`; an output that is a
 //! symbolic link is replaced like any other (the link is moved, its target untouched).
+//!
+//! A killed export leaves its staging folder behind (never in place of an output). The
+//! next export into the folder removes such abandoned staging folders (Linux: their
+//! process, named in the folder name, is gone) unless their `previous/` holds something,
+//! which may be the only copy of an output and is left for the user.
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +42,7 @@ impl Staging {
     pub fn new(out: &Path) -> Result<Self, ExportError> {
         let created_out = !out.exists();
         std::fs::create_dir_all(out).map_err(ExportError::io(out))?;
+        remove_abandoned(out);
         let mut staging = Staging {
             out: out.to_path_buf(),
             dir: None,
@@ -136,6 +142,44 @@ impl Drop for Staging {
     }
 }
 
+/// Removes the staging folders in `out` of exports that are no longer running, except
+/// those holding previous outputs (see the module documentation). Best effort: what
+/// cannot be read or removed stays.
+fn remove_abandoned(out: &Path) {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(STAGING_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let dir = entry.path();
+        let holds_previous = std::fs::read_dir(dir.join("previous"))
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(false);
+        if process_gone(pid) && !holds_previous {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+/// Whether process `pid` has certainly ended (Linux: no `/proc/PID`); elsewhere `false`,
+/// so nothing is removed.
+fn process_gone(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return false;
+    }
+    cfg!(target_os = "linux")
+        && Path::new("/proc/self").is_dir()
+        && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
 /// Refuses to replace something of another kind than the staged output (a folder where
 /// `preview.png` goes, a file named `vtk`): that is not a previous export.
 fn check_replaceable(target: &Path, staged: &Path) -> Result<(), ExportError> {
@@ -216,6 +260,50 @@ mod tests {
             std::fs::read_to_string(out.join("vtk/old.vtp")).unwrap(),
             "old"
         );
+    }
+
+    /// A staging folder of a killed export (a process id above Linux's `PID_MAX_LIMIT`,
+    /// 2^22, never runs) goes with the next export, unless it holds previous outputs; a
+    /// live process's stays.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn abandoned_staging_folders_are_removed_unless_they_hold_previous_outputs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let dead = 4_194_400;
+        write(
+            &out.join(format!("{STAGING_PREFIX}{dead}-0/vtk/a.vtp")),
+            "half",
+        );
+        write(
+            &out.join(format!("{STAGING_PREFIX}{dead}-1/previous/ply/a.ply")),
+            "only copy",
+        );
+        // The parent of this test process is alive.
+        let parent = std::fs::read_to_string("/proc/self/stat")
+            .unwrap()
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.split(' ').nth(1).map(str::to_owned))
+            .unwrap();
+        write(
+            &out.join(format!("{STAGING_PREFIX}{parent}-0/vtk/a.vtp")),
+            "live",
+        );
+        write(&out.join(".export-staging-x/keep"), "not ours");
+        let s = Staging::new(&out).unwrap();
+        drop(s);
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let mut expected = vec![
+            format!("{STAGING_PREFIX}{dead}-1"),
+            format!("{STAGING_PREFIX}{parent}-0"),
+            ".export-staging-x".to_owned(),
+        ];
+        expected.sort();
+        assert_eq!(names, expected);
     }
 
     #[test]

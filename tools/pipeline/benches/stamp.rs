@@ -1,8 +1,10 @@
 //! Cost of deciding whether a stage is up to date: hashing a stage binary and a stage's
-//! inputs (`stamp::file_digest`, `stamp::stage_digest`), i.e. the overhead a fully
-//! up-to-date pipeline run pays per stage.
+//! inputs (`stamp::file_digest`, `stamp::stage_digest`) and verifying its recorded
+//! outputs (`outputs::verify`, here the staircase's 201 frames of ≈ 12 KiB), i.e. the
+//! overhead a fully up-to-date pipeline run pays per stage.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use msdem_pipeline::outputs;
 use msdem_pipeline::plan::{Stage, StageKind};
 use msdem_pipeline::stamp::{file_digest, stage_digest};
 
@@ -39,12 +41,22 @@ fn bench(c: &mut Criterion) {
         inputs: vec!["meshes/rock.ply".into()],
         input_dir: None,
         outputs: vec!["trees/rock.tree".into()],
+        products: vec!["trees/rock.tree".into()],
+        product_skip: Vec::new(),
         staging: None,
         clear: Vec::new(),
         hint: None,
         restart: None,
     };
     let program = file_digest(&binary).unwrap();
+    let frames = dir.path().join("run/frames");
+    std::fs::create_dir_all(&frames).unwrap();
+    for i in 0..201u64 {
+        let name = format!("frame_{i:06}.msdem");
+        std::fs::write(frames.join(name), bytes(12 << 10, 10 + i)).unwrap();
+    }
+    let products = [std::path::PathBuf::from("run")];
+    let recorded = outputs::record(dir.path(), &products, &[]).unwrap();
 
     let mut group = c.benchmark_group("stamp");
     group.sample_size(20);
@@ -53,6 +65,13 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(32 << 10));
     group.bench_function("tree_stage_32KiB_mesh", |b| {
         b.iter(|| stage_digest(&stage, &program, dir.path()).unwrap())
+    });
+    group.throughput(Throughput::Bytes(201 * (12 << 10)));
+    group.bench_function("verify_201_frames_12KiB", |b| {
+        b.iter(|| {
+            let found = outputs::verify(dir.path(), &products, &[], &recorded).unwrap();
+            assert!(found.is_none());
+        })
     });
     group.finish();
 }

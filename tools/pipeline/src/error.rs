@@ -97,6 +97,11 @@ pub enum PipelineError {
         /// The stage's own error message.
         message: String,
     },
+    /// The output folder (or the solver's run folder in it) is locked by another run
+    /// (`msdem_frames::lock`): `out/x: in use by another pipeline run (pid 1234); wait for
+    /// it or stop it`.
+    #[error(transparent)]
+    Lock(#[from] msdem_frames::lock::LockError),
     /// A stage binary exited successfully but did not write an output it should have.
     #[error("{stage}: exited successfully but did not write {}", path.display())]
     OutputMissing {

@@ -37,13 +37,15 @@
 //! `meshes/NAME.ply`, `trees/NAME.tree`, `scenario.yaml` (paths relative to the folder),
 //! `run/` (solver output: `run.msdem`, `frames/`, `stats.msdem`) with the exporter's
 //! `vtk/`, `ply/`, `plots/` and `preview.png` inside it, `run.log` (see [`run_log`]) and
-//! `.stamps/` (one stamp per stage output, see [`stamp`]). Every key and output file:
+//! `.stamps/` (one stamp per stage, recording its outputs' sizes and hashes, see [`stamp`]
+//! and [`outputs`]), `.lock` while a run holds the folder (`msdem_frames::lock`). Every key and output file:
 //! `docs/reference.md`, generated from [`mod@reference`].
 #![warn(missing_docs)]
 
 pub mod error;
 pub mod load;
 pub mod names;
+pub mod outputs;
 pub mod plan;
 mod process;
 pub mod reference;

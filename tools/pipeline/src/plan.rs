@@ -66,6 +66,12 @@ pub struct Stage {
     pub input_dir: Option<PathBuf>,
     /// Files or folders it must have written.
     pub outputs: Vec<PathBuf>,
+    /// Files or folders whose every file its stamp records (size and SHA-256, see
+    /// [`crate::outputs`]): the stage is reused only while they are unchanged.
+    pub products: Vec<PathBuf>,
+    /// Paths under `products` that another stage writes (the exporter's folders inside
+    /// the run folder), left out of the record.
+    pub product_skip: Vec<PathBuf>,
     /// `(written, final)`: the stage writes a fresh folder that replaces `final` once the
     /// stage succeeded, so a failed run leaves the previous results intact.
     pub staging: Option<(PathBuf, PathBuf)>,
@@ -174,7 +180,9 @@ fn mesh_stage(name: &str, mesh: &MeshSpec, pipeline_dir: &Path, import_use: Impo
         args,
         inputs,
         input_dir: None,
-        outputs: vec![out.into()],
+        outputs: vec![out.clone().into()],
+        products: vec![out.into()],
+        product_skip: Vec::new(),
         staging: None,
         clear: Vec::new(),
         hint,
@@ -200,7 +208,9 @@ fn tree_stage(name: &str, tree: &TreeSpec) -> Stage {
         args,
         inputs: vec![mesh.into()],
         input_dir: None,
-        outputs: vec![out.into()],
+        outputs: vec![out.clone().into()],
+        products: vec![out.into()],
+        product_skip: Vec::new(),
         staging: None,
         clear: Vec::new(),
         hint: None,
@@ -249,6 +259,10 @@ fn solve_stage(spec: &PipelineSpec) -> Stage {
             run.join("stats.msdem"),
             run.join("frames"),
         ],
+        // Everything the solver leaves in its folder (manifest, frames, statistics,
+        // timings), not what the exporter adds to it.
+        products: vec![run.to_owned()],
+        product_skip: EXPORT_OUTPUTS.into_iter().map(|p| run.join(p)).collect(),
         staging: Some((RUN_STAGING_DIR.into(), RUN_DIR.into())),
         clear: vec![RUN_STAGING_DIR.into()],
         hint: None,
@@ -316,6 +330,12 @@ fn export_stage(name: &str, export: &ExportSpec) -> Stage {
         inputs: vec![run.join("run.msdem"), run.join("stats.msdem")],
         input_dir: Some(run.join("frames")),
         staging: None,
+        products: EXPORT_OUTPUTS
+            .into_iter()
+            .map(|p| run.join(p))
+            .filter(|p| outputs.iter().any(|o| o.starts_with(p)))
+            .collect(),
+        product_skip: Vec::new(),
         // The exporter replaces what it writes only once everything is written (a failed
         // export leaves the previous one intact), so only outputs switched off are cleared
         // here, that none of them goes stale.

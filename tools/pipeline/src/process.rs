@@ -33,13 +33,15 @@ pub fn execute(
         source,
     };
     let mut child = spawn_retrying(|| {
-        Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(&stage.args)
             .current_dir(out_dir)
             .stdin(Stdio::null())
             .env(PROGRESS_ENV, progress)
-            .stderr(Stdio::piped())
-            .spawn()
+            .stderr(Stdio::piped());
+        die_with_parent(&mut command);
+        command.spawn()
     })
     .map_err(spawn_err)?;
     let tee = child
@@ -61,6 +63,36 @@ pub fn execute(
         status: status.to_string(),
         message,
     })
+}
+
+/// Makes the child die with the runner (issue 16, defect 1: a killed `pipeline` left its
+/// solver running, writing into the folder a rerun then wrote too). On Linux the child
+/// asks for `SIGKILL` when its parent dies (`PR_SET_PDEATHSIG`; strictly, when the thread
+/// that spawned it ends, and the runner waits for every child on the thread that spawned
+/// it); if the parent died before the request, it exits at once. Children stay in the
+/// runner's process group, so a terminal's ^C reaches them as well.
+fn die_with_parent(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let parent = std::process::id();
+        // SAFETY: between fork and exec the closure only makes async-signal-safe system
+        // calls (prctl, getppid) and allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent may have died before prctl: then we are another's child.
+                if u32::try_from(libc::getppid()).ok() != Some(parent) {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
 }
 
 /// Attempts of [`spawn_retrying`] while the program file is busy.

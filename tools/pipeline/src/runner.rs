@@ -6,16 +6,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
+use msdem_frames::lock::lock_folder;
 use msdem_scenario::{MeshFiles, TreeName};
 
 use crate::error::PipelineError;
 use crate::load::load_pipeline;
+use crate::outputs::{self, Mismatch};
 use crate::plan::{self, Stage, StageKind, SCENARIO_FILE};
 use crate::process::execute;
 use crate::report::{describe, report_products, say};
 use crate::run_log::{self, Outcome, RunLog, StageEntry, RUN_LOG_FILE};
 use crate::spec::PipelineSpec;
-use crate::stamp::{self, Digest32};
+use crate::stamp::{self, Digest32, Stamp};
 
 /// What to run and where.
 #[derive(Clone, Debug)]
@@ -147,6 +149,9 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
         return Err(PipelineError::BinaryMissing { path });
     }
 
+    // Held to the end of the run: a second run on this folder refuses before it writes
+    // anything (the kernel drops the lock of a killed run).
+    let _lock = lock_folder(&out_dir, "pipeline")?;
     let started = Instant::now();
     let mut record = RunLog {
         started: started_at,
@@ -343,7 +348,7 @@ fn checkpoint_of_same_run<'a>(
     digest: &Digest32,
 ) -> Option<&'a Path> {
     let restart = stage.restart.as_ref()?;
-    if stamp::read_stamp(started) != Some(*digest) {
+    if stamp::read_stamp(started).map(|s| s.digest) != Some(*digest) {
         return None;
     }
     restart
@@ -390,8 +395,19 @@ fn run_stage(
     let digest = stamp::stage_digest(stage, program_digest, out_dir)?;
     let stamp_path = out_dir.join(stage.stamp_path());
     let warnings_path = run_log::warnings_path(out_dir, &stage.stamp_path());
-    let outputs_exist = stage.outputs.iter().all(|p| out_dir.join(p).exists());
-    if !mode.force && outputs_exist && stamp::read_stamp(&stamp_path) == Some(digest) {
+    // Reused only when its inputs are those of its stamp and its outputs the stamp's files.
+    let stamped = stamp::read_stamp(&stamp_path).filter(|s| s.digest == digest);
+    let mismatch = match &stamped {
+        Some(s) if !mode.force => match stage.outputs.iter().find(|p| !out_dir.join(p).exists()) {
+            Some(p) => Some(Mismatch::Missing(p.display().to_string())),
+            None => outputs::verify(out_dir, &stage.products, &stage.product_skip, &s.outputs)?,
+        },
+        _ => None,
+    };
+    if let Some(mismatch) = &mismatch {
+        say(log, format_args!("{position} stale {label}: {mismatch}"));
+    }
+    if !mode.force && stamped.is_some() && mismatch.is_none() {
         say(log, format_args!("{position} skip  {label} (up to date)"));
         if let Ok(text) = std::fs::read_to_string(&warnings_path) {
             warnings.extend(text.lines().map(str::to_owned));
@@ -407,6 +423,15 @@ fn run_stage(
     let resumed_from = match mode.resume {
         true => checkpoint_of_same_run(stage, out_dir, &started_path, &digest),
         false => None,
+    };
+    // The staged folder and the one it replaces must not be written by anyone else (a
+    // solver run by hand there): the final one stays locked until the swap.
+    let staging_locks = match &stage.staging {
+        Some((written, target)) => {
+            drop(lock_folder(&out_dir.join(written), "pipeline")?);
+            Some(lock_folder(&out_dir.join(target), "pipeline")?)
+        }
+        None => None,
     };
     remove_path(&stamp_path)?;
     remove_path(&warnings_path)?;
@@ -443,7 +468,11 @@ fn run_stage(
         ),
     }
     if stage.restart.is_some() {
-        stamp::write_stamp(&started_path, &digest)?;
+        let start = Stamp {
+            digest,
+            outputs: Vec::new(),
+        };
+        stamp::write_stamp(&started_path, &start)?;
     }
     let started = Instant::now();
     let first_warning = warnings.len();
@@ -457,6 +486,7 @@ fn run_stage(
             source,
         })?;
     }
+    drop(staging_locks);
     if let Some(path) = stage.outputs.iter().find(|p| !out_dir.join(p).exists()) {
         return Err(PipelineError::OutputMissing {
             stage: label,
@@ -469,7 +499,11 @@ fn run_stage(
         text.push('\n');
         stamp::write_atomic(&warnings_path, text.as_bytes())?;
     }
-    stamp::write_stamp(&stamp_path, &digest)?;
+    let made = Stamp {
+        digest,
+        outputs: outputs::record(out_dir, &stage.products, &stage.product_skip)?,
+    };
+    stamp::write_stamp(&stamp_path, &made)?;
     remove_path(&started_path)?;
     let made: Vec<String> = stage.outputs.iter().map(|p| describe(out_dir, p)).collect();
     say(

@@ -273,8 +273,12 @@ fn deleted_output_is_rebuilt() {
     let s = Setup::new();
     s.run();
     fs::remove_file(s.out().join("trees/grain.tree")).unwrap();
-    let (report, _) = s.run();
+    let (report, log) = s.run();
     assert_eq!(ran(&report), ["tree grain"]);
+    assert!(
+        log.contains("[4/8] stale tree grain: trees/grain.tree is missing\n"),
+        "{log}"
+    );
     fs::remove_dir_all(s.out().join("run/vtk")).unwrap();
     let (report, _) = s.run();
     assert_eq!(ran(&report), ["export fake"]);
@@ -493,13 +497,14 @@ fn a_damaged_or_foreign_stamp_counts_as_missing() {
     let stamps = s.out().join(".stamps");
     fs::write(
         stamps.join("tree-grain.stamp"),
-        "msdem-pipeline-stamp 1\nnot hex\n",
+        "msdem-pipeline-stamp 2\nnot hex\n",
     )
     .unwrap();
     let text = fs::read_to_string(stamps.join("tree-rock.stamp")).unwrap();
     fs::write(
         stamps.join("tree-rock.stamp"),
-        text.replace("msdem-pipeline-stamp 1", "msdem-pipeline-stamp 2"),
+        // A stamp of version 1 (no outputs recorded) counts as none.
+        text.replace("msdem-pipeline-stamp 2", "msdem-pipeline-stamp 1"),
     )
     .unwrap();
     let (report, _) = s.run();
@@ -761,4 +766,166 @@ fn resume_continues_a_killed_solver_only_from_a_checkpoint_of_the_same_run() {
     let (result, _) = s.run_with(&resume);
     assert_eq!(ran(&result.unwrap()), ["solve fake", "export fake"]);
     assert_eq!(s.calls()[0], "solver scenario.yaml -o run.partial");
+}
+
+/// Issue 16, defect 2: the stamp records its outputs; an output deleted, truncated, edited
+/// (same size) or replaced reruns its stage, which rebuilds it; the stages after it rerun
+/// only when the rebuilt output differs from what they read.
+#[test]
+fn a_changed_or_missing_output_reruns_its_stage_and_is_rebuilt() {
+    let s = Setup::new();
+    s.run();
+    let read = |rel: &str| fs::read(s.out().join(rel)).unwrap();
+    let mesh = read("meshes/grain.ply");
+    let tree = read("trees/rock.tree");
+    let frame = read("run/frames/frame_000001.msdem");
+    let vtk = read("run/vtk/particles.pvd");
+
+    // Garbage of the same size: only the hash tells.
+    let garbage = vec![b'#'; mesh.len()];
+    fs::write(s.out().join("meshes/grain.ply"), &garbage).unwrap();
+    let (report, log) = s.run();
+    assert_eq!(ran(&report), ["mesh grain"], "{log}");
+    assert!(
+        log.contains("[1/8] stale mesh grain: meshes/grain.ply changed since the stage made it"),
+        "{log}"
+    );
+    assert_eq!(read("meshes/grain.ply"), mesh);
+
+    // A truncated tree, then one built with other parameters (another tree's file).
+    fs::write(s.out().join("trees/rock.tree"), &tree[..tree.len() / 2]).unwrap();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["tree rock"]);
+    assert_eq!(read("trees/rock.tree"), tree);
+    fs::copy(
+        s.out().join("trees/grain.tree"),
+        s.out().join("trees/rock.tree"),
+    )
+    .unwrap();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["tree rock"]);
+    assert_eq!(read("trees/rock.tree"), tree);
+
+    // A deleted frame, an edited one and one the solver did not write: the solver reruns
+    // and its run folder replaces the damaged one, the exporter's folders in it with it,
+    // so export runs again.
+    fs::remove_file(s.out().join("run/frames/frame_000000.msdem")).unwrap();
+    let (report, log) = s.run();
+    assert_eq!(ran(&report), ["solve fake", "export fake"], "{log}");
+    assert!(
+        log.contains("stale solve fake: run/frames/frame_000000.msdem is missing"),
+        "{log}"
+    );
+    fs::write(s.out().join("run/frames/frame_000001.msdem"), "F1\n").unwrap();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["solve fake", "export fake"]);
+    assert_eq!(read("run/frames/frame_000001.msdem"), frame);
+    fs::write(s.out().join("run/frames/frame_000099.msdem"), "stray").unwrap();
+    let (report, log) = s.run();
+    assert_eq!(ran(&report), ["solve fake", "export fake"]);
+    assert!(
+        log.contains("run/frames/frame_000099.msdem was not made by the stage"),
+        "{log}"
+    );
+    assert!(!s.out().join("run/frames/frame_000099.msdem").exists());
+    assert_eq!(read("run/vtk/particles.pvd"), vtk);
+
+    // Export's own files: a garbage .pvd, a deleted .ply.
+    fs::write(s.out().join("run/vtk/particles.pvd"), "garbage").unwrap();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["export fake"]);
+    assert_eq!(read("run/vtk/particles.pvd"), vtk);
+    fs::remove_file(s.out().join("run/ply/frame_000000.ply")).unwrap();
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["export fake"]);
+    assert!(s.out().join("run/ply/frame_000000.ply").is_file());
+
+    // Everything as recorded again: nothing runs.
+    let (report, _) = s.run();
+    assert!(ran(&report).is_empty());
+}
+
+/// A mesh that changes when rebuilt carries the rebuild down the pipeline through the
+/// input digests.
+#[test]
+fn a_rebuilt_output_that_differs_reruns_the_stages_after_it() {
+    let s = Setup::new();
+    s.run();
+    // The next meshgen writes other bytes than the first (same binary digest).
+    fs::write(s.path("bin/meshgen-suffix"), "").unwrap();
+    write_script(
+        &s.path("bin/meshgen"),
+        &MESHGEN.replace(
+            "echo \"$*\" > \"$last\"",
+            "echo \"$*$(cat ../bin/meshgen-suffix 2>/dev/null)\" > \"$last\"",
+        ),
+    );
+    // New binary: all meshes rerun once (same output, no cascade).
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["mesh grain", "mesh rock", "mesh floor"]);
+    fs::write(s.path("bin/meshgen-suffix"), "v2").unwrap();
+    fs::remove_file(s.out().join("meshes/floor.ply")).unwrap();
+    let (report, _) = s.run();
+    assert_eq!(
+        ran(&report),
+        ["mesh floor", "tree floor", "solve fake", "export fake"]
+    );
+}
+
+/// Issue 16, defect 1: a second run on a folder in use refuses in one line, naming the
+/// holder, and touches nothing; once the holder is gone the folder is free.
+#[test]
+fn a_folder_in_use_is_refused_without_touching_it() {
+    let s = Setup::new();
+    s.run();
+    let before = fs::read(s.out().join("run.log")).unwrap();
+    let holder = msdem_frames::lock::lock_folder(&s.out(), "pipeline").unwrap();
+    s.edit_pipeline("end: 0.01", "end: 0.02");
+    let (result, log) = s.run_with(&s.options());
+    let message = result.unwrap_err().to_string();
+    assert_eq!(
+        message,
+        format!(
+            "{}: in use by another pipeline run (pid {}); wait for it or stop it",
+            s.out().display(),
+            std::process::id()
+        )
+    );
+    assert!(log.is_empty(), "{log}");
+    assert!(s.calls().is_empty());
+    assert_eq!(fs::read(s.out().join("run.log")).unwrap(), before);
+    assert!(!fs::read_to_string(s.out().join("scenario.yaml"))
+        .unwrap()
+        .contains("end: 0.02"));
+    drop(holder);
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["solve fake", "export fake"]);
+    assert!(!s.out().join(".lock").exists(), "lock file removed");
+}
+
+/// A solver run by hand into the pipeline's run folder holds it: the solve stage refuses
+/// rather than replace the folder under it.
+#[test]
+fn a_run_folder_held_by_another_solver_stops_the_solve_stage() {
+    let s = Setup::new();
+    s.run();
+    let run = s.out().join("run");
+    let holder = msdem_frames::lock::lock_folder(&run, "solver").unwrap();
+    s.edit_pipeline("end: 0.01", "end: 0.02");
+    let (result, _) = s.run_with(&s.options());
+    assert_eq!(
+        result.unwrap_err().to_string(),
+        format!(
+            "{}: in use by another solver run (pid {}); wait for it or stop it",
+            run.display(),
+            std::process::id()
+        )
+    );
+    assert!(s.calls().is_empty(), "the solver did not start");
+    assert!(fs::read_to_string(run.join("run.msdem"))
+        .unwrap()
+        .contains("end: 0.01"));
+    drop(holder);
+    let (report, _) = s.run();
+    assert_eq!(ran(&report), ["solve fake", "export fake"]);
 }

@@ -41,6 +41,19 @@ struct Args {
     /// overrides the scenario's `checkpoint.every_wall_s` (default 60).
     #[arg(long, value_name = "T", value_parser = seconds)]
     checkpoint_every_wall_s: Option<f64>,
+    /// Allow a run of up to N steps (end/dt); overrides the scenario's `limits.max_steps`
+    /// (default 1e8). Accepts `1e9`.
+    #[arg(long, value_name = "N", value_parser = step_cap)]
+    max_steps: Option<u64>,
+}
+
+fn step_cap(s: &str) -> Result<u64, String> {
+    let whole = |x: f64| x.fract() == 0.0 && (1.0..1.8e19).contains(&x);
+    match (s.parse::<u64>(), s.parse::<f64>()) {
+        (Ok(n), _) if n >= 1 => Ok(n),
+        (Err(_), Ok(x)) if whole(x) => Ok(x as u64),
+        _ => Err("expected a whole number of steps ≥ 1".to_owned()),
+    }
 }
 
 fn seconds(s: &str) -> Result<f64, String> {
@@ -93,6 +106,9 @@ fn run(args: &Args) -> anyhow::Result<()> {
             .build_global()
             .context("--threads: cannot start the worker pool")?;
     }
+    // Held until the run ends, so that no second run (a `pipeline` on the same folder, a
+    // second solver) writes into this one (issue 16).
+    let _lock = msdem_frames::lock::lock_folder(&args.out, "solver")?;
     let options = RunOptions {
         quiet: args.quiet,
         restart: args.restart,
@@ -100,6 +116,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
             every_steps: args.checkpoint_every_steps,
             every_wall_s: args.checkpoint_every_wall_s,
         },
+        max_steps: args.max_steps,
         ..RunOptions::default()
     };
     let summary = solve(&args.scenario, &args.out, &options)?;

@@ -3,7 +3,9 @@
 //! frames and statistics, byte for byte, as an uninterrupted run.
 //!
 //! A checkpoint holds the [`State`] (bodies bit for bit, time, step), the number of frames
-//! written, the statistics and timings so far, the detector's kept active sets and the
+//! written, the marks of the streamed statistics files (their written length and the
+//! steps buffered since: [`super::streams::Marks`], so a checkpoint stays small however
+//! long the run), the detector's kept active sets and the
 //! integrator's carried state ([`crate::integrator::Integrator::snapshot`]), and an
 //! identity hash of the run (manifest, parameters, step count) so that a checkpoint of
 //! another run is refused. It is a run-output record of `msdem-frames` (magic
@@ -16,10 +18,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::streams::Marks;
 use crate::error::SolverError;
 use crate::frames::{
-    self, checkpoint_path, previous_checkpoint_path, RunManifest, StatsFile, TimingsFile,
-    CHECKPOINT_MAGIC,
+    self, checkpoint_path, previous_checkpoint_path, RunManifest, CHECKPOINT_MAGIC,
 };
 use crate::params::Params;
 use crate::scenario::CheckpointSpec;
@@ -105,10 +107,8 @@ pub struct Checkpoint {
     pub step: u64,
     /// Frames written (frame indices `0..frames`).
     pub frames: u32,
-    /// Statistics of steps `1..=step`.
-    pub stats: StatsFile,
-    /// Wall times of the steps so far (not used by any result).
-    pub timings: TimingsFile,
+    /// Where the streamed statistics files stood (steps `1..=step`).
+    pub streams: Marks,
     /// [`crate::detect::Detector::snapshot`].
     pub detector: Vec<u8>,
     /// [`crate::integrator::Integrator::snapshot`].
@@ -140,10 +140,8 @@ pub struct CheckpointRef<'a> {
     pub step: u64,
     /// [`Checkpoint::frames`].
     pub frames: u32,
-    /// [`Checkpoint::stats`].
-    pub stats: &'a StatsFile,
-    /// [`Checkpoint::timings`].
-    pub timings: &'a TimingsFile,
+    /// [`Checkpoint::streams`].
+    pub streams: &'a Marks,
     /// [`Checkpoint::detector`].
     pub detector: &'a [u8],
     /// [`Checkpoint::integrator`].

@@ -39,6 +39,9 @@ pub struct RunSummary {
     pub split_steps: u64,
     /// Substeps those steps were split into, in total.
     pub substeps_total: u64,
+    /// Most steps whose statistics were held in memory at once (at most
+    /// [`crate::frames::stream::CHUNK_STEPS`] however long the run: they are streamed).
+    pub peak_buffered_steps: u64,
 }
 
 impl RunSummary {

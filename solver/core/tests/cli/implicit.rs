@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::common::fixture::{scenario_text, Fixture};
-use msdem_solver::frames::{self, Frame, StatsFile, FRAME_MAGIC, STATS_MAGIC};
+use msdem_solver::frames::{self, Frame, StatsFile, FRAME_MAGIC};
 
 /// Two grains (r = 0.05 m, ε = 1 mm) 4 mm apart closing at 1 m/s: contact from step ≈ 20,
 /// bounced apart well before step 100.
@@ -41,7 +41,7 @@ fn solve(f: &Fixture, name: &str, text: &str) -> (PathBuf, Output) {
 }
 
 fn stats(out: &Path) -> StatsFile {
-    frames::read_record(&frames::stats_path(out), &STATS_MAGIC).unwrap()
+    StatsFile::read(&frames::stats_path(out)).unwrap()
 }
 
 fn last_frame(out: &Path) -> Frame {
