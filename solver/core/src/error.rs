@@ -179,6 +179,30 @@ pub enum StepError {
         /// Smallest time stamp reached \[s\].
         time: f64,
     },
+    /// Implicit integrators: a step's Picard iterations did not converge, and
+    /// `picard.on_no_convergence` says to stop (or the substeps it allows did not converge
+    /// either). The bodies hold the start of the step.
+    #[error(
+        "step {step} (t = {time:e} s): Picard iterations did not converge within {iterations} \
+         iterations{}: largest relative update {residual:.3e} > picard.tolerance {tolerance:e}; \
+         raise picard.max_iterations, lower time.dt{}",
+        if *levels > 0 { format!(" even at Δt/{}", 1u64 << (*levels).min(63)) } else { String::new() },
+        if *levels > 0 { " or raise picard.max_substep_levels" } else { " or set picard.on_no_convergence: substep" }
+    )]
+    NotConverged {
+        /// Number of the step (1 = the first step).
+        step: u64,
+        /// Time at the start of the step \[s\].
+        time: f64,
+        /// The iteration budget `picard.max_iterations`.
+        iterations: u32,
+        /// Largest relative force/torque update of the last iteration [-].
+        residual: f64,
+        /// `picard.tolerance` [-].
+        tolerance: f64,
+        /// Halvings of Δt tried (0: the step was not split).
+        levels: u32,
+    },
     /// The integrator cannot handle the model.
     #[error("{what}")]
     Unsupported {

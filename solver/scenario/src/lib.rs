@@ -34,6 +34,10 @@
 //!   keep_active_sets: true         # multiscale: keep active sets from step to step
 //!   local_updates: true            # particles within tolerance/2 keep their wrench;
 //!                                  # multiscale re-detects only pairs that moved
+//!   scheme: euler                  # euler | midpoint (implicit Euler / implicit midpoint)
+//!   acceleration: aitken           # aitken (relaxed Picard) | newton (contact Jacobian)
+//!   on_no_convergence: substep     # substep (retry with Δt/2) | stop (end the run)
+//!   max_substep_levels: 4          # most halvings of Δt for one step, ≤ 20
 //! lts:                             # optional, local_time_stepping / global_adaptive only
 //!   min_step_s: 1.0e-9             # floor of a cluster's time step size [s], > 0
 //!   max_sweeps_per_interval: 100000  # sweeps per time.dt before the run stops, ≥ 1
@@ -215,7 +219,9 @@ pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES, DEFAULT_MAX_STEPS};
 pub use load::{load_scenario, parse_scenario};
 pub use lts::{ImpulseParams, LtsParams};
 pub use names::{with_known, Known};
-pub use picard::{PicardParamError, PicardParams, PicardVariant};
+pub use picard::{
+    NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
+};
 pub use source::{
     EllipsoidSpec, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource, ShapeSpec, TreeName,
 };
