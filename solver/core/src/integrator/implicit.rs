@@ -15,10 +15,11 @@
 //!    widened in this iteration;
 //! 4. **update** the wrench: `W ← W + ω·r` with the adaptive ω of §6.1
 //!    ([`PicardAcceleration::Aitken`], the default), or a damped Newton step with the
-//!    contact Jacobian ([`newton`], [`PicardAcceleration::Newton`]);
+//!    contact Jacobian (`newton`, [`PicardAcceleration::Newton`]);
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
-//!    (Euler–Cromer, [`crate::motion::advance_body`]; trapezoidal: with the average of the
-//!    start-of-step forces and `W`, [`scheme`]): the next guess.
+//!    (Euler–Cromer, [`crate::motion::advance_body`]; the implicit midpoint rule moves with
+//!    the average of the start and end velocities and evaluates forces at the midpoint
+//!    state, `scheme`): the next guess.
 //!
 //! The accepted state is the last guess whose forces were evaluated — the state whose
 //! forces agree with the wrench that produced it within the tolerance, so the reported
