@@ -13,3 +13,4 @@ mod hertz;
 mod kernels;
 mod motion;
 mod patches;
+mod sphere_patches;
