@@ -213,7 +213,6 @@ fn check_hertz_impact(r_a: f64, r_b: f64) {
 /// Duration and maximum overlap of `impact` at approach speed `v` [m/s] against Hertz
 /// (2 %), and e = 1.
 fn check_impact(impact: &Impact, v: f64, case: &str) {
-    let impact = impact;
     let duration = hertz_duration(impact, v);
     let overlap = hertz_max_overlap(impact, v);
     // The closed form with the 4/3 convention: 2.868·(m*²/(R*·E*²·v))^{1/5}.
