@@ -16,7 +16,7 @@ use std::process::Command;
 use msdem_e2e::{binary, pipeline_binary, python_with_vtk, run_in, test_pipelines_dir, texts};
 use msdem_frames::{
     frame_path, manifest_path, read_record, stats_path, Frame, RunManifest, StatsFile, FRAME_MAGIC,
-    MANIFEST_MAGIC, STATS_MAGIC,
+    MANIFEST_MAGIC,
 };
 use serde::Deserialize;
 
@@ -133,7 +133,7 @@ fn particle_states_match_textbook_mass_properties_and_the_frames() {
     let tmp = tempfile::tempdir().unwrap();
     let run = run_pipeline(tmp.path());
     let manifest: RunManifest = read_record(&manifest_path(&run), &MANIFEST_MAGIC).unwrap();
-    let stats: StatsFile = read_record(&stats_path(&run), &STATS_MAGIC).unwrap();
+    let stats: StatsFile = StatsFile::read(&stats_path(&run)).unwrap();
     let states = dump(&run.join("vtk/particles_state.pvd"));
     assert_eq!(states.datasets.len(), 5);
 

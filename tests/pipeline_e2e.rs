@@ -102,9 +102,9 @@ const ALL: [&str; 6] = [
 /// `out/tiny/run.log` after a complete run: the figures of the real run, read back
 /// independently from the run folder.
 fn check_run_log(out: &Path, manifest: &RunManifest) {
-    use msdem_frames::{stats_path, StatsFile, STATS_MAGIC};
+    use msdem_frames::{stats_path, StatsFile};
     let text = fs::read_to_string(out.join("run.log")).unwrap();
-    let stats: StatsFile = read_record(&stats_path(&out.join("run")), &STATS_MAGIC).unwrap();
+    let stats: StatsFile = StatsFile::read(&stats_path(&out.join("run"))).unwrap();
     let last = stats.steps.last().unwrap();
     let contacts: u64 = stats.steps.iter().map(|s| u64::from(s.contacts)).sum();
     let triangles: u64 = manifest
@@ -437,7 +437,7 @@ fn a_missing_import_file_is_reported_in_one_line_before_anything_runs() {
 /// `stats.msdem`), not Picard iterations or triangle-pair checks, which it does not make.
 #[test]
 fn a_local_time_stepping_run_log_counts_sweeps() {
-    use msdem_frames::{stats_path, StatsFile, STATS_MAGIC};
+    use msdem_frames::{stats_path, StatsFile};
     let sandbox = Sandbox::new();
     sandbox.edit(
         "  gravity: [0, 0, -9.81]\n",
@@ -446,7 +446,7 @@ fn a_local_time_stepping_run_log_counts_sweeps() {
     sandbox.run_ok(&[]);
     let out = sandbox.out();
     let text = fs::read_to_string(out.join("run.log")).unwrap();
-    let stats: StatsFile = read_record(&stats_path(&out.join("run")), &STATS_MAGIC).unwrap();
+    let stats: StatsFile = StatsFile::read(&stats_path(&out.join("run"))).unwrap();
     let sweeps: u64 = stats.steps.iter().map(|s| u64::from(s.iterations)).sum();
     for expected in [
         "integrator      local_time_stepping\n".to_owned(),

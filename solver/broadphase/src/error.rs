@@ -9,7 +9,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum BroadPhaseError {
     /// A centre coordinate or the radius is NaN or infinite.
-    #[error("sphere {index}: non-finite centre or radius (centre {center:?}, radius {radius})")]
+    #[error("sphere {index}: non-finite centre or radius (centre {}, radius {})", point(center), short(*radius))]
     NonFinite {
         /// Index of the offending sphere in the input slice.
         index: usize,
@@ -19,7 +19,7 @@ pub enum BroadPhaseError {
         radius: f64,
     },
     /// The radius is negative.
-    #[error("sphere {index}: negative radius {radius} m")]
+    #[error("sphere {index}: negative radius {} m", short(*radius))]
     NegativeRadius {
         /// Index of the offending sphere.
         index: usize,
@@ -29,7 +29,9 @@ pub enum BroadPhaseError {
     /// The centre is so far from the origin, relative to the cell size, that cell indices
     /// would lose precision (|x| / cell size ≥ 2⁴⁰).
     #[error(
-        "sphere {index}: centre {center:?} is too far from the origin for cell size {cell_size} m"
+        "sphere {index}: centre {} is too far from the origin for cell size {} m",
+        point(center),
+        short(*cell_size)
     )]
     OutOfRange {
         /// Index of the offending sphere.
@@ -41,7 +43,9 @@ pub enum BroadPhaseError {
     },
     /// The sphere does not fit the largest cell of a caller-given grid.
     #[error(
-        "sphere {index}: diameter {diameter} m does not fit the largest cell size {cell_size} m"
+        "sphere {index}: diameter {} m does not fit the largest cell size {} m",
+        short(*diameter),
+        short(*cell_size)
     )]
     TooLarge {
         /// Index of the offending sphere.
@@ -72,4 +76,26 @@ pub enum BroadPhaseError {
     /// An invalid configuration value (cell sizes, skin, level count).
     #[error("invalid broad-phase configuration: {0}")]
     Config(String),
+}
+
+/// A point `[x, y, z]` with its coordinates in [`short`] form.
+fn point(p: &[f64; 3]) -> String {
+    format!("[{}, {}, {}]", short(p[0]), short(p[1]), short(p[2]))
+}
+
+/// A number in short form for messages: its plain decimal form when that is at most 12
+/// characters, else rounded to 9 significant digits, in scientific form when the decimal
+/// form is still long (`1e300`, never three hundred digits).
+fn short(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() <= 12 || !v.is_finite() {
+        return plain;
+    }
+    let sci = format!("{v:.8e}");
+    let rounded: f64 = sci.parse().unwrap_or(v);
+    let plain = rounded.to_string();
+    if plain.len() <= 12 {
+        return plain;
+    }
+    format!("{rounded:e}")
 }

@@ -105,6 +105,16 @@ pub enum SolverError {
         /// Which quantity (e.g. `position`, `velocity`).
         what: String,
     },
+    /// An error of the run loop ([`SolverError::NonFinite`], [`SolverError::Step`]) as
+    /// [`crate::run::solve`] reports it: prefixed with the scenario file, e.g.
+    /// `scenario.yaml: step 1: particle 0: non-finite position`.
+    #[error("{file}: {error}")]
+    InRun {
+        /// Scenario file of the run.
+        file: PathBuf,
+        /// The run loop's error (not a `source`: the message already contains it).
+        error: Box<SolverError>,
+    },
     /// A step failed for another reason than a non-finite state.
     #[error(transparent)]
     Step(StepError),
@@ -168,6 +178,30 @@ pub enum StepError {
         sweeps: u32,
         /// Smallest time stamp reached \[s\].
         time: f64,
+    },
+    /// Implicit integrators: a step's Picard iterations did not converge, and
+    /// `picard.on_no_convergence` says to stop (or the substeps it allows did not converge
+    /// either). The bodies hold the start of the step.
+    #[error(
+        "step {step} (t = {time:e} s): Picard iterations did not converge within {iterations} \
+         iterations{}: largest relative update {residual:.3e} > picard.tolerance {tolerance:e}; \
+         raise picard.max_iterations, lower time.dt{}",
+        if *levels > 0 { format!(" even at Δt/{}", 1u64 << (*levels).min(63)) } else { String::new() },
+        if *levels > 0 { " or raise picard.max_substep_levels" } else { " or set picard.on_no_convergence: substep" }
+    )]
+    NotConverged {
+        /// Number of the step (1 = the first step).
+        step: u64,
+        /// Time at the start of the step \[s\].
+        time: f64,
+        /// The iteration budget `picard.max_iterations`.
+        iterations: u32,
+        /// Largest relative force/torque update of the last iteration [-].
+        residual: f64,
+        /// `picard.tolerance` [-].
+        tolerance: f64,
+        /// Halvings of Δt tried (0: the step was not split).
+        levels: u32,
     },
     /// The integrator cannot handle the model.
     #[error("{what}")]

@@ -10,7 +10,9 @@ use msdem_geom::math::Vec3;
 pub use msdem_scenario::lts::{ImpulseParams, LtsParams};
 /// Settings of the implicit Euler (seed 000 Alg. 3 / Alg. 6, §6.1): pure data shared with
 /// the scenario schema.
-pub use msdem_scenario::picard::{PicardParamError, PicardParams, PicardVariant};
+pub use msdem_scenario::picard::{
+    NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
+};
 
 /// Local or global time steps of the seed 004 integrators (§8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

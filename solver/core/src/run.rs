@@ -1,7 +1,9 @@
 //! The run loop (seed 000 Alg. 1 driven to the end time): validate, prepare the run
 //! folder, write the manifest and frame 0, step, write a frame every `output_every` steps,
-//! write the statistics at the end — also when a step fails, so that the frames written so
-//! far and the statistics up to the failure stay readable. Every file is written atomically
+//! stream the per-step statistics to disk in chunks ([`streams`]; memory stays flat) and
+//! write the last chunk at the end — also when a step fails, so that the frames written so
+//! far and the statistics up to the failure stay readable. Frames, the manifest and
+//! checkpoints are written atomically; the statistics are appended in checksummed chunks
 //! (see [`crate::frames`]).
 //!
 //! Nothing is written before every check passed: a bad world or an unusable output folder
@@ -14,23 +16,18 @@ use crate::contact::force::Wrench;
 use crate::contact::stability::stable_dt_estimate;
 use crate::detect::stats_levels;
 use crate::error::{SolverError, StepError};
-use crate::frames::lts::{
-    lts_stats_path, lts_timings_path, LtsStatsFile, LtsTimingsFile, LTS_STATS_MAGIC,
-    LTS_TIMINGS_MAGIC,
-};
-use crate::frames::{
-    self, BodyLoad, BodyState, ContactRecord, Frame, Other, StatsFile, TimingsFile, FRAME_MAGIC,
-    STATS_MAGIC, TIMINGS_MAGIC,
-};
+use crate::frames::{self, BodyLoad, BodyState, ContactRecord, Frame, Other, FRAME_MAGIC};
 use crate::integrator::Stepped;
 use crate::params::IntegratorChoice;
 use crate::state::State;
 use crate::world::World;
 
+pub mod budget;
 pub mod checkpoint;
 mod output;
 pub mod progress;
 mod stepper;
+pub mod streams;
 mod summary;
 
 pub use output::relative_to;
@@ -59,6 +56,10 @@ pub struct RunOptions {
     /// `checkpoint:` section, which wins over [`RunOptions::checkpoint`]
     /// ([`checkpoint::Cadence::with`]).
     pub checkpoint_flags: checkpoint::CadenceFlags,
+    /// The most steps the run may take (`solver --max-steps`); `None`: the scenario's
+    /// `limits.max_steps` in [`solve`], [`crate::scenario::DEFAULT_MAX_STEPS`] in [`run`]
+    /// and [`resume`]. A longer run is refused before it starts.
+    pub max_steps: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -69,6 +70,7 @@ impl Default for RunOptions {
             checkpoint: checkpoint::Cadence::default(),
             restart: false,
             checkpoint_flags: checkpoint::CadenceFlags::default(),
+            max_steps: None,
         }
     }
 }
@@ -240,7 +242,8 @@ fn unconverged(name: &str, tolerance: f64, out: &Stepped) -> String {
 
 /// Pipeline stage 3 in one call: loads and validates the scenario at `scenario`, builds the
 /// world (meshes, trees, particles, interpenetration check), prints a warning on stderr when
-/// `dt` exceeds the stability estimate, and runs it into `out_dir` — with
+/// `dt` exceeds the stability estimate, and runs it into `out_dir` — first refusing a
+/// scenario over its limits (steps, memory, disk: [`budget`]) — with
 /// [`RunOptions::restart`], from
 /// the checkpoint in `out_dir` ([`resume`]). Checkpoints are taken at the cadence of
 /// [`RunOptions::checkpoint_flags`], else of the scenario's `checkpoint:` section, else of
@@ -251,6 +254,15 @@ pub fn solve(
     options: &RunOptions,
 ) -> Result<RunSummary, SolverError> {
     let scenario = crate::scenario::load_scenario(scenario)?;
+    let max_steps = options.max_steps.unwrap_or(scenario.limits.max_steps);
+    let needs = budget::estimate(&scenario, options.wall_times);
+    budget::check(
+        &scenario,
+        &needs,
+        &budget::machine(out_dir),
+        max_steps,
+        out_dir,
+    )?;
     let world = crate::setup::build_world(&scenario)?;
     if let Some(w) = time_step_warning(&world) {
         eprintln!("warning: {}: {w}", scenario.file.display());
@@ -262,16 +274,27 @@ pub fn solve(
         eprintln!("warning: {}: {w}", scenario.file.display());
     }
     let options = RunOptions {
+        max_steps: Some(max_steps),
         checkpoint: options
             .checkpoint
             .with(&scenario.checkpoint, &options.checkpoint_flags),
         ..options.clone()
     };
-    if options.restart {
+    let result = if options.restart {
         resume(world, out_dir, &options)
     } else {
         run(world, out_dir, &options)
-    }
+    };
+    // Errors of the run loop name a step and a particle; say which scenario they belong to.
+    result.map_err(|e| match e {
+        SolverError::NonFinite { .. } | SolverError::Step(_) | SolverError::InvalidWorld { .. } => {
+            SolverError::InRun {
+                file: scenario.file.clone(),
+                error: Box::new(e),
+            }
+        }
+        other => other,
+    })
 }
 
 /// Runs `world` to its end time, writing into `out_dir` (see the module documentation).
@@ -301,6 +324,19 @@ fn start(
     check_world(&world)?;
     output::check_output_folder(out_dir)?;
     let steps = step_count(world.params.dt, world.params.end);
+    let max_steps = options
+        .max_steps
+        .unwrap_or(crate::scenario::DEFAULT_MAX_STEPS);
+    if steps > max_steps {
+        return Err(SolverError::InvalidWorld {
+            name: world.model.name.clone(),
+            message: format!(
+                "end / dt = {} steps, more than the cap of {} (raise max_steps)",
+                crate::scenario::limits::short(steps as f64),
+                crate::scenario::limits::short(max_steps as f64)
+            ),
+        });
+    }
     let every = u64::from(world.params.output_every);
 
     let manifest = output::manifest(
@@ -344,17 +380,14 @@ fn start(
         mut state,
         params,
     } = world;
-    let mut stats = StatsFile::default();
-    let mut timings = TimingsFile::default();
-    let mut lts_stats = LtsStatsFile::default();
-    let mut lts_timings = LtsTimingsFile::default();
-    match restored {
+    let mut streams = match restored {
         None => {
             output::prepare_output_folder(out_dir)?;
             checkpoint::remove(out_dir)?;
             output::write_manifest(out_dir, &manifest)?;
             write_frame(&state, 0, Vec::new(), &[])?;
             summary.frames = 1;
+            streams::Streams::create(out_dir, options.wall_times)?
         }
         Some(c) => {
             if !options.quiet {
@@ -365,6 +398,12 @@ fn start(
                     c.time
                 );
             }
+            c.check_fits(
+                &frames::checkpoint_path(out_dir),
+                &state.bodies,
+                steps,
+                every,
+            )?;
             stepper
                 .restore(&c.detector, &c.integrator)
                 .map_err(|message| SolverError::Output {
@@ -374,15 +413,13 @@ fn start(
             output::remove_later_frames(out_dir, c.frames)?;
             output::write_manifest(out_dir, &manifest)?;
             state = c.state();
-            for s in &c.stats.steps {
+            summary.frames = c.frames;
+            streams::Streams::resume(out_dir, c.streams, options.wall_times, |s| {
                 summary.add_step(s);
                 summary.unconverged_steps += u64::from(!s.converged);
-            }
-            summary.frames = c.frames;
-            stats = c.stats;
-            timings = c.timings;
+            })?
         }
-    }
+    };
 
     let start = Instant::now();
     let mut last_checkpoint = Instant::now();
@@ -411,14 +448,11 @@ fn start(
                 }
                 // Wall times go to their own file so that `stats.msdem` is deterministic.
                 let wall = std::mem::take(&mut out.stats.wall);
-                if options.wall_times {
-                    timings.steps.push(wall);
-                }
                 summary.add_step(&out.stats);
-                stats.steps.push(out.stats);
-                if let Some((lts, lts_wall)) = stepper.integrator().lts_stats() {
-                    lts_stats.steps.push(lts);
-                    lts_timings.steps.push(lts_wall);
+                let lts = stepper.integrator().lts_stats();
+                if let Err(e) = streams.push(out_dir, out.stats, wall, lts) {
+                    failure = Some(e);
+                    break;
                 }
                 if output_step {
                     if let Err(e) = write_frame(&state, summary.frames, out.contacts, &out.wrenches)
@@ -434,14 +468,20 @@ fn start(
                         .due(n, last_checkpoint.elapsed().as_secs_f64())
                 {
                     let (detector, integrator) = stepper.snapshot();
+                    let marks = match streams.marks() {
+                        Ok(m) => m,
+                        Err(e) => {
+                            failure = Some(e);
+                            break;
+                        }
+                    };
                     let c = checkpoint::CheckpointRef {
                         identity: &identity,
                         bodies: &state.bodies,
                         time: state.time,
                         step: state.step,
                         frames: summary.frames,
-                        stats: &stats,
-                        timings: &timings,
+                        streams: &marks,
                         detector: &detector,
                         integrator: &integrator,
                     };
@@ -481,16 +521,8 @@ fn start(
         );
     }
     summary.wall_seconds = start.elapsed().as_secs_f64();
-    frames::write_record(&frames::stats_path(out_dir), &STATS_MAGIC, &stats)?;
-    if options.wall_times {
-        frames::write_record(&frames::timings_path(out_dir), &TIMINGS_MAGIC, &timings)?;
-    }
-    if !lts_stats.steps.is_empty() {
-        frames::write_record(&lts_stats_path(out_dir), &LTS_STATS_MAGIC, &lts_stats)?;
-        if options.wall_times {
-            frames::write_record(&lts_timings_path(out_dir), &LTS_TIMINGS_MAGIC, &lts_timings)?;
-        }
-    }
+    streams.end_chunks()?;
+    summary.peak_buffered_steps = streams.peak_buffered() as u64;
     match failure {
         Some(e) => Err(e),
         None => {

@@ -31,13 +31,15 @@ pub const TIMINGS_MAGIC: [u8; 8] = *b"MSDEMTIM";
 pub const CHECKPOINT_MAGIC: [u8; 8] = *b"MSDEMCKP";
 
 /// Kind of file named in errors, from its magic.
-fn kind_of(magic: &[u8; 8]) -> &'static str {
+pub(crate) fn kind_of(magic: &[u8; 8]) -> &'static str {
     match magic {
         m if m == &MANIFEST_MAGIC => "run manifest",
         m if m == &FRAME_MAGIC => "frame",
         m if m == &STATS_MAGIC => "statistics",
         m if m == &TIMINGS_MAGIC => "timings",
         m if m == &CHECKPOINT_MAGIC => "checkpoint",
+        m if m == &crate::lts::LTS_STATS_MAGIC => "local time stepping statistics",
+        m if m == &crate::lts::LTS_TIMINGS_MAGIC => "local time stepping timings",
         _ => "run output",
     }
 }

@@ -15,11 +15,14 @@
 //! * `OUT/timings.msdem` — [`TimingsFile`], the wall-clock time per phase of every step,
 //!   magic [`TIMINGS_MAGIC`], path [`timings_path`]. The only output that differs between
 //!   two runs of the same inputs, so it lives apart;
+//! * the per-step files (`stats.msdem`, `timings.msdem` and the [`lts`] files) are
+//!   *streams*: appended in checksummed chunks during the run ([`stream`], format version
+//!   [`stream::STREAM_FORMAT_VERSION`]), read with [`StatsFile::read`] and its siblings;
 //! * `OUT/checkpoint.msdem`, `OUT/checkpoint.prev.msdem` — the solver's latest and
 //!   previous checkpoint of an unfinished run (its own record, magic [`CHECKPOINT_MAGIC`],
 //!   paths [`checkpoint_path`], [`previous_checkpoint_path`]); removed when the run ends.
 //!
-//! Every file (format version 4, [`FORMAT_VERSION`]) is a 52-byte header ([`HEADER_LEN`])
+//! Every other file (format version 4, [`FORMAT_VERSION`]) is a 52-byte header ([`HEADER_LEN`])
 //! followed by the body, the postcard encoding of the record (fields in declaration order):
 //!
 //! | offset | size | field                                              |
@@ -54,6 +57,7 @@ mod io;
 pub mod lock;
 pub mod lts;
 mod records;
+pub mod stream;
 #[cfg(test)]
 mod tests;
 

@@ -191,6 +191,10 @@ pub struct StepStats {
     /// `picard.max_iterations` before converging and the last guess was accepted (always
     /// true for explicit steps).
     pub converged: bool,
+    /// Implicit schemes: steps of a reduced Δt this step was split into because its
+    /// iterations did not converge at the full Δt (`picard.on_no_convergence: substep`);
+    /// 0 when it converged at once.
+    pub substeps: u32,
     /// Multiscale Picard (seed 000 Alg. 6): active pairs widened by one level, summed over
     /// the step's iterations (0 otherwise).
     pub unfolds: u32,
@@ -221,6 +225,7 @@ impl Default for StepStats {
             angular_momentum: [0.0; 3],
             iterations: 1,
             converged: true,
+            substeps: 0,
             unfolds: 0,
             narrows: 0,
             skipped: 0,

@@ -95,6 +95,7 @@ fn sample_stats() -> StatsFile {
                 angular_momentum: [1.0e-6, 0.0, 3.0],
                 iterations: 4,
                 converged: false,
+                substeps: 6,
                 unfolds: 7,
                 narrows: 2,
                 skipped: 99,

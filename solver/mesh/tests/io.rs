@@ -341,3 +341,30 @@ fn hostile_files_give_one_line_messages_naming_the_place() {
         assert_eq!(e, format!("f: {name} parse error: {expected}"));
     }
 }
+
+/// Issue 16: a UTF-8 byte-order mark (as some editors write) before the first line of a
+/// text mesh is skipped; the mesh and its line numbers are those of the file without it.
+#[test]
+fn a_byte_order_mark_before_a_text_mesh_is_skipped() {
+    use msdem_mesh::io::decode_mesh_source;
+    let obj = "v 0 0 0\nv 0.01 0 0\nv 0 0.01 0\nv 0 0 0.01\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+    let ply = "ply\nformat ascii 1.0\nelement vertex 4\nproperty double x\nproperty double y\n\
+               property double z\nelement face 4\nproperty list uchar int vertex_indices\n\
+               end_header\n0 0 0\n0.01 0 0\n0 0.01 0\n0 0 0.01\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n";
+    let stl =
+        "solid t\n facet normal 0 0 0\n  outer loop\n   vertex 0 0 0\n   vertex 0 0.01 0\n   \
+               vertex 0.01 0 0\n  endloop\n endfacet\nendsolid t\n";
+    for (text, format, triangles) in [
+        (obj, Format::Obj, 4),
+        (ply, Format::Ply, 4),
+        (stl, Format::Stl, 1),
+    ] {
+        let path = std::path::Path::new("bom");
+        let plain = decode_mesh_source(text.as_bytes(), format, path).unwrap();
+        let with_bom = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+        let marked = decode_mesh_source(&with_bom, format, path).unwrap();
+        assert_eq!(plain.0, marked.0, "{format:?}");
+        assert_eq!(plain.0.triangles.len(), triangles, "{format:?}");
+        assert_eq!(plain.1, marked.1, "{format:?}");
+    }
+}

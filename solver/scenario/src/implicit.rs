@@ -10,7 +10,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
-use crate::picard::{PicardParams, PicardVariant};
+use crate::picard::{NoConvergence, PicardAcceleration, PicardParams, PicardScheme, PicardVariant};
 use crate::spec::DetectionModeSpec;
 use crate::{names, values};
 
@@ -40,6 +40,9 @@ fn default_keep_active_sets() -> bool {
 }
 fn default_local_updates() -> bool {
     PicardParams::default().local_updates
+}
+fn default_max_substep_levels() -> u32 {
+    PicardParams::default().max_substep_levels
 }
 
 /// The `picard:` keys as written; every key is optional (default: [`PicardParams::default`]).
@@ -76,6 +79,14 @@ struct PicardFields {
     keep_active_sets: bool,
     #[serde(default = "default_local_updates")]
     local_updates: bool,
+    #[serde(default)]
+    scheme: PicardScheme,
+    #[serde(default)]
+    acceleration: PicardAcceleration,
+    #[serde(default)]
+    on_no_convergence: NoConvergence,
+    #[serde(default = "default_max_substep_levels")]
+    max_substep_levels: u32,
 }
 
 /// The `picard:` mapping, validated with [`PicardParams::validate`].
@@ -111,6 +122,10 @@ pub(crate) fn picard<'de, D: Deserializer<'de>>(d: D) -> Result<PicardParams, D:
                 coarse_force_damping: f.coarse_force_damping,
                 keep_active_sets: f.keep_active_sets,
                 local_updates: f.local_updates,
+                scheme: f.scheme,
+                acceleration: f.acceleration,
+                on_no_convergence: f.on_no_convergence,
+                max_substep_levels: f.max_substep_levels,
             };
             p.validate().map_err(|e| {
                 de::Error::custom(format_args!("{} = {}: {}", e.field, e.value, e.reason))

@@ -34,6 +34,10 @@
 //!   keep_active_sets: true         # multiscale: keep active sets from step to step
 //!   local_updates: true            # particles within tolerance/2 keep their wrench;
 //!                                  # multiscale re-detects only pairs that moved
+//!   scheme: euler                  # euler | midpoint (implicit Euler / implicit midpoint)
+//!   acceleration: aitken           # aitken (relaxed Picard) | newton (contact Jacobian)
+//!   on_no_convergence: substep     # substep (retry with Δt/2) | stop (end the run)
+//!   max_substep_levels: 4          # most halvings of Δt for one step, ≤ 20
 //! lts:                             # optional, local_time_stepping / global_adaptive only
 //!   min_step_s: 1.0e-9             # floor of a cluster's time step size [s], > 0
 //!   max_sweeps_per_interval: 100000  # sweeps per time.dt before the run stops, ≥ 1
@@ -94,6 +98,9 @@
 //!             radius_m: 0.6, layer_m: 0.102, stagger: true }   # seed 004 §8.2 tower
 //! limits:                          # optional
 //!   max_particles: 10000000        # cap on listed + generated particles, ≥ 1 (default 10⁷)
+//!   max_steps: 100000000           # cap on end/dt, ≥ 1 (default 10⁸; `--max-steps` overrides)
+//!   memory_bytes: 8.0e9            # cap on the memory estimate (default: what is available)
+//!   disk_bytes: 1.0e11             # cap on the output estimate (default: the free space)
 //! checkpoint:                      # optional; the solver's flags override these
 //!   every_steps: 1000              # a checkpoint every N steps (default 0: off)
 //!   every_wall_s: 60               # and/or every T s of wall time (default 60; 0: off)
@@ -161,7 +168,10 @@
 //! **Limits** (module [`limits`], [`yaml`]): a scenario may have at most
 //! `limits.max_particles` particles (default [`DEFAULT_MAX_PARTICLES`] = 10⁷), counted in
 //! 64 bits; the generator `count` that passes the cap is refused at its `line:column`
-//! before anything is allocated. Every YAML file (scenario or pipeline) may have at most
+//! before anything is allocated. The run length `end/dt` may not pass `limits.max_steps`
+//! (default [`DEFAULT_MAX_STEPS`] = 10⁸), and the solver refuses a scenario whose memory
+//! or output estimate exceeds `limits.memory_bytes` / `limits.disk_bytes` or what the
+//! machine has, with one line naming the estimate and the limit. Every YAML file (scenario or pipeline) may have at most
 //! [`yaml::MAX_YAML_BYTES`] (16 MiB) and nest collections at most [`yaml::MAX_YAML_DEPTH`]
 //! (64) levels deep, both checked before parsing; a leading UTF-8 byte-order mark is
 //! accepted; a key repeated in one mapping is an error at the second key (never last-wins).
@@ -206,12 +216,14 @@ pub use error::ScenarioError;
 pub use generator::{PairsSpec, RingSpec, StackSpec};
 pub use halo::{HaloSpec, DEFAULT_RELATIVE_HALO, MAX_RELATIVE_HALO};
 pub use integrator::IntegratorSpec;
-pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES};
+pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES, DEFAULT_MAX_STEPS};
 pub use load::{load_scenario, parse_scenario};
 pub use lts::{ImpulseParams, LtsParams};
 pub use material_pairs::MaterialPairSpec;
 pub use names::{with_known, Known};
-pub use picard::{PicardParamError, PicardParams, PicardVariant};
+pub use picard::{
+    NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
+};
 pub use source::{
     EllipsoidSpec, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource, ShapeSpec, TreeName,
 };
@@ -219,6 +231,7 @@ pub use spec::{
     BoxSpec, ContactPointsSpec, DetectionModeSpec, DetectionSpec, GeneratorSpec, KernelSpec,
     LatticeSpec, MaterialSpec, ParticleSpec, Scenario, TimeSpec,
 };
+pub use values::short_number;
 
 /// The only scenario format version this build reads.
 pub const SCENARIO_VERSION: u32 = 1;

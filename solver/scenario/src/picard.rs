@@ -2,7 +2,7 @@
 //! of a scenario and the variant its `integrator:` chooses. Pure data, used by the solver's
 //! `implicit` module.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which contact detection runs inside the Picard iterations (seed 000 §5.2–5.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +17,73 @@ pub enum PicardVariant {
     /// iterations, at most one tree level unfolded per iteration, narrowing with a memory
     /// set (remark 5) and damped coarse-level force estimates.
     Multiscale,
+}
+
+/// The time discretisation the Picard iterations solve (seed 000 §2 uses implicit Euler).
+///
+/// Both move every particle with one wrench `W` over the step: `v' = v + Δt·(W/M + g)`
+/// (the angular velocity alike), and both are implicit in `W`:
+///
+/// * implicit Euler: `W = F(x', v')`, positions `x' = x + Δt·v'` (Euler–Cromer order);
+/// * implicit midpoint: `W = F(x_m, v_m)` at the midpoint state `x_m = (x + x')/2`,
+///   `v_m = (v + v')/2` (orientation turned halfway), positions `x' = x + Δt·v_m`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PicardScheme {
+    /// Implicit Euler (seed 000 Alg. 3): first order, L-stable; damps contact
+    /// oscillations that the time step does not resolve (numerical dissipation that grows
+    /// with Δt: restitution falls towards 0 once a contact lasts only a few steps).
+    #[default]
+    Euler,
+    /// Implicit midpoint rule: second order, symplectic, conserves the energy of an
+    /// undamped linear spring for every Δt, so the restitution of the contact law survives
+    /// larger steps. (The trapezoidal rule, the same for linear forces, carries the force
+    /// of the start of a step into it and so pumps energy into contacts that open within
+    /// a step; the midpoint rule evaluates forces only where the step is.)
+    Midpoint,
+}
+
+impl PicardScheme {
+    /// The implicitness θ of the scheme: how much of a wrench change reaches the state
+    /// where forces are evaluated (1 for Euler, ½ for the midpoint) [-].
+    pub fn theta(self) -> f64 {
+        match self {
+            PicardScheme::Euler => 1.0,
+            PicardScheme::Midpoint => 0.5,
+        }
+    }
+}
+
+/// How an iteration moves the wrench towards the forces it computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PicardAcceleration {
+    /// Relaxed fixed point `W ← W + ω·(F − W)` with the adaptive Aitken ω (seed 000 §6.1):
+    /// its contraction worsens with `Δt²·k/M`. The default: on the staircase and the hopper
+    /// it needs fewer iterations than [`PicardAcceleration::Newton`] at every Δt measured
+    /// (docs/performance.md), where contacts opening and closing between guesses, not the
+    /// stiffness, drive the iteration count.
+    #[default]
+    Aitken,
+    /// Damped semi-smooth Newton update of forces and torques: the contact law linearised
+    /// per contact (`θ²·Δt²·k + θ·Δt·c` along its normal, 6-DOF rows) over the contact
+    /// graph, solved by preconditioned conjugate gradients in a fixed order, from a
+    /// linearly implicit first guess. Converges an isolated stiff impact in a few
+    /// iterations at any Δt (4 instead of Aitken's 40 at 10× the explicit step).
+    Newton,
+}
+
+/// What a step does when its iterations use up [`PicardParams::max_iterations`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoConvergence {
+    /// Retry the step from its start state as two steps of `Δt/2`, recursively, at most
+    /// [`PicardParams::max_substep_levels`] halvings deep; a step that still does not
+    /// converge stops the run. The substeps are counted in the step's statistics.
+    #[default]
+    Substep,
+    /// Stop the run with a message naming the step and its residual.
+    Stop,
 }
 
 /// Settings of the Picard iterations.
@@ -37,8 +104,8 @@ pub struct PicardParams {
     /// Relative convergence threshold on every particle's force and torque update
     /// (seed 000 §6.1: 1 %) [-].
     pub tolerance: f64,
-    /// Iteration budget per step; a step that uses it up is accepted but reported as not
-    /// converged.
+    /// Iteration budget per step; a step that uses it up is retried with smaller steps or
+    /// stops the run ([`PicardParams::on_no_convergence`]).
     pub max_iterations: u32,
     /// Initial relaxation weight ω of the second iteration [-].
     pub relaxation: f64,
@@ -68,7 +135,19 @@ pub struct PicardParams {
     /// The convergence test still covers every particle in every iteration. Off: every
     /// particle is relaxed in every iteration (Alg. 3 read literally).
     pub local_updates: bool,
+    /// Time discretisation ([`PicardScheme`]).
+    pub scheme: PicardScheme,
+    /// Update of the wrench between iterations ([`PicardAcceleration`]).
+    pub acceleration: PicardAcceleration,
+    /// What a step that does not converge does ([`NoConvergence`]).
+    pub on_no_convergence: NoConvergence,
+    /// Most halvings of Δt for one step under [`NoConvergence::Substep`] (4: down to
+    /// Δt/16) [-].
+    pub max_substep_levels: u32,
 }
+
+/// Largest [`PicardParams::max_substep_levels`] (Δt/2²⁰) [-].
+pub const MAX_SUBSTEP_LEVELS: u32 = 20;
 
 impl Default for PicardParams {
     fn default() -> Self {
@@ -82,6 +161,10 @@ impl Default for PicardParams {
             coarse_force_damping: 0.5,
             keep_active_sets: true,
             local_updates: true,
+            scheme: PicardScheme::Euler,
+            acceleration: PicardAcceleration::Aitken,
+            on_no_convergence: NoConvergence::Substep,
+            max_substep_levels: 4,
         }
     }
 }
@@ -147,6 +230,13 @@ impl PicardParams {
                 "must lie in [0, 1]",
             );
         }
+        if self.max_substep_levels > MAX_SUBSTEP_LEVELS {
+            return bad(
+                "max_substep_levels",
+                f64::from(self.max_substep_levels),
+                "must be at most 20",
+            );
+        }
         Ok(())
     }
 
@@ -165,6 +255,10 @@ impl PicardParams {
             coarse_force_damping: fin(self.coarse_force_damping, 0.5).clamp(0.0, 1.0),
             keep_active_sets: self.keep_active_sets,
             local_updates: self.local_updates,
+            scheme: self.scheme,
+            acceleration: self.acceleration,
+            on_no_convergence: self.on_no_convergence,
+            max_substep_levels: self.max_substep_levels.min(MAX_SUBSTEP_LEVELS),
         }
     }
 }

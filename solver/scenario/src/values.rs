@@ -94,8 +94,25 @@ pub(crate) fn show(v: f64) -> String {
     } else if v.is_infinite() {
         if v > 0.0 { ".inf" } else { "-.inf" }.to_owned()
     } else {
-        v.to_string()
+        short_number(v)
     }
+}
+
+/// A number in short form for messages: its plain decimal form when that is at most 12
+/// characters, else rounded to 9 significant digits, in scientific form when the decimal
+/// form is still long (`1e300`, never three hundred digits).
+pub fn short_number(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() <= 12 || !v.is_finite() {
+        return plain;
+    }
+    let sci = format!("{v:.8e}");
+    let rounded: f64 = sci.parse().unwrap_or(v);
+    let plain = rounded.to_string();
+    if plain.len() <= 12 {
+        return plain;
+    }
+    format!("{rounded:e}")
 }
 
 fn number<'de, D: Deserializer<'de>>(d: D, rule: Rule) -> Result<f64, D::Error> {
@@ -371,8 +388,19 @@ pub(crate) fn count_u64<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error
                 ))),
             }
         }
+        /// A whole number written in floating-point form (`1e8`), below 2⁶⁴.
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<u64, E> {
+            if v.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&v) {
+                self.visit_u64(v as u64)
+            } else {
+                Err(E::custom(format_args!(
+                    "invalid value {}, expected a whole count ≥ 1 below 1.8e19",
+                    crate::limits::short(v)
+                )))
+            }
+        }
     }
-    d.deserialize_u64(V)
+    d.deserialize_any(V)
 }
 
 /// Default coefficient of restitution (1: no damping) [-].
@@ -382,4 +410,35 @@ pub(crate) fn default_restitution() -> f64 {
 /// Default orientation: the identity quaternion `[w, x, y, z]`.
 pub(crate) fn identity_quaternion() -> [f64; 4] {
     [1.0, 0.0, 0.0, 0.0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_number;
+
+    #[test]
+    fn short_numbers_keep_short_values_and_shorten_long_ones() {
+        // Short decimal forms are kept as they are.
+        for (v, s) in [(0.1, "0.1"), (-2.5, "-2.5"), (20000.0, "20000"), (0.0, "0")] {
+            assert_eq!(short_number(v), s);
+        }
+        // Rounding noise goes (9 significant digits), huge and tiny values in scientific form.
+        assert_eq!(short_number(0.13477463999999997), "0.13477464");
+        assert_eq!(short_number(-1e300), "-1e300");
+        assert_eq!(short_number(2.2440000000000001e200), "2.244e200");
+        assert_eq!(short_number(1.0000000000000001e295), "1e295");
+        assert_eq!(short_number(5e-324), "5e-324");
+        assert_eq!(short_number(123456789012345.0), "1.23456789e14");
+        assert_eq!(short_number(f64::NAN), "NaN");
+        // Never long: at most 16 characters for any finite value.
+        for v in [
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            1.0 / 3.0,
+            -2.0 / 3.0 * 1e-200,
+        ] {
+            assert!(short_number(v).len() <= 16, "{v}: {}", short_number(v));
+        }
+    }
 }

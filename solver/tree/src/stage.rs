@@ -7,7 +7,7 @@ use crate::params::BuildParams;
 use crate::stats::{summary, TreeSummary};
 use crate::validate::validate;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use msdem_mesh::check::{validate_mesh, Role};
+use msdem_mesh::check::{validate_mesh_in, Role};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -43,13 +43,14 @@ pub enum TreebuildOutcome {
 /// validates and atomically writes the tree.
 pub fn run_treebuild(job: &TreebuildJob) -> Result<TreebuildOutcome, TreeError> {
     job.params.validate()?;
-    let (mesh, hash) = msdem_mesh::read_mesh(&job.mesh)?;
+    // The source map names faces and vertices by their line in the file.
+    let (mesh, map, hash) = msdem_mesh::read_mesh_source(&job.mesh)?;
     let role = if job.obstacle {
         Role::Obstacle
     } else {
         Role::Particle
     };
-    validate_mesh(&mesh, role, &job.mesh)?;
+    validate_mesh_in(&mesh, role, &job.mesh, &map)?;
     if job.out.exists() {
         if let Ok((old, _)) = read_tree(&job.out) {
             if old.mesh_hash == hash && old.params_hash == job.params.hash() {

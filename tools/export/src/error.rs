@@ -7,9 +7,28 @@ use std::path::PathBuf;
 /// Every message names the file concerned and, where it helps, the offending value.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    /// The run folder does not exist or is not a folder.
+    /// The run folder does not exist.
     #[error("{path}: run folder not found")]
     MissingRun {
+        /// Run folder given.
+        path: PathBuf,
+    },
+    /// The run folder given is a file.
+    #[error("{path}: is a file, not a run folder written by solver")]
+    NotARunFolder {
+        /// Path given.
+        path: PathBuf,
+    },
+    /// The output folder given is a file.
+    #[error("{path}: is a file, not a folder to export into")]
+    OutNotAFolder {
+        /// Path given.
+        path: PathBuf,
+    },
+    /// The run folder has no manifest (`run.msdem`): not a solver run folder, or a run
+    /// that did not get past its start.
+    #[error("{path}: no run.msdem in this folder: not a run folder written by solver")]
+    NoManifest {
         /// Run folder given.
         path: PathBuf,
     },

@@ -141,6 +141,9 @@ fn write_png(path: &Path, img: &Image) -> Result<(), ExportError> {
 pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     let run = RunFolder::open(&opts.run)?;
     let out = opts.out.clone().unwrap_or_else(|| opts.run.clone());
+    if out.exists() && !out.is_dir() {
+        return Err(ExportError::OutNotAFolder { path: out });
+    }
     let preview_frame = match opts.preview {
         PreviewFrame::Last => *run.frames.last().unwrap_or(&0),
         PreviewFrame::Index(i) if run.frames.binary_search(&i).is_ok() => i,
@@ -162,7 +165,11 @@ pub fn export_run(opts: &ExportOptions) -> Result<ExportSummary, ExportError> {
     )?;
     let mut warnings = Vec::new();
     let stats = if opts.plots {
-        let stats = run.read_stats_if_present()?;
+        let (stats, cut) = match run.read_stats_complete()? {
+            Some((stats, cut)) => (Some(stats), cut),
+            None => (None, None),
+        };
+        warnings.extend(cut);
         if stats.is_none() {
             warnings.push(format!(
                 "{}: not found (the run did not finish?): no plots written, VTK, PLY and \

@@ -67,8 +67,28 @@ fn parse_format(s: &str) -> Result<VtkFormat, String> {
     })
 }
 
+/// Clap's message on one line: the lines before its usage block, without the `error: `
+/// prefix and the `tip:` lines.
+fn clap_one_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    lines.join(" ").trim_start_matches("error: ").to_owned()
+}
+
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            eprintln!("export: error: {} (see export --help)", clap_one_line(&e));
+            return ExitCode::from(2);
+        }
+    };
     let opts = ExportOptions {
         out: args.out,
         vtk: !args.no_vtk,

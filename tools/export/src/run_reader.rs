@@ -4,13 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use msdem_frames::lts::{
-    lts_stats_path, lts_timings_path, LtsStatsFile, LtsTimingsFile, LTS_STATS_MAGIC,
-    LTS_TIMINGS_MAGIC,
-};
+use msdem_frames::lts::{lts_stats_path, lts_timings_path, LtsStatsFile, LtsTimingsFile};
 use msdem_frames::{
     frame_path, manifest_path, read_record, stats_path, timings_path, Frame, FrameError, Other,
-    RunManifest, StatsFile, TimingsFile, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
+    RunManifest, StatsFile, TimingsFile, FRAME_MAGIC, MANIFEST_MAGIC,
 };
 use msdem_mesh::TriMesh;
 
@@ -38,11 +35,19 @@ impl RunFolder {
     /// the run folder) and checks its SHA-256 against the manifest, lists the frames.
     pub fn open(root: &Path) -> Result<Self, ExportError> {
         if !root.is_dir() {
-            return Err(ExportError::MissingRun {
-                path: root.to_path_buf(),
+            let path = root.to_path_buf();
+            return Err(if root.exists() {
+                ExportError::NotARunFolder { path }
+            } else {
+                ExportError::MissingRun { path }
             });
         }
         let mpath = manifest_path(root);
+        if !mpath.exists() {
+            return Err(ExportError::NoManifest {
+                path: root.to_path_buf(),
+            });
+        }
         let manifest: RunManifest = read_record(&mpath, &MANIFEST_MAGIC)?;
         check_manifest(&mpath, &manifest)?;
         let load = |rel: &str, hash: &[u8; 32]| -> Result<TriMesh, ExportError> {
@@ -104,11 +109,11 @@ impl RunFolder {
     }
 
     /// As [`RunFolder::read_stats`], but `None` when `stats.msdem` does not exist (a run
-    /// killed before its end: the solver writes the statistics last). A statistics file that
-    /// exists but cannot be read is still an error.
+    /// killed before its first chunk of statistics). A statistics file that exists but
+    /// cannot be read is still an error; see [`RunFolder::read_stats_complete`].
     pub fn read_stats_if_present(&self) -> Result<Option<StatsFile>, ExportError> {
         let path = stats_path(&self.root);
-        let mut stats: StatsFile = match read_record(&path, &STATS_MAGIC) {
+        let mut stats = match StatsFile::read(&path) {
             Err(FrameError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(None)
             }
@@ -116,7 +121,7 @@ impl RunFolder {
         };
         let timings_file = timings_path(&self.root);
         if timings_file.is_file() {
-            let timings: TimingsFile = read_record(&timings_file, &TIMINGS_MAGIC)?;
+            let timings = TimingsFile::read(&timings_file)?;
             for (step, wall) in stats.steps.iter_mut().zip(timings.steps) {
                 step.wall = wall;
             }
@@ -124,12 +129,42 @@ impl RunFolder {
         Ok(Some(stats))
     }
 
+    /// As [`RunFolder::read_stats_if_present`], but a last chunk cut by a killed run
+    /// (`stats.msdem` or `timings.msdem` are streamed in chunks) leaves its steps out and
+    /// is returned as a warning line instead of an error.
+    pub fn read_stats_complete(&self) -> Result<Option<(StatsFile, Option<String>)>, ExportError> {
+        let path = stats_path(&self.root);
+        let (mut stats, cut) = match StatsFile::read_complete(&path) {
+            Err(FrameError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None)
+            }
+            other => other?,
+        };
+        let mut warning = cut.map(|e| {
+            format!(
+                "{e} (the run was killed while writing it?): plots show the {} complete steps",
+                stats.steps.len()
+            )
+        });
+        let timings_file = timings_path(&self.root);
+        if timings_file.is_file() {
+            let (timings, cut) = TimingsFile::read_complete(&timings_file)?;
+            if warning.is_none() {
+                warning = cut.map(|e| format!("{e}: wall times of later steps are left out"));
+            }
+            for (step, wall) in stats.steps.iter_mut().zip(timings.steps) {
+                step.wall = wall;
+            }
+        }
+        Ok(Some((stats, warning)))
+    }
+
     /// The local time stepping statistics (`lts.msdem`, and the phase times of
     /// `lts_timings.msdem` when present), `None` for runs of other integrators (no
     /// `lts.msdem`). A file that exists but cannot be read is an error.
     pub fn read_lts_if_present(&self) -> Result<Option<LtsRun>, ExportError> {
         let path = lts_stats_path(&self.root);
-        let stats: LtsStatsFile = match read_record(&path, &LTS_STATS_MAGIC) {
+        let stats: LtsStatsFile = match LtsStatsFile::read(&path) {
             Err(FrameError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(None)
             }
@@ -137,7 +172,7 @@ impl RunFolder {
         };
         let timings_file = lts_timings_path(&self.root);
         let timings = if timings_file.is_file() {
-            read_record::<LtsTimingsFile>(&timings_file, &LTS_TIMINGS_MAGIC)?.steps
+            LtsTimingsFile::read(&timings_file)?.steps
         } else {
             Vec::new()
         };

@@ -467,6 +467,51 @@ fn killed_run_without_stats_exports_frames_with_one_warning() {
     );
 }
 
+/// Issue 16: statistics are streamed in chunks, so a run killed while writing one leaves a
+/// cut last chunk. The complete chunks are exported (plots included) with one warning.
+#[test]
+fn killed_run_with_a_cut_statistics_chunk_exports_the_complete_steps() {
+    use msdem_frames::stream::CHUNK_STEPS;
+    use msdem_frames::{StatsFile, StepStats};
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fixture::write_run(&run);
+    std::fs::remove_file(msdem_frames::timings_path(&run)).ok();
+    let steps: Vec<StepStats> = (1..=CHUNK_STEPS + 10)
+        .map(|n| StepStats {
+            step: n,
+            time: n as f64 * 1e-3,
+            kinetic_energy: 1.0,
+            ..StepStats::default()
+        })
+        .collect();
+    let stats = fixture_stats(&run);
+    StatsFile { steps }.write(&stats).unwrap();
+    let bytes = std::fs::read(&stats).unwrap();
+    std::fs::write(&stats, &bytes[..bytes.len() - 5]).unwrap();
+    let out = tmp.path().join("out");
+    let o = export_to(&run, &out, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "export: warning: {}: truncated statistics file: {} bytes, expected {} (the run \
+             was killed while writing it?): plots show the {CHUNK_STEPS} complete steps\n",
+            stats.display(),
+            bytes.len() - 5,
+            bytes.len()
+        )
+    );
+    assert!(out.join("plots/energy.png").is_file());
+    let csv = std::fs::read_to_string(out.join("plots/steps.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count() as u64,
+        CHUNK_STEPS + 1,
+        "header + complete steps"
+    );
+}
+
 /// Issue 16 defect 10: a failed export had already replaced or deleted part of the
 /// previous good one. Now the previous export is byte-identical after a failure, whether
 /// it is found before writing (an edited frame) or after (something in the way of an

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use msdem_frames::lts::*;
-use msdem_frames::write_record;
 
 fn export_to(run: &Path, out: &Path, threads: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_export"))
@@ -95,8 +94,8 @@ fn lts_records() -> (LtsStatsFile, LtsTimingsFile) {
 
 fn write_lts(run: &Path) -> (LtsStatsFile, LtsTimingsFile) {
     let (stats, timings) = lts_records();
-    write_record(&lts_stats_path(run), &LTS_STATS_MAGIC, &stats).unwrap();
-    write_record(&lts_timings_path(run), &LTS_TIMINGS_MAGIC, &timings).unwrap();
+    LtsStatsFile::write(&stats, &lts_stats_path(run)).unwrap();
+    LtsTimingsFile::write(&timings, &lts_timings_path(run)).unwrap();
     (stats, timings)
 }
 

@@ -202,12 +202,7 @@ fn degenerate_runs_export() {
         loads: vec![],
     };
     write_record(&frame_path(&run, 0), &FRAME_MAGIC, &f).unwrap();
-    write_record(
-        &stats_path(&run),
-        &STATS_MAGIC,
-        &StatsFile { steps: vec![] },
-    )
-    .unwrap();
+    StatsFile::write(&StatsFile { steps: vec![] }, &stats_path(&run)).unwrap();
     let _ = std::fs::remove_file(timings_path(&run));
     let out = tmp.path().join("empty");
     export_to(&run, &out, &[], None);

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use msdem_frames::{
     manifest_path, read_record, stats_path, timings_path, RunManifest, StatsFile, TimingsFile,
-    MANIFEST_MAGIC, STATS_MAGIC, TIMINGS_MAGIC,
+    MANIFEST_MAGIC,
 };
 
 /// Particles and triangles of a run (from `run.msdem`).
@@ -99,8 +99,7 @@ pub fn model_counts(run_dir: &Path) -> Result<ModelCounts, String> {
 
 /// Reads `stats.msdem` in `run_dir` and sums it.
 pub fn step_totals(run_dir: &Path) -> Result<StepTotals, String> {
-    let stats: StatsFile =
-        read_record(&stats_path(run_dir), &STATS_MAGIC).map_err(|e| e.to_string())?;
+    let stats: StatsFile = StatsFile::read(&stats_path(run_dir)).map_err(|e| e.to_string())?;
     let mut t = StepTotals::default();
     for s in &stats.steps {
         t.steps = s.step;
@@ -120,7 +119,7 @@ pub fn step_totals(run_dir: &Path) -> Result<StepTotals, String> {
 /// Reads `timings.msdem` in `run_dir` and sums each phase (in step order).
 pub fn phase_totals(run_dir: &Path) -> Result<PhaseTotals, String> {
     let timings: TimingsFile =
-        read_record(&timings_path(run_dir), &TIMINGS_MAGIC).map_err(|e| e.to_string())?;
+        TimingsFile::read(&timings_path(run_dir)).map_err(|e| e.to_string())?;
     let mut t = PhaseTotals {
         steps: timings.steps.len(),
         ..PhaseTotals::default()

@@ -42,14 +42,51 @@ struct Cli {
 }
 
 fn main() {
-    if let Err(e) = run() {
-        eprintln!("treebuild: {e:#}");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            eprintln!("treebuild: {} (see treebuild --help)", clap_one_line(&e));
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = run(cli) {
+        eprintln!("treebuild: {}", one_line(&e));
         std::process::exit(1);
     }
 }
 
-fn run() -> Result<()> {
-    let cli = Cli::parse();
+/// Clap's message on one line: the lines before its usage block, without the `error: `
+/// prefix and the `tip:` lines.
+fn clap_one_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    lines.join(" ").trim_start_matches("error: ").to_owned()
+}
+
+/// An error and its causes on one line, leaving out a cause whose text the message
+/// already contains (library errors print their I/O cause themselves).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn run(cli: Cli) -> Result<()> {
     // Writing the tree over its own mesh would destroy the input.
     msdem_mesh::refuse_output_equal_to_input(&cli.mesh, &cli.out)?;
     let job = TreebuildJob {

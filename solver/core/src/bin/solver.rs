@@ -41,6 +41,19 @@ struct Args {
     /// overrides the scenario's `checkpoint.every_wall_s` (default 60).
     #[arg(long, value_name = "T", value_parser = seconds)]
     checkpoint_every_wall_s: Option<f64>,
+    /// Allow a run of up to N steps (end/dt); overrides the scenario's `limits.max_steps`
+    /// (default 1e8). Accepts `1e9`.
+    #[arg(long, value_name = "N", value_parser = step_cap)]
+    max_steps: Option<u64>,
+}
+
+fn step_cap(s: &str) -> Result<u64, String> {
+    let whole = |x: f64| x.fract() == 0.0 && (1.0..1.8e19).contains(&x);
+    match (s.parse::<u64>(), s.parse::<f64>()) {
+        (Ok(n), _) if n >= 1 => Ok(n),
+        (Err(_), Ok(x)) if whole(x) => Ok(x as u64),
+        _ => Err("expected a whole number of steps ≥ 1".to_owned()),
+    }
 }
 
 fn seconds(s: &str) -> Result<f64, String> {
@@ -66,24 +79,47 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
-            // One line: clap's message up to the blank line before its usage block.
-            let text = e.to_string();
-            let message: Vec<&str> = text
-                .lines()
-                .take_while(|l| !l.trim().is_empty())
-                .map(str::trim)
-                .collect();
-            eprintln!("{} (see solver --help)", message.join(" "));
+            eprintln!("error: {} (see solver --help)", clap_one_line(&e));
             return ExitCode::from(2);
         }
     };
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// Clap's message on one line: the lines before its usage block, without the `error: `
+/// prefix and the `tip:` lines.
+fn clap_one_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
+        .collect();
+    lines.join(" ").trim_start_matches("error: ").to_owned()
+}
+
+/// An error and its causes on one line, leaving out a cause whose text the message
+/// already contains (library errors print their I/O cause themselves).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn run(args: &Args) -> anyhow::Result<()> {
@@ -103,6 +139,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
             every_steps: args.checkpoint_every_steps,
             every_wall_s: args.checkpoint_every_wall_s,
         },
+        max_steps: args.max_steps,
         ..RunOptions::default()
     };
     let summary = solve(&args.scenario, &args.out, &options)?;

@@ -140,6 +140,7 @@ impl ExplicitEuler {
             angular_momentum: obs.angular_momentum.into(),
             iterations: 1,
             converged: true,
+            substeps: 0,
             unfolds: d.counts.unfolds,
             narrows: d.counts.narrows,
             skipped: d.skipped,

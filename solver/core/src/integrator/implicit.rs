@@ -1,7 +1,8 @@
-//! Implicit Euler by Picard iterations (seed 000 §2 Alg. 3, §5.2–5.3 Alg. 6, §6.1).
+//! Implicit time stepping by Picard iterations (seed 000 §2 Alg. 3, §5.2–5.3 Alg. 6, §6.1).
 //!
-//! One step solves `v' = v + Δt·a(x', v')`, `x' = advance(x, v')` by fixed-point
-//! iterations from the guess "current state" (Alg. 3):
+//! One step solves `v' = v + Δt·a(x', v')`, `x' = advance(x, v')` (implicit Euler; or the
+//! trapezoidal rule, [`PicardScheme`]) by fixed-point iterations from the guess "current
+//! state" (Alg. 3):
 //!
 //! 1. **detect** contacts at the guessed configuration through the detection layer
 //!    ([`crate::detect`]; [`PicardVariant`] decides how);
@@ -12,15 +13,22 @@
 //!    [`PicardParams::tolerance`] relative to its force (with an absolute floor, see
 //!    [`PicardParams::force_floor`]) — and, for multiscale Picard, no active pair was
 //!    widened in this iteration;
-//! 4. **relax** `W ← W + ω·r` per particle with the adaptive ω of §6.1
-//!    ([`PicardParams`]);
+//! 4. **update** the wrench: `W ← W + ω·r` with the adaptive ω of §6.1
+//!    ([`PicardAcceleration::Aitken`], the default), or a damped Newton step with the
+//!    contact Jacobian ([`newton`], [`PicardAcceleration::Newton`]);
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
-//!    (Euler–Cromer, [`crate::motion::advance_body`]): the next guess.
+//!    (Euler–Cromer, [`crate::motion::advance_body`]; trapezoidal: with the average of the
+//!    start-of-step forces and `W`, [`scheme`]): the next guess.
 //!
-//! The accepted state is the last guess whose forces were evaluated — on convergence the
-//! state whose forces agree with the wrench that produced it within the tolerance, so the
-//! reported contacts belong to the new state. After [`PicardParams::max_iterations`] the
-//! last guess is accepted and [`ImplicitOutput::converged`] is false (the caller warns).
+//! The accepted state is the last guess whose forces were evaluated — the state whose
+//! forces agree with the wrench that produced it within the tolerance, so the reported
+//! contacts belong to the new state. **A step that uses up
+//! [`PicardParams::max_iterations`] is never accepted**: by default
+//! ([`NoConvergence::Substep`]) it is retried from its start state as two steps of
+//! `Δt/2`, each split again while it does not converge, at most
+//! [`PicardParams::max_substep_levels`] deep (the step's `substeps` count them); with
+//! [`NoConvergence::Stop`], or when the deepest substep fails too, the step fails with
+//! [`StepError::NotConverged`] and the run stops.
 //!
 //! **Multiscale Picard** keeps an active set per particle pair (remark 4) across the
 //! iterations (and optionally across steps): each iteration checks only the active
@@ -55,11 +63,16 @@
 //! ([`IterationStats::reused`]). An integrator assumes that the model does not change
 //! between the steps it serves (true within a run).
 
+mod newton;
 mod output;
 mod relax;
 mod reuse;
+mod scheme;
 
-pub use crate::params::{PicardParamError, PicardParams, PicardVariant};
+pub use crate::params::{
+    NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
+};
+pub use newton::{ContactJacobian, Vec6};
 pub use output::{ImplicitOutput, IterationStats};
 
 use super::{check_finite, Integrator, Stepped};
@@ -70,7 +83,6 @@ use crate::detect::{checks_per_level, stats_levels, Detection, Detector, Search}
 use crate::error::StepError;
 use crate::frames::{PhaseTimes, StepStats};
 use crate::model::Model;
-use crate::motion::advance_body;
 use crate::motion::energy::observables;
 use crate::params::{DetectionMode, Params};
 use crate::state::{Body, State};
@@ -79,6 +91,9 @@ use msdem_tree::LevelStats;
 use relax::{Relaxation, Residual};
 use reuse::{compute_forces, LastEvaluation};
 use std::time::Instant;
+
+/// Smallest weight of a damped Newton step [-].
+const MIN_NEWTON_WEIGHT: f64 = 1.0 / 64.0;
 
 /// Implicit Euler by Picard iterations (see the module docs): its settings and buffers.
 #[derive(Debug)]
@@ -89,6 +104,8 @@ pub struct ImplicitEuler {
     gravity: Vec3,
     relax: Relaxation,
     start: Vec<Body>,
+    /// Where the midpoint rule evaluates forces: the midpoint of the start and the guess.
+    mid: State,
     applied: Vec<Wrench>,
     computed: Vec<Wrench>,
     coarse_wrenches: Vec<Wrench>,
@@ -101,6 +118,26 @@ pub struct ImplicitEuler {
     /// Per particle: the guess moved since the last detection (multiscale pairs of two
     /// unmoved particles keep their contacts, see [`PicardParams::local_updates`]).
     moved: Vec<bool>,
+    /// Newton update: the contact Jacobian and its right-hand side, solution and mask.
+    jacobian: ContactJacobian,
+    rhs: Vec<Vec6>,
+    delta: Vec<Vec6>,
+    free: Vec<bool>,
+}
+
+/// What the attempts of one step (the full step, or its substeps) add up to.
+#[derive(Default)]
+struct Tally {
+    out: ImplicitOutput,
+    wall: PhaseTimes,
+    total: LevelStats,
+    pairs: u32,
+    /// Largest relative update of the last iteration of the last attempt [-].
+    residual: f64,
+    /// Substeps that make up the step (0: converged at the full Δt).
+    substeps: u32,
+    /// Time step of the last attempt \[s\].
+    dt: f64,
 }
 
 impl ImplicitEuler {
@@ -119,6 +156,7 @@ impl ImplicitEuler {
             gravity,
             relax: Relaxation::default(),
             start: Vec::new(),
+            mid: State::default(),
             applied: Vec::new(),
             computed: Vec::new(),
             coarse_wrenches: Vec::new(),
@@ -127,6 +165,10 @@ impl ImplicitEuler {
             last: None,
             last_bodies: None,
             moved: Vec::new(),
+            jacobian: ContactJacobian::default(),
+            rhs: Vec::new(),
+            delta: Vec::new(),
+            free: Vec::new(),
         }
     }
 
@@ -149,13 +191,16 @@ impl ImplicitEuler {
         }
     }
 
-    /// Advances `state` by one implicit Euler step with Picard iterations (see the module
+    /// Advances `state` by one implicit step with Picard iterations (see the module
     /// docs) and returns its statistics, plus the contacts when `record_contacts` is set.
+    /// A step whose iterations do not converge is retried as substeps or refused, as
+    /// [`PicardParams::on_no_convergence`] says.
     ///
     /// Fails with [`StepError::NonFinite`] when the state is not finite before the step
     /// or a guess becomes non-finite (the bodies then hold that guess; time and step
-    /// count are not advanced), and with [`StepError::BroadPhase`] when the broad phase
-    /// refuses the state.
+    /// count are not advanced), with [`StepError::NotConverged`] when the step does not
+    /// converge (the bodies hold the start of the step), and with
+    /// [`StepError::BroadPhase`] when the broad phase refuses the state.
     pub fn advance(
         &mut self,
         model: &Model,
@@ -164,19 +209,87 @@ impl ImplicitEuler {
         record_contacts: bool,
     ) -> Result<ImplicitOutput, StepError> {
         check_finite(state)?;
-        self.picard(model, state, detector, record_contacts)
+        let (step0, time0) = (state.step, state.time);
+        let mut tally = Tally::default();
+        if !self.attempt(model, state, detector, self.dt, &mut tally)? {
+            let begin = self.start.clone();
+            state.bodies.clone_from(&begin);
+            let split = match self.params.on_no_convergence {
+                NoConvergence::Stop => Err(self.not_converged(state, &tally, 0)),
+                NoConvergence::Substep => {
+                    self.split(model, state, detector, self.dt, 1, &mut tally)
+                }
+            };
+            if let Err(e) = split {
+                if matches!(e, StepError::NotConverged { .. }) {
+                    state.bodies = begin;
+                    self.forget_last_evaluation();
+                }
+                return Err(e);
+            }
+        }
+        state.step = step0 + 1;
+        state.time = time0 + self.dt;
+        if let Some(l) = &mut self.last {
+            l.step = state.step;
+        }
+        Ok(self.finish(model, state, record_contacts, tally))
     }
 
-    fn picard(
+    /// Replaces the step of `dt` from `state` by two steps of `dt/2`, each split again
+    /// while it does not converge, at most [`PicardParams::max_substep_levels`] deep.
+    fn split(
         &mut self,
         model: &Model,
         state: &mut State,
         detector: &mut Detector,
-        record_contacts: bool,
-    ) -> Result<ImplicitOutput, StepError> {
+        dt: f64,
+        level: u32,
+        tally: &mut Tally,
+    ) -> Result<(), StepError> {
+        if level > self.params.max_substep_levels {
+            return Err(self.not_converged(state, tally, level - 1));
+        }
+        let h = 0.5 * dt;
+        for _ in 0..2 {
+            let begin = state.bodies.clone();
+            if self.attempt(model, state, detector, h, tally)? {
+                tally.substeps += 1;
+            } else {
+                state.bodies = begin;
+                self.split(model, state, detector, h, level + 1, tally)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn not_converged(&self, state: &State, tally: &Tally, levels: u32) -> StepError {
+        StepError::NotConverged {
+            step: state.step + 1,
+            time: state.time,
+            iterations: self.params.max_iterations,
+            residual: tally.residual,
+            tolerance: self.params.tolerance,
+            levels,
+        }
+    }
+
+    /// One attempt at a (sub)step of `dt` \[s\] from `state`: Picard iterations until
+    /// convergence or [`PicardParams::max_iterations`]; `state.bodies` then hold the last
+    /// evaluated guess. Returns whether it converged; time and step count are not touched.
+    fn attempt(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        dt: f64,
+        tally: &mut Tally,
+    ) -> Result<bool, StepError> {
         let n = state.bodies.len();
-        let (dt, gravity, variant) = (self.dt, self.gravity, self.variant);
+        let (gravity, variant) = (self.gravity, self.variant);
         let params = self.params.clone();
+        let scheme = params.scheme;
+        let newton = params.acceleration == PicardAcceleration::Newton;
         let levels = stats_levels(model);
         self.start.clone_from(&state.bodies);
         self.relax.begin(model, &state.bodies, &gravity, &params);
@@ -187,20 +300,28 @@ impl ImplicitEuler {
         if variant == PicardVariant::Multiscale {
             detector.begin_step(!params.keep_active_sets);
         }
-        let mut wall = PhaseTimes::default();
-        let mut out = ImplicitOutput::default();
-        let mut total = LevelStats::default();
+        tally.dt = dt;
+        let wall = &mut tally.wall;
+        let out = &mut tally.out;
+        let mut converged = false;
         let mut pairs = 0;
+        let midpoint = scheme == PicardScheme::Midpoint;
+        let mut mid = std::mem::take(&mut self.mid);
+        mid.clone_from(state);
         let reuse = self.last.take().and_then(|l| {
-            let hit = l.matches(state);
+            let hit = l.matches(state, dt);
             let p = l.pairs;
             self.last_bodies = Some(l.bodies);
             hit.then_some(p)
         });
+        let (mut newton_weight, mut last_residual): (f64, f64) = (1.0, f64::INFINITY);
         for k in 0..params.max_iterations {
             let reused = k == 0 && reuse.is_some();
             // 1. Detection at the guess held by `state.bodies`.
             let moved = self.moved.iter().filter(|&&m| m).count() as u32;
+            // Euler evaluates the guess itself, the midpoint rule the midpoint state (the
+            // start of the step in the first iteration).
+            let eval: &State = if midpoint { &mid } else { state };
             let d = match variant {
                 _ if reused => {
                     pairs = reuse.unwrap_or(0);
@@ -213,10 +334,10 @@ impl ImplicitEuler {
                     };
                     let d = detector.detect(
                         model,
-                        state,
+                        eval,
                         Search::Roots(mode),
                         &mut self.contacts,
-                        &mut wall,
+                        wall,
                     )?;
                     self.coarse.clear();
                     pairs = d.pairs;
@@ -225,11 +346,11 @@ impl ImplicitEuler {
                 PicardVariant::Multiscale => {
                     let d = detector.iterate(
                         model,
-                        state,
+                        eval,
                         &self.moved,
                         &mut self.contacts,
                         &mut self.coarse,
-                        &mut wall,
+                        wall,
                     )?;
                     pairs = d.pairs;
                     d
@@ -241,7 +362,7 @@ impl ImplicitEuler {
             if !reused {
                 compute_forces(
                     model,
-                    &state.bodies,
+                    &eval.bodies,
                     &self.contacts,
                     &self.coarse,
                     params.coarse_force_damping,
@@ -250,9 +371,39 @@ impl ImplicitEuler {
                     &mut self.coarse_wrenches,
                 );
             }
-            // 3.–4. Residual and relaxed wrench.
+            // 3.–4. Residual and relaxed wrench (Newton: updated below instead).
             let residual = if k == 0 {
                 self.applied.clone_from(&self.computed);
+                if newton {
+                    // Linearly implicit first guess instead of the explicit one.
+                    self.free.clear();
+                    self.free.resize(n, true);
+                    self.rhs.clear();
+                    self.rhs.extend(
+                        self.computed
+                            .iter()
+                            .map(|w| newton::join(&w.force, &w.torque)),
+                    );
+                    self.jacobian.assemble(
+                        model,
+                        &state.bodies,
+                        &self.contacts,
+                        dt,
+                        scheme.theta(),
+                    );
+                    self.jacobian.predict(
+                        &self.rhs,
+                        &gravity,
+                        dt,
+                        scheme.theta(),
+                        &self.free,
+                        &mut self.delta,
+                    );
+                    for (w, f) in self.applied.iter_mut().zip(&self.delta) {
+                        w.force = f.fixed_rows::<3>(0).into_owned();
+                        w.torque = f.fixed_rows::<3>(3).into_owned();
+                    }
+                }
                 Residual {
                     max_relative: f64::INFINITY,
                     min_omega: params.relaxation,
@@ -264,10 +415,12 @@ impl ImplicitEuler {
                     &mut self.applied,
                     &params,
                     true,
+                    !newton,
                 )
             };
             wall.forces += t_forces.elapsed().as_secs_f64();
-            total += &checks;
+            tally.total += &checks;
+            tally.residual = residual.max_relative;
             out.unfolds += counts.unfolds;
             out.narrows += counts.narrows;
             out.skipped += d.skipped;
@@ -293,37 +446,113 @@ impl ImplicitEuler {
             // widenings keep the iteration going.
             let settled = counts.unfolds == 0;
             if k >= 1 && settled && residual.max_relative <= params.tolerance {
-                out.converged = true;
+                converged = true;
                 break;
             }
             if k + 1 == params.max_iterations {
                 break;
             }
-            // 5. Next guess from the start-of-step state.
+            // 4'. Newton update of the forces with the contact Jacobian (`newton`).
             let t_int = Instant::now();
+            if newton && k >= 1 {
+                let kept = self.relax.kept();
+                self.free.clear();
+                self.free
+                    .extend((0..n).map(|i| !kept.get(i).copied().unwrap_or(false)));
+                self.rhs.clear();
+                self.rhs.extend(
+                    self.computed
+                        .iter()
+                        .zip(&self.applied)
+                        .map(|(f, w)| newton::join(&(f.force - w.force), &(f.torque - w.torque))),
+                );
+                self.jacobian
+                    .assemble(model, &eval.bodies, &self.contacts, dt, scheme.theta());
+                self.jacobian.solve(&self.rhs, &self.free, &mut self.delta);
+                // Damped Newton: the step weight halves when the residual grew since the
+                // last iteration (a contact that opens and closes between guesses makes the
+                // semi-smooth iteration cycle) and recovers while it shrinks.
+                newton_weight = if residual.max_relative > last_residual {
+                    (0.5 * newton_weight).max(MIN_NEWTON_WEIGHT)
+                } else {
+                    (2.0 * newton_weight).min(1.0)
+                };
+                for ((w, d), &free) in self.applied.iter_mut().zip(&self.delta).zip(&self.free) {
+                    if free {
+                        w.force += newton_weight * d.fixed_rows::<3>(0);
+                        w.torque += newton_weight * d.fixed_rows::<3>(3);
+                    }
+                }
+                last_residual = residual.max_relative;
+            }
+            // 5. Next guess from the start-of-step state (and the midpoint rule's next
+            //    evaluation state).
             let bodies = state.bodies.iter_mut().zip(&mut self.moved);
-            for ((b, moved), (s, w)) in bodies.zip(self.start.iter().zip(&self.applied)) {
+            let evaluated = mid.bodies.iter_mut();
+            for (((b, moved), m), (s, w)) in bodies
+                .zip(evaluated)
+                .zip(self.start.iter().zip(&self.applied))
+            {
                 let mut next = s.clone();
-                advance_body(&mut next, w, &gravity, dt);
-                *moved = !same_pose(b, &next);
+                scheme::advance(scheme, &mut next, w, &gravity, dt);
+                if midpoint {
+                    let next_mid = scheme::midpoint(s, &next, dt);
+                    *moved = !same_pose(m, &next_mid);
+                    *m = next_mid;
+                } else {
+                    *moved = !same_pose(b, &next);
+                }
                 *b = next;
             }
             wall.integrate += t_int.elapsed().as_secs_f64();
             check_finite(state)?;
         }
+        tally.pairs = pairs;
 
         // The accepted state is the last one evaluated: keep its evaluation for the next
-        // step's first iteration (see the module docs).
+        // (sub)step's first iteration (see the module docs); `advance` sets its step.
+        self.mid = mid;
         let multiscale = variant == PicardVariant::Multiscale;
-        if !multiscale || (params.keep_active_sets && out.converged) {
+        if midpoint {
+            // Evaluated at the midpoint, not at the accepted state: nothing to reuse.
+        } else if !multiscale || (params.keep_active_sets && converged) {
             let mut bodies = self.last_bodies.take().unwrap_or_default();
             bodies.clone_from(&state.bodies);
             self.last = Some(LastEvaluation {
                 bodies,
-                step: state.step + 1,
+                step: state.step,
                 pairs,
+                dt,
             });
         }
+        Ok(converged)
+    }
+
+    /// The step's output from its attempts, after the accepted state is in `state`.
+    fn finish(
+        &mut self,
+        model: &Model,
+        state: &State,
+        record_contacts: bool,
+        tally: Tally,
+    ) -> ImplicitOutput {
+        let n = state.bodies.len();
+        let Tally {
+            mut out,
+            wall,
+            total,
+            pairs,
+            substeps,
+            dt,
+            ..
+        } = tally;
+        out.converged = true;
+        // The contacts and forces that made the step: at the accepted state (Euler) or
+        // at the midpoint state (midpoint rule).
+        let evaluated = match self.params.scheme {
+            PicardScheme::Euler => &state.bodies,
+            PicardScheme::Midpoint => &self.mid.bodies,
+        };
         let mut records = Vec::new();
         if record_contacts {
             // Into scratch: `computed` stays the accepted state's evaluation (reused above);
@@ -332,7 +561,7 @@ impl ImplicitEuler {
             self.coarse_wrenches.resize(n, Wrench::default());
             out.contact_energy = accumulate_forces(
                 model,
-                &state.bodies,
+                evaluated,
                 &self.contacts,
                 dt,
                 &mut self.coarse_wrenches,
@@ -342,13 +571,12 @@ impl ImplicitEuler {
             out.contact_energy = self
                 .contacts
                 .iter()
-                .map(|c| PairParams::of(model, &state.bodies, c.a, c.b).spring_energy(c.dist))
+                .map(|c| PairParams::of(model, evaluated, c.a, c.b).spring_energy(c.dist))
                 .sum();
         }
         out.contacts = records;
-        state.step += 1;
-        state.time += dt;
-        let obs = observables(&state.bodies, &gravity);
+        let levels = stats_levels(model);
+        let obs = observables(&state.bodies, &self.gravity);
         out.stats = StepStats {
             step: state.step,
             time: state.time,
@@ -361,7 +589,8 @@ impl ImplicitEuler {
             linear_momentum: obs.linear_momentum.into(),
             angular_momentum: obs.angular_momentum.into(),
             iterations: out.per_iteration.len() as u32,
-            converged: out.converged,
+            converged: true,
+            substeps,
             unfolds: out.unfolds,
             narrows: out.narrows,
             skipped: out.skipped,
@@ -372,7 +601,7 @@ impl ImplicitEuler {
                 .collect(),
             wall,
         };
-        Ok(out)
+        out
     }
 }
 

@@ -3,7 +3,9 @@
 //! frames and statistics, byte for byte, as an uninterrupted run.
 //!
 //! A checkpoint holds the [`State`] (bodies bit for bit, time, step), the number of frames
-//! written, the statistics and timings so far, the detector's kept active sets and the
+//! written, the marks of the streamed statistics files (their written length and the
+//! steps buffered since: [`super::streams::Marks`], so a checkpoint stays small however
+//! long the run), the detector's kept active sets and the
 //! integrator's carried state ([`crate::integrator::Integrator::snapshot`]), and an
 //! identity hash of the run (manifest, parameters, step count) so that a checkpoint of
 //! another run is refused. It is a run-output record of `msdem-frames` (magic
@@ -16,10 +18,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::streams::Marks;
 use crate::error::SolverError;
 use crate::frames::{
-    self, checkpoint_path, previous_checkpoint_path, RunManifest, StatsFile, TimingsFile,
-    CHECKPOINT_MAGIC,
+    self, checkpoint_path, previous_checkpoint_path, RunManifest, CHECKPOINT_MAGIC,
 };
 use crate::params::Params;
 use crate::scenario::CheckpointSpec;
@@ -105,10 +107,8 @@ pub struct Checkpoint {
     pub step: u64,
     /// Frames written (frame indices `0..frames`).
     pub frames: u32,
-    /// Statistics of steps `1..=step`.
-    pub stats: StatsFile,
-    /// Wall times of the steps so far (not used by any result).
-    pub timings: TimingsFile,
+    /// Where the streamed statistics files stood (steps `1..=step`).
+    pub streams: Marks,
     /// [`crate::detect::Detector::snapshot`].
     pub detector: Vec<u8>,
     /// [`crate::integrator::Integrator::snapshot`].
@@ -126,6 +126,71 @@ impl Checkpoint {
     }
 }
 
+impl Checkpoint {
+    /// Checks a checkpoint read from `path` against the run it resumes, whose initial
+    /// state is `initial` (`steps` steps, a frame every `every`): the same particles with
+    /// the same constant properties (shape, material, mass, inertia, radius, ε; these never
+    /// change during a run), a finite state, a step and a frame count the run can have
+    /// reached. The checksum and the identity catch accidents; this catches a file made
+    /// to pass both (issue 16: a material index out of range panicked in the contact law).
+    pub fn check_fits(
+        &self,
+        path: &Path,
+        initial: &[Body],
+        steps: u64,
+        every: u64,
+    ) -> Result<(), SolverError> {
+        let bad = |message: String| SolverError::Output {
+            path: path.to_path_buf(),
+            message: format!("{message}; delete it or run without --restart"),
+        };
+        if self.bodies.len() != initial.len() {
+            return Err(bad(format!(
+                "checkpoint of {} particles for a run of {}",
+                self.bodies.len(),
+                initial.len()
+            )));
+        }
+        for (i, (b, a)) in self.bodies.iter().zip(initial).enumerate() {
+            let same = b.shape == a.shape
+                && b.material == a.material
+                && b.mass.to_bits() == a.mass.to_bits()
+                && b.epsilon.to_bits() == a.epsilon.to_bits()
+                && b.radius.to_bits() == a.radius.to_bits()
+                && b.inertia
+                    .iter()
+                    .zip(a.inertia.iter())
+                    .all(|(x, y)| x.to_bits() == y.to_bits())
+                && b.inv_inertia
+                    .iter()
+                    .zip(a.inv_inertia.iter())
+                    .all(|(x, y)| x.to_bits() == y.to_bits());
+            if !same {
+                return Err(bad(format!(
+                    "particle {i}: shape, material, mass, inertia, radius or ε differ from the run's"
+                )));
+            }
+        }
+        if let Some((particle, what)) = crate::motion::first_non_finite(&self.bodies) {
+            return Err(bad(format!("particle {particle}: non-finite {what}")));
+        }
+        let frames_max = self.step / every.max(1) + 1;
+        if self.step > steps || !self.time.is_finite() {
+            return Err(bad(format!(
+                "step {} (t = {:e} s) is not a step of this run (0 to {steps})",
+                self.step, self.time
+            )));
+        }
+        if self.frames == 0 || u64::from(self.frames) > frames_max {
+            return Err(bad(format!(
+                "{} frames written by step {} (at most {frames_max})",
+                self.frames, self.step
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// A [`Checkpoint`] by reference, for writing (same fields in the same order, so the same
 /// encoding).
 #[derive(Serialize)]
@@ -140,10 +205,8 @@ pub struct CheckpointRef<'a> {
     pub step: u64,
     /// [`Checkpoint::frames`].
     pub frames: u32,
-    /// [`Checkpoint::stats`].
-    pub stats: &'a StatsFile,
-    /// [`Checkpoint::timings`].
-    pub timings: &'a TimingsFile,
+    /// [`Checkpoint::streams`].
+    pub streams: &'a Marks,
     /// [`Checkpoint::detector`].
     pub detector: &'a [u8],
     /// [`Checkpoint::integrator`].

@@ -34,6 +34,14 @@ pub struct RunSummary {
     pub iterations_max: u32,
     /// Implicit steps whose Picard iterations did not converge.
     pub unconverged_steps: u64,
+    /// Implicit steps split into substeps because they did not converge at the full Δt
+    /// (`picard.on_no_convergence: substep`).
+    pub split_steps: u64,
+    /// Substeps those steps were split into, in total.
+    pub substeps_total: u64,
+    /// Most steps whose statistics were held in memory at once (at most
+    /// [`crate::frames::stream::CHUNK_STEPS`] however long the run: they are streamed).
+    pub peak_buffered_steps: u64,
 }
 
 impl RunSummary {
@@ -52,6 +60,10 @@ impl RunSummary {
         self.fallbacks += s.fallbacks;
         self.iterations_total += u64::from(s.iterations);
         self.iterations_max = self.iterations_max.max(s.iterations);
+        if s.substeps > 0 {
+            self.split_steps += 1;
+            self.substeps_total += u64::from(s.substeps);
+        }
     }
 }
 
@@ -100,6 +112,14 @@ impl fmt::Display for RunSummary {
                 self.iterations_total as f64 / self.steps.max(1) as f64,
                 self.iterations_max,
                 self.unconverged_steps
+            )?;
+        }
+        if self.split_steps > 0 {
+            write!(
+                f,
+                " {} steps did not converge at the full time step and were split into {} \
+                 substeps in total (picard.on_no_convergence: substep).",
+                self.split_steps, self.substeps_total
             )?;
         }
         Ok(())

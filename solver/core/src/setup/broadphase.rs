@@ -10,7 +10,7 @@ use msdem_broadphase::{BroadPhaseError, HGridConfig};
 use crate::detect::broad::{default_skin, BroadStage};
 use crate::error::SolverError;
 use crate::params::BroadPhaseChoice;
-use crate::scenario::{BroadPhaseSpec, Scenario};
+use crate::scenario::{short_number, BroadPhaseSpec, Scenario};
 use crate::state::Body;
 use crate::world::World;
 
@@ -76,8 +76,8 @@ pub(crate) fn check_initial(
             "{}: bounding diameter {} m (incl. ε) is wider than 32 bins ({} m); give a \
              larger `broadphase.bin_size` or leave it out",
             particle(index),
-            significant(diameter),
-            significant(cell_size)
+            short_number(significant(diameter)),
+            short_number(significant(cell_size))
         ),
         BroadPhaseError::TooLarge {
             index,
@@ -90,10 +90,11 @@ pub(crate) fn check_initial(
             };
             format!(
                 "{}: bounding diameter {} m (incl. ε and skin) does not fit the largest \
-                 cell size {cell_size} m; give a cell larger than the diameter (by 0.1 %) \
+                 cell size {} m; give a cell larger than the diameter (by 0.1 %) \
                  or leave `broadphase.{key}` out",
                 particle(index),
-                significant(diameter)
+                short_number(significant(diameter)),
+                short_number(cell_size)
             )
         }
         BroadPhaseError::NonFinite { index, .. }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use msdem_geom::math::{Iso3, Mat3, Quat, Tri, Vec3};
-use msdem_mesh::check::{validate_mesh, Role};
+use msdem_mesh::check::{validate_mesh_in, Role};
 use msdem_mesh::TriMesh;
 use msdem_tree::SurrogateTree;
 
@@ -67,18 +67,21 @@ fn read_checked(
     role: Role,
 ) -> Result<(TriMesh, [u8; 32]), SolverError> {
     if !path.is_file() {
+        let problem = if path.is_dir() {
+            "is a folder, not a mesh file"
+        } else {
+            "missing mesh; generate it with meshgen (pipeline stage 1)"
+        };
         return Err(setup_err(
             scenario,
             context,
-            format!(
-                "{}: missing mesh; generate it with meshgen (pipeline stage 1)",
-                path.display()
-            ),
+            format!("{}: {problem}", path.display()),
         ));
     }
-    let (mesh, hash) =
-        msdem_mesh::read_mesh(path).map_err(|e| setup_err(scenario, context, e.to_string()))?;
-    validate_mesh(&mesh, role, path).map_err(|e| {
+    // The source map names faces and vertices by their line in the file.
+    let (mesh, map, hash) = msdem_mesh::read_mesh_source(path)
+        .map_err(|e| setup_err(scenario, context, e.to_string()))?;
+    validate_mesh_in(&mesh, role, path, &map).map_err(|e| {
         let what = match role {
             Role::Particle => "particle mesh",
             Role::Obstacle => "obstacle mesh",
@@ -96,6 +99,18 @@ fn load_tree_for(
     mesh: &Path,
     mesh_hash: [u8; 32],
 ) -> Result<Arc<SurrogateTree>, SolverError> {
+    if tree.is_dir() {
+        return Err(setup_err(
+            scenario,
+            context,
+            format!(
+                "{}: is a folder, not a surrogate tree file; name the .tree file built from {} \
+                 by treebuild (pipeline stage 2)",
+                tree.display(),
+                mesh.display()
+            ),
+        ));
+    }
     if !tree.is_file() {
         return Err(SolverError::MissingTree {
             tree: tree.to_path_buf(),
@@ -103,11 +118,14 @@ fn load_tree_for(
         });
     }
     let loaded = msdem_tree::load_tree(tree, None).map_err(|e| {
-        setup_err(
-            scenario,
-            context,
-            format!("{e}; rebuild it with treebuild (pipeline stage 2)"),
-        )
+        // The tree crate's format errors may already say to rebuild the file.
+        let message = e.to_string();
+        let message = if message.contains("rebuild it with") {
+            message
+        } else {
+            format!("{message}; rebuild it with treebuild (pipeline stage 2)")
+        };
+        setup_err(scenario, context, message)
     })?;
     if loaded.mesh_hash != mesh_hash {
         return Err(SolverError::StaleTree {

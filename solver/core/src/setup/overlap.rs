@@ -78,6 +78,41 @@ impl PlacedMesh {
     }
 }
 
+/// The world AABB `(min, max)` \[m\] that [`PlacedMesh::new`] computes for the same
+/// inputs, bit for bit, without placing the mesh: the bounds over the vertices in `used`
+/// (those the triangles reference, [`referenced_vertices`]) under `iso`. Two bodies
+/// whose boxes are apart cannot interpenetrate ([`penetration`] starts with the same test).
+pub fn placed_aabb(
+    vertices: &[[f64; 3]],
+    used: &[u32],
+    iso: &msdem_geom::math::Iso3,
+) -> (Vec3, Vec3) {
+    let mut lo = Vec3::repeat(f64::INFINITY);
+    let mut hi = Vec3::repeat(f64::NEG_INFINITY);
+    for &i in used {
+        let v = vertices[i as usize];
+        let w = (iso * msdem_geom::math::Point3::new(v[0], v[1], v[2])).coords;
+        lo = lo.inf(&w);
+        hi = hi.sup(&w);
+    }
+    (lo, hi)
+}
+
+/// The vertex indices `triangles` reference, ascending, each once.
+pub fn referenced_vertices(triangles: &[[u32; 3]]) -> Vec<u32> {
+    let mut used: Vec<u32> = triangles.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    used
+}
+
+/// Whether two boxes are apart on some axis (the first test of [`penetration`]).
+pub fn boxes_apart(a: &(Vec3, Vec3), b: &(Vec3, Vec3)) -> bool {
+    let lo = a.0.sup(&b.0);
+    let hi = a.1.inf(&b.1);
+    (0..3).any(|k| lo[k] > hi[k])
+}
+
 /// How two bodies interpenetrate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Penetration {
@@ -102,11 +137,11 @@ pub enum Penetration {
 /// aligned overlaps whose crossings all lie on triangle boundaries (e.g. two axis-aligned
 /// cubes overlapping by half), where the crossing test alone cannot tell them from touching.
 pub fn penetration(a: &PlacedMesh, b: &PlacedMesh) -> Option<Penetration> {
-    let lo = a.aabb.0.sup(&b.aabb.0);
-    let hi = a.aabb.1.inf(&b.aabb.1);
-    if (0..3).any(|k| lo[k] > hi[k]) {
+    if boxes_apart(&a.aabb, &b.aabb) {
         return None;
     }
+    let lo = a.aabb.0.sup(&b.aabb.0);
+    let hi = a.aabb.1.inf(&b.aabb.1);
     let size = (a.aabb.1 - a.aabb.0).norm() + (b.aabb.1 - b.aabb.0).norm();
     let tol = TOUCH_TOL * size;
     let ta = a.triangles_in(&lo, &hi);
@@ -287,6 +322,23 @@ mod tests {
         // Aligned overlap by half: every crossing lies on a triangle boundary.
         assert!(penetration(&a, &cube([1.0, 0.0, 0.0], 1.0)).is_some());
         assert!(penetration(&a, &cube([1.0, 1.0, 1.0], 1.0)).is_some());
+    }
+
+    #[test]
+    fn placed_aabb_is_the_placed_meshes_box_bit_for_bit() {
+        let c = cube([0.0; 3], 1.0);
+        let v: Vec<[f64; 3]> = (0..8)
+            .map(|i| {
+                let s = |b: i32| if i & b == 0 { -1.0 } else { 1.0 };
+                [s(1), s(2), s(4)]
+            })
+            .collect();
+        let rot = msdem_geom::math::Quat::from_euler_angles(0.3, -1.1, 2.0);
+        let iso = Iso3::from_parts(msdem_geom::math::Vec3::new(0.1, 2.0, -3.0).into(), rot);
+        let placed = PlacedMesh::new(&v, c.triangles.clone(), &iso, true);
+        let used = referenced_vertices(&c.triangles);
+        assert_eq!(used, (0..8).collect::<Vec<u32>>());
+        assert_eq!(placed_aabb(&v, &used, &iso), placed.aabb);
     }
 
     #[test]

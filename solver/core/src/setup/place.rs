@@ -8,6 +8,7 @@
 //! obstacle triangle. All draws come from one seeded `Xoshiro256++` stream, consumed in
 //! generator order, so the same scenario and seed give the same particles.
 
+pub mod grid;
 pub mod pairs;
 pub mod pattern;
 pub mod placed;
@@ -127,7 +128,8 @@ pub enum PlaceError {
 
 /// Places `count` spheres of radius `radius` (incl. halo) at random in `[min, max]`,
 /// disjoint from `existing` (which grows with every placed sphere) and from the obstacles.
-/// Returns the centres.
+/// Returns the centres. Earlier spheres are looked up in a [`grid::SphereGrid`], so a
+/// placement costs O(1) expected instead of O(placed) with the same verdicts.
 pub fn random_positions(
     rng: &mut Xoshiro256PlusPlus,
     count: u32,
@@ -142,16 +144,15 @@ pub fn random_positions(
     if (0..3).any(|k| lo[k] > hi[k]) {
         return Err(PlaceError::BoxTooSmall { radius });
     }
-    let mut out = Vec::with_capacity(count as usize);
+    // Reserve no more than what can be placed: the count is the user's.
+    let mut out = Vec::with_capacity((count as usize).min(1 << 16));
+    let mut grid = grid::SphereGrid::new(radius, existing);
     for placed in 0..count {
         let mut found = None;
         for _ in 0..MAX_ATTEMPTS {
             let c = Vec3::from_fn(|k, _| lo[k] + (hi[k] - lo[k]) * rng.gen::<f64>());
             let s = Sphere { center: c, radius };
-            let free = existing
-                .iter()
-                .all(|o| (o.center - c).norm_squared() > (o.radius + radius).powi(2))
-                && !obstacles.iter().any(|o| o.blocks(&s));
+            let free = grid.is_free(c, radius) && !obstacles.iter().any(|o| o.blocks(&s));
             if free {
                 found = Some(s);
                 break;
@@ -159,6 +160,7 @@ pub fn random_positions(
         }
         match found {
             Some(s) => {
+                grid.insert(s);
                 existing.push(s);
                 out.push(s.center);
             }
@@ -197,6 +199,58 @@ mod tests {
             }
         }
         assert_eq!(run().0, p);
+    }
+
+    /// The all-pairs placement the grid replaced: the reference.
+    fn brute_positions(seed: u64, count: u32, radius: f64, existing: &[Sphere]) -> Vec<Vec3> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut all = existing.to_vec();
+        let (lo, hi) = (Vec3::repeat(radius), Vec3::repeat(1.0 - radius));
+        let mut out = Vec::new();
+        for _ in 0..count {
+            for _ in 0..MAX_ATTEMPTS {
+                let c = Vec3::from_fn(|k, _| lo[k] + (hi[k] - lo[k]) * rng.gen::<f64>());
+                let free = all
+                    .iter()
+                    .all(|o| (o.center - c).norm_squared() > (o.radius + radius).powi(2));
+                if free {
+                    all.push(Sphere { center: c, radius });
+                    out.push(c);
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn grid_placement_equals_the_all_pairs_placement() {
+        // Earlier spheres of mixed sizes, one so large that it lives in the plain list.
+        let existing = vec![
+            Sphere {
+                center: Vec3::new(0.5, 0.5, 0.5),
+                radius: 0.3,
+            },
+            Sphere {
+                center: Vec3::new(0.1, 0.9, 0.2),
+                radius: 0.05,
+            },
+            Sphere {
+                center: Vec3::new(0.9, 0.1, 0.8),
+                radius: 0.0021,
+            },
+        ];
+        for (seed, radius, count) in [(1, 0.004, 3000), (2, 0.01, 1500), (3, 0.03, 120)] {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut all = existing.clone();
+            let fast = random_positions(&mut rng, count, radius, [0.0; 3], [1.0; 3], &mut all, &[])
+                .unwrap();
+            assert_eq!(
+                fast,
+                brute_positions(seed, count, radius, &existing),
+                "seed {seed}"
+            );
+        }
     }
 
     #[test]

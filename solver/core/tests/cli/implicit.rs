@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::common::fixture::{scenario_text, Fixture};
-use msdem_solver::frames::{self, Frame, StatsFile, FRAME_MAGIC, STATS_MAGIC};
-use msdem_solver::run::MAX_CONVERGENCE_WARNINGS;
+use msdem_solver::frames::{self, Frame, StatsFile, FRAME_MAGIC};
 
 /// Two grains (r = 0.05 m, ε = 1 mm) 4 mm apart closing at 1 m/s: contact from step ≈ 20,
 /// bounced apart well before step 100.
@@ -42,7 +41,7 @@ fn solve(f: &Fixture, name: &str, text: &str) -> (PathBuf, Output) {
 }
 
 fn stats(out: &Path) -> StatsFile {
-    frames::read_record(&frames::stats_path(out), &STATS_MAGIC).unwrap()
+    StatsFile::read(&frames::stats_path(out)).unwrap()
 }
 
 fn last_frame(out: &Path) -> Frame {
@@ -153,30 +152,37 @@ fn every_implicit_variant_runs_a_bouncing_pair_through_the_binary() {
 }
 
 #[test]
-fn steps_out_of_picard_iterations_are_warned_about_and_recorded() {
+fn a_step_out_of_picard_iterations_stops_the_run_naming_the_scenario() {
     let f = Fixture::new();
-    // One iteration per step can never pass the convergence test (it compares two).
-    let (out, o) = solve(
-        &f,
-        "budget",
-        &pair("implicit_multiscale", "picard: { max_iterations: 1 }"),
-    );
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len() as u64, MAX_CONVERGENCE_WARNINGS + 1, "{stderr}");
-    assert!(
-        lines[0].starts_with("warning: test: step 1 (t = ")
-            && lines[0].contains("did not converge within 1"),
-        "{stderr}"
-    );
-    assert!(
-        lines[lines.len() - 1]
-            .starts_with("warning: test: 100 steps in total did not converge (97 more"),
-        "{stderr}"
-    );
-    let s = stats(&out);
-    assert!(s.steps.iter().all(|st| !st.converged && st.iterations == 1));
+    // One iteration per step can never pass the convergence test (it compares two): with
+    // `stop` the first step ends the run, with `substep` the first step is split down to
+    // Δt/16 and then ends it.
+    for (mode, tail) in [
+        ("stop", "set picard.on_no_convergence: substep"),
+        ("substep", "even at Δt/16"),
+    ] {
+        let name = format!("budget_{mode}");
+        let (out, o) = solve(
+            &f,
+            &name,
+            &pair(
+                "implicit_multiscale",
+                &format!("picard: {{ max_iterations: 1, on_no_convergence: {mode} }}"),
+            ),
+        );
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{mode}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{mode}: {stderr}");
+        assert!(
+            lines[0].starts_with("error: ")
+                && lines[0].contains(&format!("{name}.yaml: step 1 (t = 0e0 s): Picard iterations did not converge within 1 iterations"))
+                && lines[0].contains("largest relative update")
+                && lines[0].contains(tail),
+            "{mode}: {stderr}"
+        );
+        let _ = out;
+    }
 
     // Explicit steps are always converged; the same picard section is ignored there.
     let (out, o) = solve(
@@ -188,7 +194,50 @@ fn steps_out_of_picard_iterations_are_warned_about_and_recorded() {
     assert!(stats(&out)
         .steps
         .iter()
-        .all(|st| st.converged && st.iterations == 1));
+        .all(|st| st.converged && st.iterations == 1 && st.substeps == 0));
+}
+
+#[test]
+fn steps_split_into_substeps_are_recorded_and_summarised() {
+    let f = Fixture::new();
+    // The bouncing pair at five times its time step, three relaxed iterations per step.
+    let text = pair(
+        "implicit_multiscale",
+        "picard: { max_iterations: 3, acceleration: aitken }",
+    )
+    .replace(
+        "{ dt: 1.0e-4, end: 0.01, output_every: 25 }",
+        "{ dt: 5.0e-4, end: 0.01, output_every: 5 }",
+    );
+    let s = f.scenario("split.yaml", &text);
+    let out = f.path().join("split");
+    let o = Command::new(env!("CARGO_BIN_EXE_solver"))
+        .arg(&s)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let st = stats(&out);
+    let split: Vec<_> = st.steps.iter().filter(|s| s.substeps > 0).collect();
+    assert!(
+        !split.is_empty(),
+        "three relaxed iterations must split some contact steps"
+    );
+    assert!(split.iter().all(|s| s.converged && s.substeps >= 2));
+    let total: u64 = split.iter().map(|s| u64::from(s.substeps)).sum();
+    assert!(
+        stdout.contains(&format!(
+            "{} steps did not converge at the full time step and were split into {total} substeps",
+            split.len()
+        )),
+        "{stdout}"
+    );
+    // Every step, split or not, ends at its own multiple of Δt.
+    for (k, s) in st.steps.iter().enumerate() {
+        assert_eq!(s.step, k as u64 + 1);
+    }
 }
 
 #[test]

@@ -162,8 +162,12 @@ particles:
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{stderr}");
     assert!(lines[0].starts_with("warning: "), "{stderr}");
+    // Issue 16: a runtime error names the scenario file before the step.
     assert!(
-        lines[1].starts_with("error: step 2: particle 0: non-finite position"),
+        lines[1].starts_with(&format!(
+            "error: {}: step 2: particle 0: non-finite position",
+            s.display()
+        )),
         "{stderr}"
     );
     for k in 0..2 {
@@ -250,4 +254,47 @@ fn progress_off_a_terminal_is_plain_lines_and_the_bar_on_request() {
         "{bar:?}"
     );
     assert!(progress_stderr("off").is_empty());
+}
+
+/// Issue 16: a run longer than its step cap is refused up front, and `--max-steps`
+/// overrides the scenario's `limits.max_steps` both ways.
+#[test]
+fn max_steps_flag_overrides_the_scenario_cap() {
+    let f = Fixture::new();
+    let s = f.scenario(
+        "capped.yaml",
+        &scenario_text(
+            "{ dt: 1.0e-3, end: 0.01, output_every: 5 }\nlimits: { max_steps: 9 }",
+            FALL,
+        ),
+    );
+    let out = f.path().join("out");
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec![s.as_ref(), "-o".as_ref(), out.as_ref()];
+        args.push("--quiet".as_ref());
+        args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+        solver(&args)
+    };
+    let o = run(&[]);
+    assert!(!o.status.success());
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "error: {}: time: end / dt = 1.0e1 steps, more than the cap of 9.0e0 (raise \
+             `limits: {{ max_steps: N }}` or pass --max-steps N)\n",
+            s.display()
+        )
+    );
+    assert!(!out.exists());
+    let o = run(&["--max-steps", "1e1"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(frames::stats_path(&out).is_file());
+    let o = run(&["--max-steps", "5"]);
+    assert!(
+        text(&o.stderr).contains("more than the cap of 5.0e0"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run(&["--max-steps", "0"]);
+    assert!(!o.status.success());
 }

@@ -5,6 +5,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod analytic;
 mod certificates;
 mod stability;
+mod substep;
 mod variants;

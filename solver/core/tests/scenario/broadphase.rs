@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::common::fixture::{scenario_text, Fixture};
 use msdem_broadphase::HGridConfig;
 use msdem_solver::detect::broad::{default_skin, BroadStage, CandidatePair, DEFAULT_SKIN_FRACTION};
-use msdem_solver::frames::{StatsFile, STATS_MAGIC};
+use msdem_solver::frames::StatsFile;
 use msdem_solver::params::BroadPhaseChoice;
 use msdem_solver::run::{run, RunOptions, Stepper};
 use msdem_solver::scenario::load_scenario;
@@ -87,9 +87,7 @@ fn every_broadphase_and_skin_gives_byte_identical_outputs() {
             None => {
                 // The reference run must exercise the broad phase: particle–particle and
                 // particle–floor candidates and contacts.
-                let stats: StatsFile =
-                    msdem_solver::frames::read_record(&out.join("stats.msdem"), &STATS_MAGIC)
-                        .unwrap();
+                let stats: StatsFile = StatsFile::read(&out.join("stats.msdem")).unwrap();
                 assert_eq!(stats.steps.len(), 300);
                 assert!(
                     stats.steps.iter().any(|s| s.contacts > 4),
@@ -110,11 +108,7 @@ fn every_broadphase_and_skin_gives_byte_identical_outputs() {
                     if v.contains("kept_sets") && name == "stats.msdem" {
                         // Check counts differ by design; contacts and energies may not.
                         let stats = |dir: &Path| -> StatsFile {
-                            msdem_solver::frames::read_record(
-                                &dir.join("stats.msdem"),
-                                &STATS_MAGIC,
-                            )
-                            .unwrap()
+                            StatsFile::read(&dir.join("stats.msdem")).unwrap()
                         };
                         let (a, b) = (stats(&f.path().join("run0")), stats(&out));
                         for (p, q) in a.steps.iter().zip(&b.steps) {

@@ -4,9 +4,7 @@
 //! calibration, and the manifest records the semi-axes.
 
 use crate::common::fixture::Fixture;
-use msdem_solver::frames::{
-    self, Frame, RunManifest, StatsFile, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC,
-};
+use msdem_solver::frames::{self, Frame, RunManifest, StatsFile, FRAME_MAGIC, MANIFEST_MAGIC};
 use msdem_solver::run::{run, RunOptions};
 use msdem_solver::scenario::load_scenario;
 use msdem_solver::setup::build_world;
@@ -46,7 +44,7 @@ fn two_ellipsoids_collide_through_a_scenario_file_conserving_momentum() {
         frames::read_record(&frames::manifest_path(&out), &MANIFEST_MAGIC).unwrap();
     assert_eq!(manifest.shapes[0].ellipsoid, Some([0.06, 0.02, 0.04]));
     assert_eq!(manifest.shapes[1].ellipsoid, Some([0.05, 0.05, 0.025]));
-    let stats: StatsFile = frames::read_record(&frames::stats_path(&out), &STATS_MAGIC).unwrap();
+    let stats: StatsFile = StatsFile::read(&frames::stats_path(&out)).unwrap();
     let touching = stats.steps.iter().filter(|s| s.contacts > 0).count();
     assert!(
         touching > 10,

@@ -3,7 +3,10 @@
 //! one by one, and a `detection.mode` that agrees with the variant is accepted.
 
 use crate::common::fixture::{scenario_text, Fixture};
-use msdem_solver::params::{IntegratorChoice as Integrator, PicardParams, PicardVariant};
+use msdem_solver::params::{
+    IntegratorChoice as Integrator, NoConvergence, PicardAcceleration, PicardParams, PicardScheme,
+    PicardVariant,
+};
 use msdem_solver::scenario::load_scenario;
 use msdem_solver::setup::build_world;
 use msdem_solver::world::World;
@@ -56,7 +59,11 @@ picard:
   force_floor: 0
   coarse_force_damping: 1
   keep_active_sets: false
-  local_updates: false",
+  local_updates: false
+  scheme: midpoint
+  acceleration: aitken
+  on_no_convergence: stop
+  max_substep_levels: 7",
     );
     let expected = PicardParams {
         tolerance: 0.002,
@@ -68,6 +75,10 @@ picard:
         coarse_force_damping: 1.0,
         keep_active_sets: false,
         local_updates: false,
+        scheme: PicardScheme::Midpoint,
+        acceleration: PicardAcceleration::Aitken,
+        on_no_convergence: NoConvergence::Stop,
+        max_substep_levels: 7,
     };
     assert_eq!(w.params.picard, expected);
     let w = world(

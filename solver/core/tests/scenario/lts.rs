@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use crate::common::fixture::{scenario_text, Fixture};
-use msdem_solver::frames::lts::{lts_stats_path, LtsStatsFile, LTS_STATS_MAGIC};
-use msdem_solver::frames::{self, Frame, StatsFile, FRAME_MAGIC, STATS_MAGIC};
+use msdem_solver::frames::lts::{lts_stats_path, LtsStatsFile};
+use msdem_solver::frames::{self, Frame, StatsFile, FRAME_MAGIC};
 use msdem_solver::run::{run, RunOptions};
 use msdem_solver::scenario::load_scenario;
 use msdem_solver::setup::build_world;
@@ -17,7 +17,7 @@ const PAIR: &str = "particles:
 ";
 
 fn lts_stats(out: &Path) -> LtsStatsFile {
-    frames::read_record(&lts_stats_path(out), &LTS_STATS_MAGIC).unwrap()
+    LtsStatsFile::read(&lts_stats_path(out)).unwrap()
 }
 
 #[test]
@@ -37,8 +37,7 @@ fn a_local_time_stepping_run_writes_frames_and_its_statistics() {
         };
         let summary = run(world, &out, &opts).unwrap();
         assert_eq!((summary.steps, summary.frames), (20, 5), "{integrator}");
-        let stats: StatsFile =
-            frames::read_record(&frames::stats_path(&out), &STATS_MAGIC).unwrap();
+        let stats: StatsFile = StatsFile::read(&frames::stats_path(&out)).unwrap();
         let lts = lts_stats(&out);
         assert_eq!(lts.steps.len(), stats.steps.len());
         assert!(out.join("lts_timings.msdem").is_file());
@@ -74,7 +73,7 @@ fn a_time_step_collapse_stops_with_one_line_and_keeps_the_frames() {
     assert!(!e.contains('\n'), "{e}");
     assert!(e.contains("time step collapse at t = "), "{e}");
     assert!(e.contains("particles 0, 1"), "{e}");
-    let stats: StatsFile = frames::read_record(&frames::stats_path(&out), &STATS_MAGIC).unwrap();
+    let stats: StatsFile = StatsFile::read(&frames::stats_path(&out)).unwrap();
     let k = stats.steps.len() as u32;
     assert!(k >= 1, "some steps before the collapse");
     for i in 0..=k {

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::common::fixture::{scenario_text, Fixture};
 use msdem_solver::detect::Detector;
 use msdem_solver::frames::{
-    self, Frame, Other, RunManifest, StatsFile, FRAME_MAGIC, MANIFEST_MAGIC, STATS_MAGIC,
+    self, Frame, Other, RunManifest, StatsFile, FRAME_MAGIC, MANIFEST_MAGIC,
 };
 use msdem_solver::integrator::explicit::ExplicitEuler;
 use msdem_solver::run::{body_states, run, RunOptions};
@@ -106,7 +106,7 @@ fn frames_round_trip_and_match_independent_stepping_and_free_fall() {
     assert!((last.bodies[0].position[0] - 50.0 * 0.5 * dt).abs() < 1e-12);
     assert!((last.bodies[1].velocity[2] - n * g * dt).abs() < 1e-12);
 
-    let stats: StatsFile = frames::read_record(&frames::stats_path(&out), &STATS_MAGIC).unwrap();
+    let stats: StatsFile = StatsFile::read(&frames::stats_path(&out)).unwrap();
     assert_eq!(stats.steps.len(), 50);
     assert!(stats
         .steps
@@ -196,7 +196,7 @@ particles:
     assert_eq!((f0.step, f1.step), (0, 1));
     assert_eq!(f1.bodies[1].position[0], 5.0 + 1.0e308);
     assert!(!frames::frame_path(&out, 2).exists());
-    let stats: StatsFile = frames::read_record(&frames::stats_path(&out), &STATS_MAGIC).unwrap();
+    let stats: StatsFile = StatsFile::read(&frames::stats_path(&out)).unwrap();
     assert_eq!(stats.steps.len(), 1);
     assert!(frames::manifest_path(&out).exists());
 }
@@ -259,4 +259,39 @@ fn a_world_that_cannot_run_is_refused_before_writing() {
     let e = run(world, &out, &quiet()).unwrap_err().to_string();
     assert_eq!(e, "world `test`: no particles");
     assert!(!out.exists());
+}
+
+/// Regression (issue 16): the per-step statistics stayed in memory for the whole run
+/// (≈ 0.9 MB/s growth). They are streamed now: a run 10× as long holds no more steps in
+/// memory (at most one chunk), and the file still has every step, in order.
+#[test]
+fn statistics_memory_stays_flat_over_a_ten_times_longer_run() {
+    use msdem_solver::frames::stream::CHUNK_STEPS;
+    let f = Fixture::new();
+    let mut peaks = Vec::new();
+    for steps in [500u64, 5000] {
+        let end = steps as f64 * 1e-4;
+        let text = scenario_text(
+            &format!("{{ dt: 1.0e-4, end: {end}, output_every: 1000 }}"),
+            "particles:\n  - { shape: grain, material: rock, position: [0, 0, 1] }\n",
+        );
+        let s = load_scenario(&f.scenario("long.yaml", &text)).unwrap();
+        let out = f.path().join(format!("out_{steps}"));
+        let options = RunOptions {
+            quiet: true,
+            ..RunOptions::default()
+        };
+        let summary = run(build_world(&s).unwrap(), &out, &options).unwrap();
+        assert_eq!(summary.steps, steps);
+        let stats = StatsFile::read(&frames::stats_path(&out)).unwrap();
+        let numbers: Vec<u64> = stats.steps.iter().map(|s| s.step).collect();
+        assert_eq!(numbers, (1..=steps).collect::<Vec<_>>());
+        let timings = msdem_solver::frames::TimingsFile::read(&frames::timings_path(&out)).unwrap();
+        assert_eq!(timings.steps.len() as u64, steps);
+        peaks.push(summary.peak_buffered_steps);
+    }
+    // 500 steps: all buffered until the end; 5000: never more than one chunk.
+    assert_eq!(peaks[0], 500);
+    assert_eq!(peaks[1], CHUNK_STEPS);
+    assert!(peaks[1] < 5000 / 4);
 }

@@ -261,3 +261,86 @@ fn contact_points_key_selects_seed_points_or_surface_patches() {
         assert_eq!(world(&f, &text).model.contact_points, expected);
     }
 }
+
+/// Issue 16 (set-up scales): the candidates of the initial overlap check come from the
+/// HGrid and the placed meshes' boxes instead of all pairs. On seeded random crowded
+/// layouts of grains and cubes with random orientations, the refused pairs (their number,
+/// the listed ones and how they interpenetrate) equal those of the brute force over every
+/// pair with the same triangle test.
+#[test]
+fn refused_pairs_equal_the_all_pairs_brute_force_on_random_crowded_layouts() {
+    use msdem_geom::math::{Iso3, Quat};
+    use msdem_solver::setup::overlap::{penetration, Penetration, PlacedMesh};
+    use rand::{Rng, SeedableRng};
+    let f = Fixture::new();
+    let mesh = |name: &str| {
+        let (m, _) = msdem_mesh::read_mesh(f.path().join(format!("meshes/{name}.ply"))).unwrap();
+        let com = msdem_mesh::mass::mass_properties(&m, 1.0).unwrap().com;
+        (m.vertices, Arc::new(m.triangles), Vec3::from(com))
+    };
+    let shapes = [mesh("grain"), mesh("cube")];
+    let mut checked = 0;
+    for seed in 0..4u64 {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut lines = String::from("particles:\n");
+        let mut placed = Vec::new();
+        for i in 0..60 {
+            let shape = usize::from(i % 3 == 0);
+            let p: [f64; 3] = std::array::from_fn(|_| rng.gen::<f64>() * 0.45);
+            let q = nalgebra::Quaternion::new(
+                rng.gen::<f64>() - 0.5,
+                rng.gen::<f64>() - 0.5,
+                rng.gen::<f64>() - 0.5,
+                rng.gen::<f64>() - 0.5,
+            )
+            .normalize();
+            let name = ["grain", "cube"][shape];
+            lines.push_str(&format!(
+                "  - {{ shape: {name}, material: rock, position: [{:?}, {:?}, {:?}], \
+                 orientation: [{:?}, {:?}, {:?}, {:?}] }}\n",
+                p[0], p[1], p[2], q.w, q.i, q.j, q.k
+            ));
+            let rot = Quat::from_quaternion(nalgebra::Quaternion::new(q.w, q.i, q.j, q.k));
+            let (v, t, com) = &shapes[shape];
+            let position = Vec3::from(p);
+            let iso = Iso3::from_parts((position - rot * com).into(), rot);
+            placed.push(PlacedMesh::new(v, t.clone(), &iso, true));
+        }
+        let mut truth = Vec::new();
+        for i in 0..placed.len() {
+            for j in i + 1..placed.len() {
+                if let Some(p) = penetration(&placed[i], &placed[j]) {
+                    let how = match p {
+                        Penetration::Crossing { a, b } => format!("triangles {a} and {b} cross"),
+                        Penetration::FirstInside => {
+                            "part of the first lies inside the second".to_owned()
+                        }
+                        Penetration::SecondInside => {
+                            "part of the second lies inside the first".to_owned()
+                        }
+                    };
+                    truth.push(format!(
+                        "particle {i} (particles[{i}]) and particle {j} (particles[{j}]) ({how})"
+                    ));
+                }
+            }
+        }
+        assert!(
+            truth.len() > 8,
+            "seed {seed}: layout not crowded ({})",
+            truth.len()
+        );
+        checked += truth.len();
+        let s = f.scenario("crowded.yaml", &scenario_text(TIME, &lines));
+        let e = build_world(&load_scenario(&s).unwrap())
+            .unwrap_err()
+            .to_string();
+        let expected = format!(
+            "initially interpenetrating bodies: {}; and {} more pairs",
+            truth[..8].join("; "),
+            truth.len() - 8
+        );
+        assert!(e.ends_with(&expected), "seed {seed}:\n{e}\n{expected}");
+    }
+    assert!(checked > 40);
+}

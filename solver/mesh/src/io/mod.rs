@@ -133,6 +133,20 @@ pub fn write_mesh(path: impl AsRef<Path>, mesh: &TriMesh) -> Result<(), MeshErro
     write_atomic(path, &bytes)
 }
 
+/// A temporary file in `dir` for an atomic write, with errors as plain as the operating
+/// system's: a missing or unusable folder is reported as reading it would be (tempfile's
+/// own error names the random temporary path, which means nothing to a user).
+pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    std::fs::metadata(dir)?;
+    tempfile::NamedTempFile::new_in(dir).map_err(|e| {
+        let text = e.to_string();
+        match text.split_once(" at path ") {
+            Some((plain, _)) => std::io::Error::new(e.kind(), plain.to_owned()),
+            None => e,
+        }
+    })
+}
+
 /// Writes bytes to `path` through a temporary file in the same folder and a rename, so
 /// that the target is either absent/unchanged or complete.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MeshError> {
@@ -144,7 +158,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), MeshError> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(io_err)?;
+    let mut tmp = temp_file_in(&dir).map_err(io_err)?;
     tmp.write_all(bytes).map_err(io_err)?;
     tmp.as_file().sync_all().map_err(io_err)?;
     tmp.persist(path).map_err(|e| io_err(e.error))?;

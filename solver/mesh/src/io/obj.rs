@@ -20,6 +20,8 @@ struct Face {
 
 /// Parses OBJ bytes; errors start with `line N:`.
 pub(super) fn decode(bytes: &[u8]) -> Result<(TriMesh, SourceMap), String> {
+    // A UTF-8 byte-order mark before the first statement is not part of it.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut positions: Vec<[f64; 3]> = Vec::new();
     let mut vertex_line: Vec<u32> = Vec::new();
     let mut faces: Vec<Face> = Vec::new();

@@ -252,6 +252,12 @@ fn parse_header(bytes: &[u8]) -> Result<Header, String> {
                 let count = count
                     .parse()
                     .map_err(|_| bad("the element count is not a whole number ≥ 0"))?;
+                if let Some(first) = elements.iter().find(|e| e.name == name) {
+                    return Err(bad(&format!(
+                        "element `{name}` declared a second time (first on header line {})",
+                        first.line
+                    )));
+                }
                 elements.push(Element {
                     name: name.to_owned(),
                     count,
@@ -551,6 +557,8 @@ fn read_body(header: &Header, bytes: &[u8], n: u64) -> Result<Records, String> {
 
 /// Parses PLY bytes. Errors name the header line, or the element and record.
 pub(super) fn decode(bytes: &[u8]) -> Result<(TriMesh, SourceMap), String> {
+    // A UTF-8 byte-order mark before `ply` (an editor's) is not part of the magic.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let header = parse_header(bytes)?;
     let vertex = header
         .elements
@@ -559,11 +567,17 @@ pub(super) fn decode(bytes: &[u8]) -> Result<(TriMesh, SourceMap), String> {
         .ok_or("no `vertex` element in the header")?;
     for (axis, name) in ["x", "y", "z"].iter().enumerate() {
         if !vertex.props.iter().any(|p| p.1 == Role::Axis(axis)) {
-            return Err(format!("`vertex` element has no property `{name}`"));
+            return Err(format!(
+                "header line {}: `vertex` element has no property `{name}`",
+                vertex.line
+            ));
         }
     }
     if vertex.count > u64::from(u32::MAX) {
-        return Err(format!("{} vertices: more than 4294967295", vertex.count));
+        return Err(format!(
+            "header line {}: {} vertices: more than 4294967295",
+            vertex.line, vertex.count
+        ));
     }
     if let Some(face) = header.elements.iter().find(|e| e.name == "face") {
         if !face.props.iter().any(|p| p.1 == Role::Indices) {

@@ -20,10 +20,12 @@ pub(super) fn decode(bytes: &[u8]) -> Result<(TriMesh, SourceMap), String> {
         .get(80..BINARY_HEADER)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize);
     let binary_size = declared.map(|n| BINARY_HEADER as u128 + BINARY_FACET as u128 * n as u128);
-    let starts_solid = bytes.trim_ascii_start().starts_with(b"solid");
+    // An ascii file may start with a UTF-8 byte-order mark (a binary header is 80 free bytes).
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let starts_solid = text.trim_ascii_start().starts_with(b"solid");
     let (positions, face_line, corner_line) = match (binary_size, declared) {
         (Some(size), Some(n)) if size == bytes.len() as u128 => (binary(bytes, n), vec![], vec![]),
-        _ if starts_solid => ascii(bytes)?,
+        _ if starts_solid => ascii(text)?,
         (Some(size), Some(n)) => {
             return Err(format!(
                 "binary STL header declares {n} triangles ({size} bytes) but the file has {} bytes (truncated or not an STL file)",

@@ -57,7 +57,8 @@ pub struct ImplicitOutput {
     pub contacts: Vec<ContactRecord>,
     /// Spring energy of the accepted state's contacts \[J\].
     pub contact_energy: f64,
-    /// False if the step ran out of iterations (accepted anyway; the caller warns).
+    /// True for every step returned (a step that does not converge is split or fails,
+    /// see the module docs).
     pub converged: bool,
     /// Widenings over all iterations (multiscale).
     pub unfolds: u32,

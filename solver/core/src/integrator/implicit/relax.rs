@@ -92,7 +92,8 @@ impl Relaxation {
     /// Compares the new forces `computed` with the wrenches `applied` that produced the
     /// current guess (bodies `start`): returns the largest relative update; when `update`
     /// is set, adapts the weights (see [`Relaxation`]) and moves each particle's
-    /// `applied` towards `computed` by its ω.
+    /// `applied` towards `computed` by its ω. With `relax` false the wrenches are left to
+    /// the caller (the Newton update of [`super::newton`]); only the test runs.
     pub fn residual(
         &mut self,
         start: &[Body],
@@ -100,6 +101,7 @@ impl Relaxation {
         applied: &mut [Wrench],
         params: &PicardParams,
         update: bool,
+        relax: bool,
     ) -> Residual {
         let mut max_relative: f64 = 0.0;
         // Aitken sums r_{k−1}·(r_k − r_{k−1}) and |r_k − r_{k−1}|², in particle order.
@@ -167,8 +169,10 @@ impl Relaxation {
                         o.clamp(params.min_relaxation, params.max_relaxation)
                     };
                 }
-                w.force += r.omega * (f.force - w.force);
-                w.torque += r.omega * (f.torque - w.torque);
+                if relax {
+                    w.force += r.omega * (f.force - w.force);
+                    w.torque += r.omega * (f.torque - w.torque);
+                }
             }
         }
         Residual {
@@ -180,6 +184,14 @@ impl Relaxation {
                 .fold(f64::INFINITY, f64::min)
                 .min(self.omega),
         }
+    }
+}
+
+impl Relaxation {
+    /// Per particle, from the last [`Relaxation::residual`] with `update`: whether it kept
+    /// its wrench (both updates within half the tolerance, with local updates on).
+    pub fn kept(&self) -> &[bool] {
+        &self.within
     }
 }
 
@@ -229,7 +241,7 @@ mod tests {
                 force: c - lam * w[0].force,
                 torque: Vec3::zeros(),
             }];
-            let res = r.residual(&start, &f, &mut w, &params, true);
+            let res = r.residual(&start, &f, &mut w, &params, true, true);
             iterations = k;
             if res.max_relative < 1e-10 {
                 break;
@@ -289,7 +301,10 @@ mod tests {
                     torque: Vec3::zeros(),
                 },
             ];
-            if r.residual(&start, &f, &mut w, params, true).max_relative < 1e-10 {
+            if r.residual(&start, &f, &mut w, params, true, true)
+                .max_relative
+                < 1e-10
+            {
                 converged = Some(k);
                 break;
             }

@@ -7,12 +7,15 @@ use crate::model::Model;
 use crate::state::{Body, State};
 
 /// The inputs of the last contact/force evaluation of a step (see the module docs). The
-/// time step, gravity, variant and coarse damping are the integrator's own and fixed.
+/// gravity, variant and coarse damping are the integrator's own and fixed.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct LastEvaluation {
     pub(super) bodies: Vec<Body>,
     pub(super) step: u64,
     pub(super) pairs: u32,
+    /// Time step of the evaluation \[s\] (friction's regularisation depends on it;
+    /// substeps evaluate with a smaller one).
+    pub(super) dt: f64,
 }
 
 fn same_body(a: &Body, b: &Body) -> bool {
@@ -31,8 +34,9 @@ fn same_body(a: &Body, b: &Body) -> bool {
 
 impl LastEvaluation {
     /// Whether this evaluation is the one iteration 0 of a step from `state` would make.
-    pub(super) fn matches(&self, state: &State) -> bool {
+    pub(super) fn matches(&self, state: &State, dt: f64) -> bool {
         self.step == state.step
+            && self.dt == dt
             && self.bodies.len() == state.bodies.len()
             && self
                 .bodies

@@ -1,0 +1,433 @@
+//! Issue 19 benchmark: implicit time stepping against explicit Euler on the staircase and
+//! the hopper (seed 004 §8.3 scenes, `pipelines/staircase.yaml`, `pipelines/hopper.yaml`).
+//!
+//! Meshes and trees are generated from the pipeline files into
+//! `target/implicit_vs_explicit/<scene>/` (trees kept while their meshes do not change);
+//! no frames, no VTK. Every run goes to the same end time: explicit Euler at the
+//! scenario's `dt`, then `implicit_multiscale` at 1×, 5×, 10× and 20× that `dt` with the
+//! scenario's `picard:` settings (or the overrides below). Each run steps on its own
+//! one-thread rayon pool and is timed by that thread's CPU time
+//! (`/proc/thread-self/schedstat`), so other load on the machine does not count; the
+//! wall time is printed beside it.
+//!
+//! Per run: steps, steps that did not converge at the full `dt` (split into substeps,
+//! `picard.on_no_convergence: substep`) and their substeps, mean / max Picard iterations
+//! per step, solver CPU and wall time, and the outcome — for the staircase particles on the
+//! stairs / on the ground (centre below z = −2.4 m: the lowest tread is at −2.28 m), for
+//! the hopper particles through its outlet (centre below z = 0.3 m) — plus the mean final
+//! position, the kinetic energy at the end and the mechanical energy (kinetic + potential)
+//! dissipated by then. With `--seeds N` every run is repeated for N perturbed placements
+//! (scenario `seed` + 0 … N−1) and the spread (min … max) of the explicit runs is printed
+//! beside the implicit ones. Last line: `implicit_speedup_10x = X`, the explicit CPU time
+//! over the implicit one at 10× on the staircase (first seed, first scheme).
+//!
+//! ```text
+//! cargo run --release -p msdem-solver --example implicit_vs_explicit -- \
+//!     [--end-s 4] [--scenes staircase,hopper] [--factors 1,5,10,20] [--seeds 1] \
+//!     [--schemes euler,midpoint] [--acceleration newton|aitken] [--max-iterations 50] \
+//!     [--max-substep-levels 4] [--jobs 1]
+//! ```
+//!
+//! `--jobs J` runs J configurations at a time (each still on one thread; CPU times stay
+//! comparable, wall times do not).
+
+#[path = "support/pipeline_scene.rs"]
+mod pipeline_scene;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use msdem_solver::motion::energy::observables;
+use msdem_solver::params::{
+    IntegratorChoice, PicardAcceleration, PicardParams, PicardScheme, PicardVariant,
+};
+use msdem_solver::run::Stepper;
+use msdem_solver::setup::build_world;
+use msdem_solver::world::World;
+
+fn thread_cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns * 1e-9)
+}
+
+#[derive(Clone, Debug)]
+struct Options {
+    end_s: Option<f64>,
+    scenes: Vec<String>,
+    factors: Vec<u32>,
+    seeds: u64,
+    schemes: Vec<PicardScheme>,
+    acceleration: Option<PicardAcceleration>,
+    max_iterations: Option<u32>,
+    max_substep_levels: Option<u32>,
+    jobs: usize,
+}
+
+fn parse_args() -> Result<Options> {
+    let mut o = Options {
+        end_s: None,
+        scenes: vec!["staircase".into(), "hopper".into()],
+        factors: vec![1, 5, 10, 20],
+        seeds: 1,
+        schemes: vec![PicardScheme::Euler, PicardScheme::Midpoint],
+        acceleration: None,
+        max_iterations: None,
+        max_substep_levels: None,
+        jobs: 1,
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let value = args
+            .get(i + 1)
+            .with_context(|| format!("{} needs a value", args[i]))?;
+        let list = || value.split(',').map(str::trim).filter(|s| !s.is_empty());
+        match args[i].as_str() {
+            "--end-s" => o.end_s = Some(value.parse().context("--end-s: seconds")?),
+            "--scenes" => o.scenes = list().map(String::from).collect(),
+            "--factors" => {
+                o.factors = list()
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .context("--factors: comma-separated integers")?
+            }
+            "--seeds" => o.seeds = value.parse().context("--seeds: a count")?,
+            "--schemes" => {
+                o.schemes = list()
+                    .map(|s| match s {
+                        "euler" => Ok(PicardScheme::Euler),
+                        "midpoint" => Ok(PicardScheme::Midpoint),
+                        other => bail!("--schemes: unknown scheme {other}"),
+                    })
+                    .collect::<Result<_>>()?
+            }
+            "--acceleration" => {
+                o.acceleration = Some(match value.as_str() {
+                    "newton" => PicardAcceleration::Newton,
+                    "aitken" => PicardAcceleration::Aitken,
+                    other => bail!("--acceleration: unknown {other}"),
+                })
+            }
+            "--max-iterations" => {
+                o.max_iterations = Some(value.parse().context("--max-iterations")?)
+            }
+            "--max-substep-levels" => {
+                o.max_substep_levels = Some(value.parse().context("--max-substep-levels")?)
+            }
+            "--jobs" => o.jobs = value.parse::<usize>().context("--jobs")?.max(1),
+            other => bail!("unknown argument {other} (see the example's documentation)"),
+        }
+        i += 2;
+    }
+    Ok(o)
+}
+
+/// One configuration to run.
+#[derive(Clone, Debug)]
+struct Config {
+    scene: usize,
+    seed: u64,
+    /// `None`: explicit.
+    implicit: Option<(u32, PicardScheme)>,
+}
+
+impl Config {
+    fn label(&self) -> String {
+        match self.implicit {
+            None => "explicit, 1×".into(),
+            Some((f, PicardScheme::Euler)) => format!("implicit Euler, {f}×"),
+            Some((f, PicardScheme::Midpoint)) => format!("implicit midpoint, {f}×"),
+        }
+    }
+}
+
+/// What one run measured.
+#[derive(Clone, Debug, Default)]
+struct Measured {
+    steps: u64,
+    split_steps: u64,
+    substeps: u64,
+    iterations: u64,
+    iterations_max: u32,
+    cpu_s: f64,
+    wall_s: f64,
+    /// Staircase: on stairs / on ground; hopper: through / above the outlet.
+    counts: [u32; 2],
+    mean_position: [f64; 3],
+    kinetic_j: f64,
+    /// Mechanical energy lost by the end \[J\].
+    dissipated: f64,
+    failure: Option<String>,
+}
+
+fn run_one(world: &World, factor: Option<(u32, PicardScheme)>, end: f64, o: &Options) -> Measured {
+    let mut w = world.clone();
+    if let Some((f, scheme)) = factor {
+        w.params.dt *= f64::from(f);
+        w.params.integrator = IntegratorChoice::Implicit(PicardVariant::Multiscale);
+        w.params.picard = PicardParams {
+            scheme,
+            acceleration: o.acceleration.unwrap_or(w.params.picard.acceleration),
+            max_iterations: o.max_iterations.unwrap_or(w.params.picard.max_iterations),
+            max_substep_levels: o
+                .max_substep_levels
+                .unwrap_or(w.params.picard.max_substep_levels),
+            ..w.params.picard.clone()
+        };
+    } else {
+        w.params.integrator = IntegratorChoice::Explicit;
+    }
+    let g = w.params.gravity;
+    let dt = w.params.dt;
+    let steps = (end / dt).round() as u64;
+    let e0 = {
+        let obs = observables(&w.state.bodies, &g);
+        obs.kinetic + obs.potential
+    };
+    let mut m = Measured::default();
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+        Ok(p) => p,
+        Err(e) => {
+            m.failure = Some(e.to_string());
+            return m;
+        }
+    };
+    pool.install(|| {
+        let mut stepper = Stepper::new(&w.params);
+        let (c0, t0) = (thread_cpu_seconds(), Instant::now());
+        for _ in 0..steps {
+            match stepper.step(&w.model, &mut w.state, false) {
+                Ok(out) => {
+                    m.steps += 1;
+                    m.iterations += u64::from(out.stats.iterations);
+                    m.iterations_max = m.iterations_max.max(out.stats.iterations);
+                    if out.stats.substeps > 0 {
+                        m.split_steps += 1;
+                        m.substeps += u64::from(out.stats.substeps);
+                    }
+                }
+                Err(e) => {
+                    m.failure = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        m.cpu_s = thread_cpu_seconds() - c0;
+        m.wall_s = t0.elapsed().as_secs_f64();
+    });
+    let obs = observables(&w.state.bodies, &g);
+    m.kinetic_j = obs.kinetic;
+    m.dissipated = e0 - obs.kinetic - obs.potential;
+    let n = w.state.bodies.len().max(1) as f64;
+    for b in &w.state.bodies {
+        for k in 0..3 {
+            m.mean_position[k] += b.position[k] / n;
+        }
+    }
+    let staircase = w.model.name.contains("staircase");
+    for b in &w.state.bodies {
+        let low = if staircase {
+            b.position.z < -2.4
+        } else {
+            b.position.z < 0.3
+        };
+        // Staircase: [on stairs, on ground]; hopper: [through, not through].
+        let index = match (staircase, low) {
+            (true, false) | (false, true) => 0,
+            _ => 1,
+        };
+        m.counts[index] += 1;
+    }
+    m
+}
+
+fn print_row(label: &str, seed: u64, m: &Measured, staircase: bool, explicit_cpu: f64) {
+    let outcome = if staircase {
+        format!("{:>2} / {:>2}", m.counts[0], m.counts[1])
+    } else {
+        format!("{:>2} through", m.counts[0])
+    };
+    let mean = if m.steps > 0 {
+        m.iterations as f64 / m.steps as f64
+    } else {
+        0.0
+    };
+    let speedup = if m.cpu_s > 0.0 {
+        explicit_cpu / m.cpu_s
+    } else {
+        0.0
+    };
+    println!(
+        "| {label:<22} | {seed:>4} | {:>7} | {:>5} / {:>6} | {:>5.2} / {:>3} | {:>8.2} s | {:>8.2} s | {:>5.2} | {outcome} | ({:>6.3}, {:>6.3}, {:>6.3}) | {:>9.3e} J | {:>9.3e} J |{}",
+        m.steps,
+        m.split_steps,
+        m.substeps,
+        mean,
+        m.iterations_max,
+        m.cpu_s,
+        m.wall_s,
+        speedup,
+        m.mean_position[0],
+        m.mean_position[1],
+        m.mean_position[2],
+        m.kinetic_j,
+        m.dissipated,
+        m.failure
+            .as_deref()
+            .map(|f| format!(" stopped: {f}"))
+            .unwrap_or_default()
+    );
+}
+
+fn main() -> Result<()> {
+    let o = parse_args()?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cache = root.join("target/implicit_vs_explicit");
+    let mut worlds: Vec<(String, Vec<World>, f64)> = Vec::new();
+    for name in &o.scenes {
+        let pipeline: PathBuf = root.join(format!("pipelines/{name}.yaml"));
+        let mut scenario = pipeline_scene::scenario_from_pipeline(&pipeline, &cache.join(name))
+            .with_context(|| format!("scene {name}"))?;
+        let end = o.end_s.unwrap_or(scenario.time.end);
+        let base_seed = scenario.seed;
+        let mut seeded = Vec::new();
+        for s in 0..o.seeds {
+            scenario.seed = base_seed + s;
+            seeded.push(build_world(&scenario).with_context(|| format!("{name} seed {s}"))?);
+        }
+        worlds.push((name.clone(), seeded, end));
+    }
+    let mut configs = Vec::new();
+    for (scene, (_, seeded, _)) in worlds.iter().enumerate() {
+        for seed in 0..seeded.len() as u64 {
+            configs.push(Config {
+                scene,
+                seed,
+                implicit: None,
+            });
+            for &scheme in &o.schemes {
+                for &f in &o.factors {
+                    configs.push(Config {
+                        scene,
+                        seed,
+                        implicit: Some((f, scheme)),
+                    });
+                }
+            }
+        }
+    }
+    let results: Mutex<Vec<Option<Measured>>> = Mutex::new(vec![None; configs.len()]);
+    let next = Mutex::new(0usize);
+    std::thread::scope(|s| {
+        for _ in 0..o.jobs.min(configs.len()) {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().unwrap_or_else(|e| e.into_inner());
+                    let i = *n;
+                    *n += 1;
+                    i
+                };
+                let Some(c) = configs.get(i) else { break };
+                let (_, seeded, end) = &worlds[c.scene];
+                let m = run_one(&seeded[c.seed as usize], c.implicit, *end, &o);
+                eprintln!(
+                    "done: {} seed {} {}: {:.2} s",
+                    worlds[c.scene].0,
+                    c.seed,
+                    c.label(),
+                    m.cpu_s
+                );
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(m);
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut speedup_10x = f64::NAN;
+    let mut note_10x = String::new();
+    for (scene, (name, seeded, end)) in worlds.iter().enumerate() {
+        let staircase = name.contains("staircase");
+        let w = &seeded[0];
+        println!(
+            "\n{name}: {} particles, explicit dt = {:e} s, end {end} s, picard: tolerance {}, max_iterations {}, acceleration {:?}",
+            w.state.bodies.len(),
+            w.params.dt,
+            w.params.picard.tolerance,
+            o.max_iterations.unwrap_or(w.params.picard.max_iterations),
+            o.acceleration.unwrap_or(w.params.picard.acceleration),
+        );
+        println!(
+            "| run | seed | steps | split / substeps | mean / max it. | solver CPU | wall | speedup | {} | mean final position [m] | kinetic at end | dissipated |",
+            if staircase { "on stairs / ground" } else { "through hopper" }
+        );
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        let mut explicit_cpu = vec![f64::NAN; seeded.len()];
+        for (c, m) in configs.iter().zip(&results) {
+            if c.scene != scene {
+                continue;
+            }
+            let Some(m) = m else { continue };
+            if c.implicit.is_none() {
+                explicit_cpu[c.seed as usize] = m.cpu_s;
+            }
+            print_row(
+                &c.label(),
+                c.seed,
+                m,
+                staircase,
+                explicit_cpu[c.seed as usize],
+            );
+            if staircase && c.seed == 0 && c.implicit == Some((10, o.schemes[0])) {
+                if m.failure.is_none() {
+                    speedup_10x = explicit_cpu[0] / m.cpu_s;
+                } else {
+                    note_10x = format!(" ({} stopped before the end)", c.label());
+                }
+            }
+        }
+        if seeded.len() > 1 {
+            // Spread of the outcome over the seeds, per configuration.
+            println!("\nspread over {} seeds (min … max):", seeded.len());
+            let mut labels: Vec<String> = Vec::new();
+            for c in configs.iter().filter(|c| c.scene == scene) {
+                if !labels.contains(&c.label()) {
+                    labels.push(c.label());
+                }
+            }
+            for label in labels {
+                let ms: Vec<&Measured> = configs
+                    .iter()
+                    .zip(&results)
+                    .filter(|(c, _)| c.scene == scene && c.label() == label)
+                    .filter_map(|(_, m)| m.as_ref())
+                    .collect();
+                let range = |f: &dyn Fn(&Measured) -> f64| {
+                    let (lo, hi) = ms
+                        .iter()
+                        .map(|m| f(m))
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+                            (a.min(x), b.max(x))
+                        });
+                    format!("{lo:.3} … {hi:.3}")
+                };
+                println!(
+                    "  {label:<22} {} {}; mean x {}; mean z {}; dissipated {}; kinetic {}",
+                    if staircase { "on stairs" } else { "through" },
+                    range(&|m| f64::from(m.counts[0])),
+                    range(&|m| m.mean_position[0]),
+                    range(&|m| m.mean_position[2]),
+                    range(&|m| m.dissipated),
+                    range(&|m| m.kinetic_j),
+                );
+            }
+        }
+    }
+    if !note_10x.is_empty() {
+        println!("\nno 10× figure{note_10x}");
+    }
+    println!("implicit_speedup_10x = {speedup_10x:.2}");
+    Ok(())
+}
