@@ -31,7 +31,8 @@
 //! penetration δ, far softer than the seed's linear spring: a box landing on a corner
 //! would sink through the halo. A pair's total spring `Σ wᵢ·(m − dᵢ)` is therefore never
 //! below the seed spring `m − d_min` of its deepest fine contact point; below it, the
-//! pair's contacts become that one seed point ([`pair_contacts`]). Face-on-face contacts, whose integral is
+//! pair's contacts become that one seed point ([`pair_contacts`]); under Hertz–Mindlin,
+//! the seed's merged points instead (`apply_seed_floor`). Face-on-face contacts, whose integral is
 //! many points' worth, never reach the floor, so their force stays independent of the
 //! triangulation.
 //!
