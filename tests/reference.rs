@@ -210,6 +210,11 @@ fn every_section_of_the_tables_lists_exactly_the_keys_its_parser_accepts() {
         ),
         (
             SCENARIO_KEYS,
+            "material_pairs[]",
+            &["scenario", "material_pairs", "0"],
+        ),
+        (
+            SCENARIO_KEYS,
             "shapes.<name>",
             &["scenario", "shapes", "grain"],
         ),

@@ -8,9 +8,11 @@
 //! and halo width. Units: m, kg, s, N.
 
 mod contact_law;
+mod material_pair;
 mod shape;
 
 pub use contact_law::{ContactLaw, Elastic};
+pub use material_pair::{find_pair, MaterialPair};
 pub use msdem_frames::Other;
 /// A material's halo as the scenario gives it (relative or in metres).
 pub use msdem_scenario::HaloSpec;
@@ -87,6 +89,9 @@ pub struct Model {
     pub shapes: Vec<Shape>,
     /// Materials.
     pub materials: Vec<Material>,
+    /// Values of material pairs that override the default rule (scenario
+    /// `material_pairs:`), at most one per pair.
+    pub material_pairs: Vec<MaterialPair>,
     /// Static obstacles.
     pub obstacles: Vec<Obstacle>,
     /// How mesh–mesh contact points are formed and weighted.

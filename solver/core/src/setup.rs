@@ -43,7 +43,7 @@ pub const MAX_LISTED_PAIRS: usize = 8;
 
 /// Builds the initial world of a parsed scenario (see the module documentation).
 pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
-    contact_law::check_one_law(scenario)?;
+    let material_pairs = contact_law::material_pairs(scenario)?;
     let mut shapes = Vec::with_capacity(scenario.shapes.len());
     let mut shape_meshes = Vec::with_capacity(scenario.shapes.len());
     for (name, spec) in &scenario.shapes {
@@ -91,6 +91,7 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
             name: scenario.name.clone(),
             shapes,
             materials,
+            material_pairs,
             obstacles,
             contact_points: match scenario.detection.contact_points {
                 ContactPointsSpec::Seed => ContactPoints::Seed,

@@ -200,6 +200,7 @@ mod integrator;
 pub mod limits;
 mod load;
 pub mod lts;
+pub mod material_pairs;
 mod names;
 pub mod picard;
 pub mod reference;
@@ -218,6 +219,7 @@ pub use integrator::IntegratorSpec;
 pub use limits::{LimitsSpec, DEFAULT_MAX_PARTICLES, DEFAULT_MAX_STEPS};
 pub use load::{load_scenario, parse_scenario};
 pub use lts::{ImpulseParams, LtsParams};
+pub use material_pairs::MaterialPairSpec;
 pub use names::{with_known, Known};
 pub use picard::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,

@@ -49,6 +49,7 @@ use self::key as k;
 
 const MATERIAL: &str = "materials.<name>";
 const MATERIAL_HALO: &str = "materials.<name>.halo";
+const MATERIAL_PAIR: &str = "material_pairs[]";
 const SHAPE: &str = "shapes.<name>";
 const OBSTACLE: &str = "obstacles[]";
 const PARTICLE: &str = "particles[]";
@@ -74,6 +75,7 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k("", "broadphase", "string or mapping", "-", "hgrid", "hgrid (alias grid), linked_cells, bins, all_pairs, or a mapping with `kind`", "broad-phase algorithm (seed 001; bins: seed 002 §4); every choice gives the same contacts"),
     k("", "seed", "integer", "-", "0", "0 – 2⁶⁴−1", "seed of the generators' random placement and orientations"),
     k("", "materials", "mapping name → material", "-", "required", "at least one", "materials by name"),
+    k("", "material_pairs", "list of mappings", "-", "[] (default rule)", "each pair at most once, in either order", "contact values of a pair of materials, replacing the default rule (means of e, μ, μ_r; E* from both moduli), as LIGGGHTS' per-type-pair coefficients"),
     k("", "shapes", "mapping name → shape", "-", "required", "at least one", "particle shapes by name"),
     k("", "obstacles", "list", "-", "[]", "", "static bodies"),
     k("", "particles", "list", "-", "[]", "", "explicitly placed particles"),
@@ -119,10 +121,14 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k(MATERIAL, "spring", "number", "N·kg^-1/2", "1000", "> 0", "spring constant K_s of the contact law"),
     k(MATERIAL, "friction", "number", "-", "0", "≥ 0", "Coulomb friction coefficient μ"),
     k(MATERIAL, "restitution", "number", "-", "1", "(0, 1]", "coefficient of restitution; 1 = undamped; below ≈ 0.11 the solver warns (lowest reachable)"),
-    k(MATERIAL, "contact_law", "string", "-", "seed", "`seed` or `hertz_mindlin`", "contact law: the seed's fade-in spring, or Hertz–Mindlin (4/3·E*·sqrt(R*)·δ^{3/2}, overlap measured in the halo); one law for all materials"),
+    k(MATERIAL, "contact_law", "string", "-", "seed", "`seed` or `hertz_mindlin`", "contact law: the seed's fade-in spring, or Hertz–Mindlin (4/3·E*·sqrt(R*)·δ^{3/2}, overlap measured in the halo); a pair meets under Hertz–Mindlin when either material uses it (a seed material is then rigid, E = ∞)"),
     k(MATERIAL, "youngs_modulus_pa", "number", "Pa", "required for hertz_mindlin", "> 0", "Young's modulus E (hertz_mindlin only)"),
     k(MATERIAL, "poisson_ratio", "number", "-", "required for hertz_mindlin", "(-1, 0.5)", "Poisson's ratio ν (hertz_mindlin only)"),
     k(MATERIAL, "rolling_friction", "number", "-", "0", "≥ 0", "rolling friction coefficient μ_r: torque μ_r·R*·F_n against the relative spin (hertz_mindlin only)"),
+    k(MATERIAL_PAIR, "materials", "[a, b]", "-", "required", "two keys of `materials` (the same one twice: the material with itself)", "the pair"),
+    k(MATERIAL_PAIR, "restitution", "number", "-", "mean of the two", "(0, 1]", "coefficient of restitution of the pair"),
+    k(MATERIAL_PAIR, "friction", "number", "-", "mean of the two", "≥ 0", "Coulomb friction coefficient μ of the pair"),
+    k(MATERIAL_PAIR, "rolling_friction", "number", "-", "mean over the hertz_mindlin sides", "≥ 0; needs a hertz_mindlin material in the pair", "rolling friction coefficient μ_r of the pair"),
     k(MATERIAL_HALO, "relative", "number", "- (× bounding diameter)", "0.01", "(0, 0.5]", "halo as a fraction of the particle's bounding diameter"),
     k(MATERIAL_HALO, "absolute_m", "number", "m", "-", "> 0", "halo in metres, whatever the particle's size"),
     k(SHAPE, "mesh", "path", "-", "required (scenario file)", "OBJ, STL or PLY", "the shape's closed, outward mesh, relative to the scenario file; not in a pipeline"),
@@ -269,7 +275,11 @@ mod tests {
 
     #[test]
     fn tables_group_keys_by_section() {
-        let t = markdown_tables(&SCENARIO_KEYS[..18], "Scenario top level");
+        let dt = SCENARIO_KEYS
+            .iter()
+            .position(|k| k.section == "time" && k.key == "dt")
+            .expect("time.dt documented");
+        let t = markdown_tables(&SCENARIO_KEYS[..=dt], "Scenario top level");
         assert!(t.starts_with("#### Scenario top level\n\n| key |"), "{t}");
         assert!(t.contains("#### `time`\n"), "{t}");
         assert!(

@@ -71,6 +71,14 @@ pub struct Scenario<G = MeshFiles> {
     pub seed: u64,
     /// Materials by name.
     pub materials: BTreeMap<String, MaterialSpec>,
+    /// Contact values of material pairs that override the default rule (see
+    /// [`crate::material_pairs`]).
+    #[serde(
+        default,
+        deserialize_with = "crate::material_pairs::list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub material_pairs: Vec<crate::MaterialPairSpec>,
     /// Particle shapes by name: where each one's geometry comes from.
     pub shapes: BTreeMap<String, ShapeSource<G>>,
     /// Static obstacles.
@@ -139,6 +147,7 @@ impl<G: GeometrySource> Scenario<G> {
             broadphase: self.broadphase.clone(),
             seed: self.seed,
             materials: self.materials.clone(),
+            material_pairs: self.material_pairs.clone(),
             shapes,
             obstacles,
             particles: self.particles.clone(),

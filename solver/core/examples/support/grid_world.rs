@@ -135,6 +135,7 @@ fn empty_world(spec: &GridSpec, shape: Shape) -> World {
                 restitution: 1.0,
                 law: Default::default(),
             }],
+            material_pairs: Vec::new(),
             obstacles: Vec::new(),
             contact_points: Default::default(),
         },

@@ -1,8 +1,15 @@
 //! Per-pair contact parameters: margin, effective mass and the pair's material values.
 //!
-//! Combination rules (documented choice; seed 000 §2 gives one material only):
+//! Combination rules (documented choice; seed 000 §2 gives one material only;
+//! `docs/design.md` §3, "Material pairs"):
 //! * particle–particle: spring `K_s`, friction `μ` and restitution `e` are the arithmetic
-//!   means of the two materials' values (equal materials keep their value);
+//!   means of the two materials' values (equal materials keep their value), unless the
+//!   scenario's `material_pairs:` sets `e`, `μ` or `μ_r` for that pair
+//!   ([`crate::model::MaterialPair`]), as LIGGGHTS' per-type-pair coefficient matrices
+//!   do. The pair meets under Hertz–Mindlin when either material uses it, with
+//!   `1/E* = (1 − ν_a²)/E_a + (1 − ν_b²)/E_b` (a seed material counts as rigid,
+//!   `E = ∞`, like an obstacle without `youngs_modulus_pa`), `1/R* = 1/R_a + 1/R_b` and
+//!   `m* = 1/(1/M_a + 1/M_b)`; `μ_r` is the mean over the Hertz sides;
 //! * particle–obstacle: `K_s` is the particle material's spring (obstacles carry none);
 //!   `μ` and `e` are the obstacle's own values, which the scenario declares "against
 //!   particles".
@@ -11,12 +18,24 @@
 //! `m_eff = 1/(1/M_a + 1/M_b)` with `1/M = 0` for obstacles (seed 000 §2).
 
 use super::hertz::{effective_modulus, effective_radius, HertzPair};
-use crate::model::{ContactLaw, Model, Other};
+use crate::model::{find_pair, ContactLaw, Elastic, Model, Other};
 use crate::state::Body;
 
 /// Relative distance below which `(p − q)/|p − q|` is not trusted as a normal and the
 /// robust fallback normal is used instead (fraction of the margin) [-].
 pub const TINY_DISTANCE: f64 = 1e-4;
+
+/// A Hertz–Mindlin law's elastic constants and rolling friction; `None` for the seed's
+/// spring.
+fn law_parts(law: &ContactLaw) -> Option<(Elastic, f64)> {
+    match *law {
+        ContactLaw::HertzMindlin {
+            elastic,
+            rolling_friction,
+        } => Some((elastic, rolling_friction)),
+        ContactLaw::Seed => None,
+    }
+}
 
 /// Contact parameters of one body pair.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,29 +65,32 @@ impl PairParams {
             Other::Particle(j) => {
                 let bb = &bodies[j as usize];
                 let mb = &model.materials[bb.material as usize];
+                let set = find_pair(&model.material_pairs, ba.material, bb.material);
+                let (la, lb) = (law_parts(&ma.law), law_parts(&mb.law));
+                let hertz = (la.is_some() || lb.is_some()).then(|| {
+                    let (ea, ra) = la.unwrap_or((Elastic::RIGID, 0.0));
+                    let (eb, rb) = lb.unwrap_or((Elastic::RIGID, 0.0));
+                    // Mean of the Hertz sides' rolling friction (a seed side has none).
+                    let n = f64::from(u8::from(la.is_some()) + u8::from(lb.is_some()));
+                    HertzPair {
+                        modulus: effective_modulus(&ea, &eb),
+                        radius: effective_radius(ba.radius, Some(bb.radius)),
+                        rolling_friction: set
+                            .and_then(|p| p.rolling_friction)
+                            .unwrap_or((ra + rb) / n),
+                    }
+                });
                 PairParams {
                     margin: ba.epsilon + bb.epsilon,
                     spring: 0.5 * (ma.spring + mb.spring),
                     effective_mass: 1.0 / (1.0 / ba.mass + 1.0 / bb.mass),
-                    friction: 0.5 * (ma.friction + mb.friction),
-                    restitution: 0.5 * (ma.restitution + mb.restitution),
-                    hertz: match (ma.law, mb.law) {
-                        (
-                            ContactLaw::HertzMindlin {
-                                elastic: ea,
-                                rolling_friction: ra,
-                            },
-                            ContactLaw::HertzMindlin {
-                                elastic: eb,
-                                rolling_friction: rb,
-                            },
-                        ) => Some(HertzPair {
-                            modulus: effective_modulus(&ea, &eb),
-                            radius: effective_radius(ba.radius, Some(bb.radius)),
-                            rolling_friction: 0.5 * (ra + rb),
-                        }),
-                        _ => None,
-                    },
+                    friction: set
+                        .and_then(|p| p.friction)
+                        .unwrap_or(0.5 * (ma.friction + mb.friction)),
+                    restitution: set
+                        .and_then(|p| p.restitution)
+                        .unwrap_or(0.5 * (ma.restitution + mb.restitution)),
+                    hertz,
                 }
             }
             Other::Obstacle(o) => {

@@ -31,7 +31,8 @@
 //! penetration δ, far softer than the seed's linear spring: a box landing on a corner
 //! would sink through the halo. A pair's total spring `Σ wᵢ·(m − dᵢ)` is therefore never
 //! below the seed spring `m − d_min` of its deepest fine contact point; below it, the
-//! pair's contacts become that one seed point ([`pair_contacts`]). Face-on-face contacts, whose integral is
+//! pair's contacts become that one seed point ([`pair_contacts`]); under Hertz–Mindlin,
+//! the seed's merged points instead (`apply_seed_floor`). Face-on-face contacts, whose integral is
 //! many points' worth, never reach the floor, so their force stays independent of the
 //! triangulation.
 //!
@@ -458,7 +459,10 @@ pub fn pair_contacts(
         let a_ref = reference_area(body_a.radius, r_b, margin);
         merge_samples(a, b, samples, 0.5 * margin, margin, a_ref, out);
     }
-    apply_seed_floor(a, b, out, first, margin, raw);
+    let hertz = super::pair::PairParams::of(model, bodies, a, b)
+        .hertz
+        .is_some();
+    apply_seed_floor(a, b, out, first, margin, raw, hertz);
 }
 
 /// The force floor of the pair (`a`, `b`) (see the module docs): when the pair's
@@ -473,6 +477,13 @@ pub fn pair_contacts(
 /// (unlike merged averages, whose clusters change as fine pairs come and go). Face-on-face
 /// contacts, whose integral is many points' worth, never reach the floor, so their force
 /// stays independent of the triangulation. The switch is continuous in the total force.
+///
+/// Under Hertz–Mindlin (`hertz`) the pair's force is Hertz's of the deepest overlap
+/// whatever its points ([`super::hertz`]); there the floor's points are the seed's merged
+/// points ([`merge_pair`]), among which that force is shared in proportion to their
+/// overlaps, so that its application point moves continuously as a curved face rolls
+/// over its vertices (one deepest point jumps from vertex to vertex: a 1,280-triangle
+/// sphere then rolls 5 % slow, `tests/physics/rolling.rs`).
 fn apply_seed_floor(
     a: u32,
     b: Other,
@@ -480,6 +491,7 @@ fn apply_seed_floor(
     first: usize,
     margin: f64,
     raw: &[RawContact],
+    hertz: bool,
 ) {
     let Some(deepest) = raw
         .iter()
@@ -494,6 +506,10 @@ fn apply_seed_floor(
         .sum();
     if !(floor > total && floor.is_finite()) {
         return;
+    }
+    if hertz {
+        out.truncate(first);
+        return merge_pair(a, b, raw, 0.5 * margin, out);
     }
     // Fine pairs tied with the deepest (a vertex's triangles against a face: one closest
     // point, normals equal up to the f32 geometry's rounding) share its point and normal:

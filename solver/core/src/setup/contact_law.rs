@@ -1,9 +1,9 @@
 //! Contact laws from the scenario: a material's [`ContactLaw`], an obstacle's elastic
-//! constants, and the rule that one scenario uses one particle contact law
-//! (`docs/design.md` §3, "Hertz–Mindlin").
+//! constants, and the scenario's material pairs (`docs/design.md` §3, "Hertz–Mindlin" and
+//! "Material pairs").
 
 use crate::error::SolverError;
-use crate::model::{ContactLaw, Elastic};
+use crate::model::{ContactLaw, Elastic, MaterialPair};
 use crate::scenario::{ContactLawSpec, MaterialSpec, ObstacleSpec, Scenario};
 
 /// The contact law of a parsed material (its keys were checked by the parser).
@@ -32,21 +32,51 @@ pub fn obstacle_elastic<G>(spec: &ObstacleSpec<G>) -> Elastic {
     }
 }
 
-/// Refuses a scenario whose materials mix the seed's spring and Hertz–Mindlin: a pair
-/// of the two has no defined law. Names the first material of the minority law.
-pub fn check_one_law(scenario: &Scenario) -> Result<(), SolverError> {
-    let hertz = |m: &MaterialSpec| m.contact_law == ContactLawSpec::HertzMindlin;
-    let first_seed = scenario.materials.iter().find(|(_, m)| !hertz(m));
-    let first_hertz = scenario.materials.iter().find(|(_, m)| hertz(m));
-    match (first_seed, first_hertz) {
-        (Some((seed, _)), Some((hm, _))) => Err(SolverError::Setup {
+/// The scenario's `material_pairs:` with material indices (the position of each name in
+/// the sorted `materials:`). A pair of materials meets under Hertz–Mindlin when either
+/// material uses it (the other counts as rigid, as an obstacle without
+/// `youngs_modulus_pa` does; `docs/design.md` §3, "Material pairs"), so `rolling_friction`
+/// of a pair of two seed materials would never act and is refused, naming the entry.
+pub fn material_pairs(scenario: &Scenario) -> Result<Vec<MaterialPair>, SolverError> {
+    let index = |name: &str| {
+        scenario
+            .materials
+            .keys()
+            .position(|k| k == name)
+            .map(|i| i as u32)
+    };
+    let hertz = |name: &str| {
+        scenario
+            .materials
+            .get(name)
+            .is_some_and(|m| m.contact_law == ContactLawSpec::HertzMindlin)
+    };
+    let mut out = Vec::with_capacity(scenario.material_pairs.len());
+    for (i, p) in scenario.material_pairs.iter().enumerate() {
+        let [a, b] = &p.materials;
+        let error = |message: String| SolverError::Setup {
             file: scenario.file.clone(),
-            context: format!("materials.{hm}"),
-            message: format!(
-                "`contact_law: hertz_mindlin` cannot meet material `{seed}` (`contact_law: seed`): \
-                 use one contact law for all materials"
-            ),
-        }),
-        _ => Ok(()),
+            context: format!("material_pairs[{i}]"),
+            message,
+        };
+        let (Some(ia), Some(ib)) = (index(a), index(b)) else {
+            // The parser checks the names; a scenario built in memory may not have.
+            return Err(error(format!(
+                "the pair `{a}`–`{b}` names an unknown material"
+            )));
+        };
+        if p.rolling_friction.is_some() && !hertz(a) && !hertz(b) {
+            return Err(error(format!(
+                "`rolling_friction` of the pair `{a}`–`{b}` needs a `contact_law: hertz_mindlin` material \
+                 (the seed's spring has no rolling resistance)"
+            )));
+        }
+        out.push(MaterialPair {
+            materials: (ia.min(ib), ia.max(ib)),
+            restitution: p.restitution,
+            friction: p.friction,
+            rolling_friction: p.rolling_friction,
+        });
     }
+    Ok(out)
 }

@@ -12,7 +12,7 @@
 use crate::common::world::*;
 use msdem_geom::math::{Iso3, Vec3};
 use msdem_mesh::generate::{icosphere, plane};
-use msdem_solver::model::{ContactLaw, Elastic};
+use msdem_solver::model::{ContactLaw, Elastic, MaterialPair};
 use msdem_solver::world::World;
 
 const RADIUS: f64 = 0.1;
@@ -47,29 +47,66 @@ struct Impact {
 
 /// Two 1,280-triangle spheres of radii `r_a`, `r_b` [m] approaching head-on at relative
 /// speed `speed` [m/s] along a vertex direction (zero total momentum), restitution `e`,
-/// time step `dt` [s].
+/// time step `dt` [s], both of one Hertz material (`E` = [`YOUNG`], `ν` = [`POISSON`]).
 fn head_on(r_a: f64, r_b: f64, speed: f64, e: f64, dt: f64) -> Impact {
+    let same = Some((YOUNG, POISSON));
+    head_on_materials(r_a, r_b, speed, dt, [same, same], [e, e], None)
+}
+
+/// [`head_on`] with a material per sphere: `elastic[i]` is `Some((E [Pa], ν))` for
+/// Hertz–Mindlin, `None` for the seed's spring; `restitution[i]` its `e`; `pair_e`
+/// overrides the pair's restitution (`material_pairs:`). `E*` of the truth is computed
+/// here from `1/E* = (1 − ν_a²)/E_a + (1 − ν_b²)/E_b` (a seed material: rigid).
+fn head_on_materials(
+    r_a: f64,
+    r_b: f64,
+    speed: f64,
+    dt: f64,
+    elastic: [Option<(f64, f64)>; 2],
+    restitution: [f64; 2],
+    pair_e: Option<f64>,
+) -> Impact {
     let (mesh_a, mesh_b) = (icosphere(r_a, 3).unwrap(), icosphere(r_b, 3).unwrap());
     let axis = Vec3::from(mesh_a.vertices[0]).normalize();
     let mut world = empty_world(dt, [0.0; 3]);
     let sa = add_shape(&mut world, &mesh_a);
     let sb = add_shape(&mut world, &mesh_b);
-    let m = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, e);
-    world.model.materials[m as usize].law = hertz_law(YOUNG, 0.0);
+    let mut mats = [0u32; 2];
+    for (i, m) in mats.iter_mut().enumerate() {
+        *m = add_material(&mut world, 1000.0, 0.01, 1000.0, 0.0, restitution[i]);
+        if let Some((young, poisson)) = elastic[i] {
+            world.model.materials[*m as usize].law = ContactLaw::HertzMindlin {
+                elastic: Elastic {
+                    youngs_modulus: young,
+                    poisson_ratio: poisson,
+                },
+                rolling_friction: 0.0,
+            };
+        }
+    }
+    if let Some(e) = pair_e {
+        world.model.material_pairs.push(MaterialPair {
+            materials: (mats[0], mats[1]),
+            restitution: Some(e),
+            friction: None,
+            rolling_friction: None,
+        });
+    }
     let (ra, rb) = (
         world.model.shapes[sa as usize].radius,
         world.model.shapes[sb as usize].radius,
     );
     let margin = 0.01 * 2.0 * (ra + rb);
     let start = ra + rb + margin + 1e-4;
-    let a = add_particle(&mut world, sa, m, [0.0; 3]) as usize;
-    let b = add_particle(&mut world, sb, m, (start * axis).into()) as usize;
+    let a = add_particle(&mut world, sa, mats[0], [0.0; 3]) as usize;
+    let b = add_particle(&mut world, sb, mats[1], (start * axis).into()) as usize;
     let (ma, mb) = (world.state.bodies[a].mass, world.state.bodies[b].mass);
     world.state.bodies[a].velocity = speed * mb / (ma + mb) * axis;
     world.state.bodies[b].velocity = -speed * ma / (ma + mb) * axis;
     let m_eff = ma * mb / (ma + mb);
     let r_eff = ra * rb / (ra + rb);
-    let e_eff = YOUNG / (2.0 * (1.0 - POISSON * POISSON));
+    let compliance = |m: Option<(f64, f64)>| m.map_or(0.0, |(young, nu)| (1.0 - nu * nu) / young);
+    let e_eff = 1.0 / (compliance(elastic[0]) + compliance(elastic[1]));
     let overlap = |w: &World| {
         let bs = &w.state.bodies;
         margin - ((bs[b].position - bs[a].position).dot(&axis) - ra - rb)
@@ -131,11 +168,53 @@ fn sphere_pair_matches_hertz_duration_and_maximum_overlap() {
     }
 }
 
+/// Material pairs: two Hertz materials of moduli 5× apart and different Poisson's ratios,
+/// and a Hertz material against a seed one (rigid in the pair), both on an unequal sphere
+/// pair (r 0.1 / 0.2 m): duration and maximum overlap against Hertz with the mixed `E*`.
+#[test]
+fn unequal_materials_match_hertz_with_the_mixed_modulus() {
+    for elastic in [
+        [Some((YOUNG, POISSON)), Some((5.0 * YOUNG, 0.2))],
+        [Some((YOUNG, POISSON)), None],
+    ] {
+        let impact = head_on_materials(RADIUS, 2.0 * RADIUS, 1.0, 1e-5, elastic, [1.0, 1.0], None);
+        check_impact(&impact, 1.0, &format!("materials {elastic:?}"));
+    }
+}
+
+/// A `material_pairs:` restitution replaces the materials' mean (0.9 each, pair 0.5).
+#[test]
+fn a_material_pair_sets_the_pair_restitution() {
+    let stiff = Some((5.0 * YOUNG, 0.2));
+    for (pair_e, truth) in [(None, 0.9), (Some(0.5), 0.5)] {
+        let impact = head_on_materials(
+            RADIUS,
+            2.0 * RADIUS,
+            1.0,
+            1e-5,
+            [Some((YOUNG, POISSON)), stiff],
+            [0.9, 0.9],
+            pair_e,
+        );
+        println!("pair e {pair_e:?}: measured {:.5}", impact.restitution);
+        assert!(
+            (impact.restitution / truth - 1.0).abs() < 0.03,
+            "{pair_e:?}: {}",
+            impact.restitution
+        );
+    }
+}
+
 fn check_hertz_impact(r_a: f64, r_b: f64) {
-    let v = 1.0;
-    let impact = head_on(r_a, r_b, v, 1.0, 1e-5);
-    let duration = hertz_duration(&impact, v);
-    let overlap = hertz_max_overlap(&impact, v);
+    let impact = head_on(r_a, r_b, 1.0, 1.0, 1e-5);
+    check_impact(&impact, 1.0, &format!("r {r_a}/{r_b} m"));
+}
+
+/// Duration and maximum overlap of `impact` at approach speed `v` [m/s] against Hertz
+/// (2 %), and e = 1.
+fn check_impact(impact: &Impact, v: f64, case: &str) {
+    let duration = hertz_duration(impact, v);
+    let overlap = hertz_max_overlap(impact, v);
     // The closed form with the 4/3 convention: 2.868·(m*²/(R*·E*²·v))^{1/5}.
     let closed =
         2.868 * (impact.m_eff.powi(2) / (impact.r_eff * impact.e_eff.powi(2) * v)).powf(0.2);
@@ -146,7 +225,7 @@ fn check_hertz_impact(r_a: f64, r_b: f64) {
     let dt_err = (impact.duration - duration) / duration;
     let dm_err = (impact.max_overlap - overlap) / overlap;
     println!(
-        "hertz pair r {r_a}/{r_b} m: duration {:.6e} s (analytic {duration:.6e}, {:+.3} %), max overlap {:.6e} m (analytic {overlap:.6e}, {:+.3} %), e = {:.6}",
+        "hertz pair {case}: duration {:.6e} s (analytic {duration:.6e}, {:+.3} %), max overlap {:.6e} m (analytic {overlap:.6e}, {:+.3} %), e = {:.6}",
         impact.duration,
         100.0 * dt_err,
         impact.max_overlap,

@@ -13,3 +13,5 @@ mod hertz;
 mod kernels;
 mod motion;
 mod patches;
+mod rolling;
+mod sphere_patches;

@@ -54,3 +54,65 @@ particles:
     let dt = stable_dt_estimate(&w.model, &w.state.bodies);
     assert!((dt - truth).abs() < 1e-12 * truth, "{dt} vs {truth}");
 }
+
+/// `material_pairs:` through setup: a Hertz material beside a seed one is accepted (the
+/// pair meets under Hertz with the seed side rigid), listed values replace the means, and
+/// unlisted pairs keep the default rule.
+#[test]
+fn material_pairs_reach_the_pair_parameters() {
+    use msdem_solver::contact::pair::PairParams;
+    use msdem_solver::model::Other;
+    let f = Fixture::new();
+    let text = scenario_text(
+        "{ dt: 1.0e-4, end: 0.01, output_every: 10 }",
+        "material_pairs:
+  - { materials: [sand, rock], restitution: 0.3, rolling_friction: 0.05 }
+particles:
+  - { shape: grain, material: rock, position: [0, 0, 1] }
+  - { shape: grain, material: sand, position: [0, 0, 3] }
+  - { shape: grain, material: sand, position: [0, 0, 5] }
+",
+    )
+    .replace(
+        "  rock: { density: 2500.0 }\n",
+        "  rock: { density: 2500.0, restitution: 0.9, friction: 0.4, contact_law: hertz_mindlin, youngs_modulus_pa: 1.0e7, poisson_ratio: 0.3, rolling_friction: 0.1 }\n  sand: { density: 2500.0, restitution: 0.7, friction: 0.2 }\n",
+    );
+    let w = build_world(&load_scenario(&f.scenario("s.yaml", &text)).unwrap()).unwrap();
+    let id = |name: &str| {
+        w.state
+            .bodies
+            .iter()
+            .position(|b| w.model.materials[b.material as usize].name == name)
+            .unwrap() as u32
+    };
+    let (rock, sand) = (id("rock"), id("sand"));
+    let mixed = PairParams::of(&w.model, &w.state.bodies, rock, Other::Particle(sand));
+    assert_eq!(mixed.restitution, 0.3);
+    assert!(
+        (mixed.friction - 0.3).abs() < 1e-15,
+        "mean friction {}",
+        mixed.friction
+    );
+    let hz = mixed
+        .hertz
+        .expect("a Hertz material meets a seed one under Hertz");
+    // The seed side is rigid: E* = E/(1 − ν²).
+    assert!(
+        (hz.modulus - 1e7 / (1.0 - 0.09)).abs() < 1e-6,
+        "{}",
+        hz.modulus
+    );
+    assert_eq!(hz.rolling_friction, 0.05);
+    // Either order names the same pair.
+    let back = PairParams::of(&w.model, &w.state.bodies, sand, Other::Particle(rock));
+    assert_eq!(back.restitution, 0.3);
+    // Two seed particles: not listed, the seed's spring and their own values.
+    let other_sand = sand + 1;
+    assert_eq!(
+        w.model.materials[w.state.bodies[other_sand as usize].material as usize].name,
+        "sand"
+    );
+    let seed = PairParams::of(&w.model, &w.state.bodies, sand, Other::Particle(other_sand));
+    assert!(seed.hertz.is_none());
+    assert_eq!((seed.restitution, seed.friction), (0.7, 0.2));
+}
