@@ -9,15 +9,14 @@ use sha2::{Digest, Sha256};
 
 use crate::FrameError;
 
-/// Format version of every run-output file. 5: checkpoints hold the marks of the streamed
-/// statistics files instead of all statistics, and [`StepStats`](crate::StepStats) gained
-/// `substeps` (issues 16 and 19); 4: frames carry the contact load of every
+/// Format version of every run-output record file (the streamed statistics have their own,
+/// [`crate::stream::STREAM_FORMAT_VERSION`]). 4: frames carry the contact load of every
 /// particle ([`Frame::loads`](crate::Frame::loads)), particle records their material and
 /// inertia tensor; 3: a body length and the SHA-256 of the body follow the version (see
 /// the module table); 2: [`StepStats`](crate::StepStats) gained
 /// `unfolds`, `narrows`, `skipped` and `iteration_checks`. Files of other versions are
 /// refused with a version error.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 4;
 /// Length of the header before the postcard body: magic, version, body length, SHA-256.
 pub const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 /// Magic of the manifest file.

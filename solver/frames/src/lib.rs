@@ -22,7 +22,7 @@
 //!   previous checkpoint of an unfinished run (its own record, magic [`CHECKPOINT_MAGIC`],
 //!   paths [`checkpoint_path`], [`previous_checkpoint_path`]); removed when the run ends.
 //!
-//! Every other file (format version 5, [`FORMAT_VERSION`]) is a 52-byte header ([`HEADER_LEN`])
+//! Every other file (format version 4, [`FORMAT_VERSION`]) is a 52-byte header ([`HEADER_LEN`])
 //! followed by the body, the postcard encoding of the record (fields in declaration order):
 //!
 //! | offset | size | field                                              |

@@ -185,7 +185,7 @@ fn with_header(magic: &[u8; 8], body: &[u8]) -> Vec<u8> {
 /// field order.
 #[test]
 fn byte_layout_is_pinned() {
-    assert_eq!(FORMAT_VERSION, 5);
+    assert_eq!(FORMAT_VERSION, 4);
     assert_eq!(HEADER_LEN, 52);
     assert_eq!(&MANIFEST_MAGIC, b"MSDEMRUN");
     assert_eq!(&FRAME_MAGIC, b"MSDEMFRM");
