@@ -12,7 +12,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use msdem_e2e::{
-    binary, child_pids, pipeline_binary, process_alive, run_in, test_pipelines_dir, texts,
+    binary, child_pids, pipeline_binary, process_alive, run_in, run_outputs, test_pipelines_dir,
+    texts,
 };
 use msdem_frames::MANIFEST_MAGIC;
 use msdem_frames::{frame_path, manifest_path, read_record, Frame, RunManifest, FRAME_MAGIC};
@@ -48,24 +49,6 @@ fn ran(stdout: &str) -> Vec<String> {
         .lines()
         .filter_map(|l| l.split_once("] run   "))
         .map(|(_, rest)| rest.split(':').next().unwrap().to_owned())
-        .collect()
-}
-
-/// Frames, manifest and statistics of a run folder (not the wall-clock timings), by name.
-fn run_files(run: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<PathBuf> = fs::read_dir(run.join("frames"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    files.push(run.join("stats.msdem"));
-    files.push(run.join("run.msdem"));
-    files
-        .into_iter()
-        .map(|p| {
-            let name = p.strip_prefix(run).unwrap().display().to_string();
-            (name, fs::read(&p).unwrap())
-        })
         .collect()
 }
 
@@ -196,7 +179,7 @@ fn a_running_pipeline_holds_its_folder_and_its_solver_dies_with_it() {
     let stdout = run_ok(dir.path(), &["tiny.yaml"]);
     assert!(stdout.contains("made  export tiny"), "{stdout}");
     let run = out.join("run");
-    let names: Vec<String> = run_files(&run).into_iter().map(|(n, _)| n).collect();
+    let names: Vec<String> = run_outputs(&run).into_iter().map(|(n, _)| n).collect();
     let expected_frames: Vec<String> = (0..=5)
         .map(|i| format!("frames/frame_{i:06}.msdem"))
         .collect();
@@ -213,8 +196,8 @@ fn a_running_pipeline_holds_its_folder_and_its_solver_dies_with_it() {
     assert_eq!(pvd.matches("<DataSet").count(), 6, "{pvd}");
     let reference = sandbox(short);
     run_ok(reference.path(), &["tiny.yaml"]);
-    let expected = run_files(&reference.path().join("out/tiny/run"));
-    let got = run_files(&run);
+    let expected = run_outputs(&reference.path().join("out/tiny/run"));
+    let got = run_outputs(&run);
     assert_eq!(got.len(), expected.len());
     for ((name, a), (_, b)) in got.iter().zip(&expected) {
         assert!(a == b, "{name} differs from an uninterrupted run's");
@@ -237,7 +220,7 @@ fn damaged_intermediates_and_outputs_are_rebuilt_not_fatal() {
     let read = |rel: &str| fs::read(out.join(rel)).unwrap();
     let mesh = read("meshes/grain.ply");
     let tree = read("trees/grain.tree");
-    let frames = run_files(&out.join("run"));
+    let frames = run_outputs(&out.join("run"));
     let vtp = "run/vtk/particles_state_000001.vtp";
     let ply = "run/ply/frame_000002.ply";
     let (vtp_bytes, ply_bytes) = (read(vtp), read(ply));
@@ -295,7 +278,7 @@ fn damaged_intermediates_and_outputs_are_rebuilt_not_fatal() {
         assert_eq!(read("meshes/grain.ply"), mesh, "{what}");
         assert_eq!(read("trees/grain.tree"), tree, "{what}");
         assert!(
-            run_files(&out.join("run")) == frames,
+            run_outputs(&out.join("run")) == frames,
             "{what}: frames differ"
         );
         assert_eq!(read(vtp), vtp_bytes, "{what}");

@@ -5,13 +5,12 @@
 #![cfg(target_os = "linux")]
 
 use std::fs;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use msdem_e2e::{
-    child_pids as children, pipeline_binary, process_alive as alive, run_in, test_pipelines_dir,
-    texts,
+    child_pids as children, pipeline_binary, process_alive as alive, run_in, run_outputs,
+    test_pipelines_dir, texts,
 };
 use msdem_frames::{checkpoint_path, read_record, CHECKPOINT_MAGIC};
 use msdem_solver::run::checkpoint::Checkpoint;
@@ -38,24 +37,6 @@ fn sandbox() -> tempfile::TempDir {
     dir
 }
 
-/// Frames, manifest and statistics of a run folder, by name.
-fn outputs(run: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<PathBuf> = fs::read_dir(run.join("frames"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    files.push(run.join("stats.msdem"));
-    files.push(run.join("run.msdem"));
-    files
-        .into_iter()
-        .map(|p| {
-            let name = p.strip_prefix(run).unwrap().display().to_string();
-            (name, fs::read(&p).unwrap())
-        })
-        .collect()
-}
-
 #[test]
 fn a_killed_pipeline_resumes_from_the_checkpoint_and_matches_an_uninterrupted_run() {
     let pipeline = pipeline_binary();
@@ -67,7 +48,7 @@ fn a_killed_pipeline_resumes_from_the_checkpoint_and_matches_an_uninterrupted_ru
     assert!(o.status.success(), "{stdout}\n{stderr}");
     let reference_run = reference.path().join("out/tiny/run");
     assert!(!checkpoint_path(&reference_run).exists());
-    let expected = outputs(&reference_run);
+    let expected = run_outputs(&reference_run);
     assert_eq!(expected.len(), 20_000 / 1000 + 1 + 2);
 
     // The same pipeline, the runner killed with SIGKILL once the solver's checkpoint
@@ -155,7 +136,7 @@ fn a_killed_pipeline_resumes_from_the_checkpoint_and_matches_an_uninterrupted_ru
     let run = out.join("run");
     assert!(!checkpoint_path(&run).exists());
     assert!(!out.join("run.partial").exists());
-    let got = outputs(&run);
+    let got = run_outputs(&run);
     assert_eq!(
         got.iter().map(|(n, _)| n).collect::<Vec<_>>(),
         expected.iter().map(|(n, _)| n).collect::<Vec<_>>()

@@ -141,3 +141,22 @@ pub fn process_alive(pid: u32) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// Frames, manifest and statistics of a run folder (not the wall-clock timings), by name,
+/// for byte-for-byte comparison of two runs.
+pub fn run_outputs(run: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(run.join("frames"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files.push(run.join("stats.msdem"));
+    files.push(run.join("run.msdem"));
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p.strip_prefix(run).unwrap().display().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
