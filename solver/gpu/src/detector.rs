@@ -1,0 +1,376 @@
+//! [`GpuEllipsoidDetector`]: seed 002's three levels on the device — bounding-sphere
+//! binning (§4), ChM (§3) on the inflated ellipsoids of every bounding pair, OpM (§2) on
+//! the survivors — with device buffers kept between calls.
+//!
+//! Per call: validate and pack on the host (11 doubles per body), one upload, then
+//! `prep_bodies` → `bin_count` → scan of the bucket counts → `bin_scatter` →
+//! `bin_pairs_chm` (a 16-byte read of the pair counters; the survivor list grows and the
+//! stage reruns if it overflowed) → `opm_pairs` → scan of the per-body contact counts (a
+//! 4-byte read of the total) → `contact_scatter` → `contact_sort` → `contact_gather`, and
+//! one download of the contacts in `(i, j)` order.
+
+use crate::body::{Detection, DetectionStats, EllipsoidBody, PairContact};
+use crate::device::Device;
+use crate::error::{driver, GpuError};
+use crate::kernels::BLOCK;
+use crate::kernels::BODY_DOUBLES;
+use crate::pack::{pack_into, validate, PACKED_STRIDE};
+use crate::plan::{BinPlan, MAX_ENTRIES_PER_BODY};
+use crate::scan::exclusive_scan;
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{
+    CudaEvent, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+use std::time::Instant;
+
+/// Doubles and words per contact record (`REC_F`, `REC_U` of `contacts.cu`).
+const REC_F: usize = 10;
+const REC_U: usize = 4;
+
+/// Times of the last [`GpuEllipsoidDetector::detect`] \[ms\]: device intervals from CUDA
+/// events, `wall_ms` from the host clock around the whole call.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GpuTimings {
+    /// Host → device copy of the packed bodies.
+    pub upload_ms: f64,
+    /// All kernels, from the end of the upload to the start of the download (includes the
+    /// two small counter reads the host needs to size launches).
+    pub kernels_ms: f64,
+    /// Device → host copy of the contacts.
+    pub download_ms: f64,
+    /// The whole call on the host clock: validation, packing, transfers, kernels, unpacking.
+    pub wall_ms: f64,
+}
+
+/// Device buffers reused across calls (grown, never shrunk).
+struct Workspace {
+    packed: CudaSlice<f64>,
+    bodies: CudaSlice<f64>,
+    bucket_count: CudaSlice<u32>,
+    bucket_cursor: CudaSlice<u32>,
+    entries: CudaSlice<u32>,
+    counters: CudaSlice<u64>,
+    survivors: CudaSlice<u64>,
+    rec_f: CudaSlice<f64>,
+    rec_u: CudaSlice<u32>,
+    first_count: CudaSlice<u32>,
+    first_cursor: CudaSlice<u32>,
+    order: CudaSlice<u32>,
+    out_f: CudaSlice<f64>,
+    out_u: CudaSlice<u32>,
+    scan_levels: Vec<CudaSlice<u32>>,
+}
+
+/// Ellipsoid contact detection on a CUDA device (see the module doc).
+pub struct GpuEllipsoidDetector {
+    dev: Device,
+    ws: Workspace,
+    host_packed: Vec<f64>,
+    host_f: Vec<f64>,
+    host_u: Vec<u32>,
+    timings: GpuTimings,
+    events: [CudaEvent; 4],
+}
+
+fn grow<T: DeviceRepr + ValidAsZeroBits>(
+    dev: &Device,
+    buf: &mut CudaSlice<T>,
+    len: usize,
+) -> Result<(), GpuError> {
+    if buf.len() < len {
+        let want = len.saturating_add(len / 4).max(1);
+        // Drop the old buffer first so the peak is not old + new.
+        *buf = dev.stream.alloc_zeros(1).map_err(driver("allocation"))?;
+        *buf = dev.stream.alloc_zeros(want).map_err(driver("allocation"))?;
+    }
+    Ok(())
+}
+
+fn zero<T: DeviceRepr + ValidAsZeroBits>(
+    dev: &Device,
+    buf: &mut CudaSlice<T>,
+    len: usize,
+) -> Result<(), GpuError> {
+    dev.stream
+        .memset_zeros(&mut buf.slice_mut(0..len))
+        .map_err(driver("memset"))
+}
+
+fn per_item(n: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((n as u32).div_ceil(BLOCK).max(1), 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Device bytes one detection of `n` bodies with `survivors` ChM survivors needs.
+fn bytes_needed(n: usize, buckets: usize, survivors: usize) -> usize {
+    let per_body = 8 * (PACKED_STRIDE + BODY_DOUBLES) + 4 * (MAX_ENTRIES_PER_BODY + 2);
+    let per_survivor = 8 + 8 * REC_F + 4 * REC_U + 4 + 8 * REC_F + 4 * REC_U;
+    n * per_body + buckets * 8 + survivors * per_survivor
+}
+
+impl GpuEllipsoidDetector {
+    /// Opens CUDA device 0 and compiles the kernels. Without a usable GPU:
+    /// [`GpuError::Unavailable`].
+    pub fn new() -> Result<Self, GpuError> {
+        let dev = Device::open(0)?;
+        let z64 = || {
+            dev.stream
+                .alloc_zeros::<f64>(1)
+                .map_err(driver("allocation"))
+        };
+        let z32 = || {
+            dev.stream
+                .alloc_zeros::<u32>(1)
+                .map_err(driver("allocation"))
+        };
+        let zu64 = |n| {
+            dev.stream
+                .alloc_zeros::<u64>(n)
+                .map_err(driver("allocation"))
+        };
+        let ws = Workspace {
+            packed: z64()?,
+            bodies: z64()?,
+            bucket_count: z32()?,
+            bucket_cursor: z32()?,
+            entries: z32()?,
+            counters: zu64(4)?,
+            survivors: zu64(1)?,
+            rec_f: z64()?,
+            rec_u: z32()?,
+            first_count: z32()?,
+            first_cursor: z32()?,
+            order: z32()?,
+            out_f: z64()?,
+            out_u: z32()?,
+            scan_levels: Vec::new(),
+        };
+        let timed = || {
+            dev.ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(driver("event"))
+        };
+        let events = [timed()?, timed()?, timed()?, timed()?];
+        Ok(GpuEllipsoidDetector {
+            dev,
+            ws,
+            host_packed: Vec::new(),
+            host_f: Vec::new(),
+            host_u: Vec::new(),
+            timings: GpuTimings::default(),
+            events,
+        })
+    }
+
+    /// The device the detector runs on.
+    pub fn device(&self) -> &Device {
+        &self.dev
+    }
+
+    /// Times of the last successful [`detect`](Self::detect).
+    pub fn last_timings(&self) -> GpuTimings {
+        self.timings
+    }
+
+    /// All contacts of `bodies` (the contract of [`crate::cpu::detect_cpu`]: pairs within
+    /// the halo sum, sorted by `(i, j)`, with the same work counts), computed on the device.
+    /// Invalid input: [`GpuError::BadBody`] with the lowest bad index, nothing launched.
+    pub fn detect(&mut self, bodies: &[EllipsoidBody]) -> Result<Detection, GpuError> {
+        let start = Instant::now();
+        validate(bodies)?;
+        let plan = BinPlan::new(bodies)?;
+        let n = bodies.len();
+        if n == 0 {
+            self.timings = GpuTimings::default();
+            return Ok(Detection::default());
+        }
+        let nb = plan.buckets();
+        let (free, _) = self.dev.memory()?;
+        let held = bytes_needed(self.ws.bodies.len() / BODY_DOUBLES, 0, 0);
+        if bytes_needed(n, nb, n) > free + held {
+            return Err(GpuError::TooLarge(format!(
+                "{n} bodies need about {} MiB of device memory, {} MiB are free",
+                bytes_needed(n, nb, n) >> 20,
+                free >> 20
+            )));
+        }
+        pack_into(bodies, &mut self.host_packed);
+        let dev = &self.dev;
+        let ws = &mut self.ws;
+        grow(dev, &mut ws.packed, n * PACKED_STRIDE)?;
+        grow(dev, &mut ws.bodies, n * BODY_DOUBLES)?;
+        grow(dev, &mut ws.bucket_count, nb + 1)?;
+        grow(dev, &mut ws.bucket_cursor, nb)?;
+        grow(dev, &mut ws.entries, n * MAX_ENTRIES_PER_BODY)?;
+        grow(dev, &mut ws.first_count, n + 1)?;
+        grow(dev, &mut ws.first_cursor, n)?;
+        grow(dev, &mut ws.survivors, n.max(1024))?;
+        let st = &dev.stream;
+        let k = &dev.k;
+        let ev = &self.events;
+        ev[0].record(st).map_err(driver("event"))?;
+        st.memcpy_htod(
+            &self.host_packed,
+            &mut ws.packed.slice_mut(0..n * PACKED_STRIDE),
+        )
+        .map_err(driver("upload"))?;
+        ev[1].record(st).map_err(driver("event"))?;
+
+        let (n32, bits, nb32) = (n as u32, plan.bucket_bits, nb as u32);
+        let mut b = st.launch_builder(&k.prep_bodies);
+        b.arg(&ws.packed)
+            .arg(&mut ws.bodies)
+            .arg(&n32)
+            .arg(&plan.inv_bin);
+        // SAFETY: reads packed[0..11n), writes bodies[0..21n).
+        unsafe { b.launch(per_item(n)) }.map_err(driver("prep_bodies"))?;
+        zero(dev, &mut ws.bucket_count, nb + 1)?;
+        zero(dev, &mut ws.bucket_cursor, nb)?;
+        let mut b = st.launch_builder(&k.bin_count);
+        b.arg(&ws.bodies)
+            .arg(&n32)
+            .arg(&bits)
+            .arg(&mut ws.bucket_count);
+        // SAFETY: buckets are < 2^bits = nb.
+        unsafe { b.launch(per_item(n)) }.map_err(driver("bin_count"))?;
+        exclusive_scan(dev, &mut ws.bucket_count, nb + 1, &mut ws.scan_levels)?;
+        let mut b = st.launch_builder(&k.bin_scatter);
+        b.arg(&ws.bodies)
+            .arg(&n32)
+            .arg(&bits)
+            .arg(&ws.bucket_count)
+            .arg(&mut ws.bucket_cursor)
+            .arg(&mut ws.entries);
+        // SAFETY: positions are < the scanned total ≤ 8n = the entries' length.
+        unsafe { b.launch(per_item(n)) }.map_err(driver("bin_scatter"))?;
+
+        let capacity = (n * MAX_ENTRIES_PER_BODY) as u32;
+        let mut counters = [0u64; 4];
+        loop {
+            zero(dev, &mut ws.counters, 4)?;
+            let surv_cap = ws.survivors.len().min(u32::MAX as usize) as u32;
+            let mut b = st.launch_builder(&k.bin_pairs_chm);
+            b.arg(&ws.bodies)
+                .arg(&ws.entries)
+                .arg(&ws.bucket_count)
+                .arg(&nb32)
+                .arg(&bits)
+                .arg(&capacity)
+                .arg(&mut ws.counters)
+                .arg(&mut ws.survivors)
+                .arg(&surv_cap);
+            // SAFETY: survivors are written only below surv_cap.
+            unsafe { b.launch(per_item(capacity as usize)) }.map_err(driver("bin_pairs_chm"))?;
+            st.memcpy_dtoh(&ws.counters, &mut counters)
+                .map_err(driver("counter read"))?;
+            if counters[1] <= u64::from(surv_cap) {
+                break;
+            }
+            if counters[1] >= u64::from(u32::MAX) {
+                return Err(GpuError::TooLarge(format!(
+                    "{} ChM survivors exceed the 32-bit survivor index",
+                    counters[1]
+                )));
+            }
+            grow(dev, &mut ws.survivors, counters[1] as usize)?;
+        }
+        let ns = counters[1] as usize;
+        grow(dev, &mut ws.rec_f, ns * REC_F)?;
+        grow(dev, &mut ws.rec_u, ns * REC_U)?;
+        grow(dev, &mut ws.order, ns)?;
+        zero(dev, &mut ws.first_count, n + 1)?;
+        zero(dev, &mut ws.first_cursor, n)?;
+        let ns32 = ns as u32;
+        let mut b = st.launch_builder(&k.opm_pairs);
+        b.arg(&ws.bodies)
+            .arg(&ws.survivors)
+            .arg(&ns32)
+            .arg(&mut ws.rec_f)
+            .arg(&mut ws.rec_u)
+            .arg(&mut ws.first_count);
+        // SAFETY: records 0..ns, counts per body index < n.
+        unsafe { b.launch(per_item(ns)) }.map_err(driver("opm_pairs"))?;
+        exclusive_scan(dev, &mut ws.first_count, n + 1, &mut ws.scan_levels)?;
+        let mut b = st.launch_builder(&k.contact_scatter);
+        b.arg(&ws.rec_u)
+            .arg(&ns32)
+            .arg(&ws.first_count)
+            .arg(&mut ws.first_cursor)
+            .arg(&mut ws.order);
+        // SAFETY: positions < total contacts ≤ ns.
+        unsafe { b.launch(per_item(ns)) }.map_err(driver("contact_scatter"))?;
+        let mut b = st.launch_builder(&k.contact_sort);
+        b.arg(&ws.rec_u)
+            .arg(&n32)
+            .arg(&ws.first_count)
+            .arg(&mut ws.order);
+        // SAFETY: each thread permutes its own run of order.
+        unsafe { b.launch(per_item(n)) }.map_err(driver("contact_sort"))?;
+        let mut total = [0u32; 1];
+        st.memcpy_dtoh(&ws.first_count.slice(n..n + 1), &mut total)
+            .map_err(driver("count read"))?;
+        let nc = total[0] as usize;
+        grow(dev, &mut ws.out_f, nc * REC_F)?;
+        grow(dev, &mut ws.out_u, nc * REC_U)?;
+        let nc32 = nc as u32;
+        let mut b = st.launch_builder(&k.contact_gather);
+        b.arg(&ws.rec_f)
+            .arg(&ws.rec_u)
+            .arg(&ws.order)
+            .arg(&nc32)
+            .arg(&mut ws.out_f)
+            .arg(&mut ws.out_u);
+        // SAFETY: reads records order[p] < ns, writes outputs 0..nc.
+        unsafe { b.launch(per_item(nc)) }.map_err(driver("contact_gather"))?;
+        ev[2].record(st).map_err(driver("event"))?;
+        self.host_f.resize(nc * REC_F, 0.0);
+        self.host_u.resize(nc * REC_U, 0);
+        if nc > 0 {
+            st.memcpy_dtoh(&ws.out_f.slice(0..nc * REC_F), &mut self.host_f[..])
+                .map_err(driver("download"))?;
+            st.memcpy_dtoh(&ws.out_u.slice(0..nc * REC_U), &mut self.host_u[..])
+                .map_err(driver("download"))?;
+        }
+        ev[3].record(st).map_err(driver("event"))?;
+        st.synchronize().map_err(driver("synchronise"))?;
+        let ms = |a: usize, b: usize| {
+            ev[a]
+                .elapsed_ms(&ev[b])
+                .map(f64::from)
+                .map_err(driver("event timing"))
+        };
+        let (upload_ms, kernels_ms, download_ms) = (ms(0, 1)?, ms(1, 2)?, ms(2, 3)?);
+        let contacts = self
+            .host_f
+            .chunks_exact(REC_F)
+            .zip(self.host_u.chunks_exact(REC_U))
+            .map(|(f, u)| PairContact {
+                i: u[0],
+                j: u[1],
+                signed_distance_m: f[0],
+                normal: [f[1], f[2], f[3]],
+                point_a_m: [f[4], f[5], f[6]],
+                point_b_m: [f[7], f[8], f[9]],
+                converged: u[3] & 1 != 0,
+                iterations: u[2],
+            })
+            .collect();
+        self.timings = GpuTimings {
+            upload_ms,
+            kernels_ms,
+            download_ms,
+            wall_ms: start.elapsed().as_secs_f64() * 1e3,
+        };
+        Ok(Detection {
+            contacts,
+            stats: DetectionStats {
+                bounding_pairs: counters[0],
+                chm_survivors: counters[1],
+                contacts: nc as u64,
+            },
+        })
+    }
+}

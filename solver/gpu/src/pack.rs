@@ -1,0 +1,117 @@
+//! Host-side validation and packing of the bodies for upload: 11 doubles per body
+//! (centre, quaternion `w x y z`, semi-axes, halo), the layout `prep_bodies` reads.
+
+use crate::body::EllipsoidBody;
+use crate::error::GpuError;
+
+/// Doubles per packed body.
+pub const PACKED_STRIDE: usize = 11;
+
+/// Largest body count: an entry stores `body << 3 | corner` in 32 bits.
+pub const MAX_BODIES: usize = (1 << 29) - 1;
+
+/// Checks one body: finite centre, unit quaternion (±1e-6), finite positive semi-axes,
+/// finite non-negative halo. The error names the body's index and the bad value.
+pub fn validate_body(index: usize, b: &EllipsoidBody) -> Result<(), GpuError> {
+    let bad = |message: String| Err(GpuError::BadBody { index, message });
+    if !b.center_m.iter().all(|x| x.is_finite()) {
+        return bad(format!("centre {:?} m is not finite", b.center_m));
+    }
+    let q = b.orientation;
+    let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if !((norm - 1.0).abs() <= 1e-6) {
+        return bad(format!(
+            "orientation {q:?} is not a unit quaternion (norm {norm})"
+        ));
+    }
+    for (axis, &r) in b.semi_axes_m.iter().enumerate() {
+        if !(r.is_finite() && r > 0.0) {
+            return bad(format!(
+                "semi-axis {} = {r} m is not a positive finite length",
+                ['a', 'b', 'c'][axis]
+            ));
+        }
+    }
+    if !(b.halo_m.is_finite() && b.halo_m >= 0.0) {
+        return bad(format!("halo {} m is not finite and >= 0", b.halo_m));
+    }
+    Ok(())
+}
+
+/// Validates every body (the lowest bad index is reported) and the count.
+pub fn validate(bodies: &[EllipsoidBody]) -> Result<(), GpuError> {
+    if bodies.len() > MAX_BODIES {
+        return Err(GpuError::TooLarge(format!(
+            "{} bodies exceed the GPU detector's limit of {MAX_BODIES}",
+            bodies.len()
+        )));
+    }
+    bodies
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, b)| validate_body(i, b))
+}
+
+/// Writes the packed layout of valid bodies into `out` (cleared first).
+pub fn pack_into(bodies: &[EllipsoidBody], out: &mut Vec<f64>) {
+    out.clear();
+    out.reserve(bodies.len() * PACKED_STRIDE);
+    for b in bodies {
+        out.extend_from_slice(&b.center_m);
+        out.extend_from_slice(&b.orientation);
+        out.extend_from_slice(&b.semi_axes_m);
+        out.push(b.halo_m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body() -> EllipsoidBody {
+        EllipsoidBody {
+            center_m: [1.0, 2.0, 3.0],
+            orientation: [1.0, 0.0, 0.0, 0.0],
+            semi_axes_m: [0.5, 0.25, 0.125],
+            halo_m: 0.01,
+        }
+    }
+
+    #[test]
+    fn packing_is_the_documented_layout() {
+        let mut b2 = body();
+        b2.center_m = [-4.0, -5.0, -6.0];
+        b2.orientation = [0.0, 0.0, 1.0, 0.0];
+        let mut out = vec![99.0];
+        pack_into(&[body(), b2], &mut out);
+        assert_eq!(out.len(), 2 * PACKED_STRIDE);
+        assert_eq!(
+            &out[..PACKED_STRIDE],
+            &[1.0, 2.0, 3.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.25, 0.125, 0.01]
+        );
+        assert_eq!(
+            &out[PACKED_STRIDE..PACKED_STRIDE + 7],
+            &[-4.0, -5.0, -6.0, 0.0, 0.0, 1.0, 0.0]
+        );
+    }
+
+    #[test]
+    fn each_bad_field_is_named_with_the_lowest_index() {
+        let cases: [(fn(&mut EllipsoidBody), &str); 5] = [
+            (|b| b.center_m[1] = f64::NAN, "centre"),
+            (|b| b.orientation = [1.0, 1.0, 0.0, 0.0], "unit quaternion"),
+            (|b| b.semi_axes_m[2] = 0.0, "semi-axis c = 0"),
+            (|b| b.semi_axes_m[0] = f64::INFINITY, "semi-axis a = inf"),
+            (|b| b.halo_m = -1.0, "halo -1"),
+        ];
+        for (spoil, want) in cases {
+            let mut set = vec![body(); 5];
+            spoil(&mut set[3]);
+            spoil(&mut set[4]);
+            let err = validate(&set).unwrap_err().to_string();
+            assert!(err.starts_with("body 3: "), "{err}");
+            assert!(err.contains(want), "{err} lacks {want}");
+        }
+        assert!(validate(&vec![body(); 5]).is_ok());
+    }
+}
