@@ -14,13 +14,14 @@ use crate::device::Device;
 use crate::error::{driver, GpuError};
 use crate::kernels::BLOCK;
 use crate::kernels::BODY_DOUBLES;
-use crate::pack::{pack_into, validate, PACKED_STRIDE};
+use crate::pack::{validate, validate_and_pack, PACKED_STRIDE};
 use crate::plan::{BinPlan, MAX_ENTRIES_PER_BODY};
 use crate::scan::exclusive_scan;
-use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::sys::{CUevent_flags, CU_MEMHOSTALLOC_WRITECOMBINED};
 use cudarc::driver::{
-    CudaEvent, CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+    CudaEvent, CudaSlice, DeviceRepr, LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
 };
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Doubles and words per contact record (`REC_F`, `REC_U` of `contacts.cu`).
@@ -40,6 +41,21 @@ pub struct GpuTimings {
     pub download_ms: f64,
     /// The whole call on the host clock: validation, packing, transfers, kernels, unpacking.
     pub wall_ms: f64,
+    /// The kernels split by stage (CUDA events), summing to `kernels_ms`.
+    pub stages: StageTimings,
+}
+
+/// Device time per stage of seed 002 §4 \[ms\].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimings {
+    /// Stages 1–6: body preparation, bin counts, their scan, the bin-sorted entries.
+    pub binning_ms: f64,
+    /// Stage 8 with ChM: bounding pairs per bin and the ChM filter (and the counter read).
+    pub pairs_chm_ms: f64,
+    /// OpM on the ChM survivors.
+    pub opm_ms: f64,
+    /// Stages 9–10: the contacts counted, scanned, sorted by pair and gathered.
+    pub ordering_ms: f64,
 }
 
 /// Device buffers reused across calls (grown, never shrunk).
@@ -65,11 +81,47 @@ struct Workspace {
 pub struct GpuEllipsoidDetector {
     dev: Device,
     ws: Workspace,
-    host_packed: Vec<f64>,
-    host_f: Vec<f64>,
-    host_u: Vec<u32>,
+    /// Pinned upload buffer (write-combined), exactly the last set's packed length.
+    host_packed: Option<PinnedHostSlice<f64>>,
+    /// Pinned download buffers, grown as needed.
+    host_f: Option<PinnedHostSlice<f64>>,
+    host_u: Option<PinnedHostSlice<u32>>,
+    /// Largest set seen: device memory is checked before growing past it.
+    max_bodies: usize,
     timings: GpuTimings,
-    events: [CudaEvent; 4],
+    events: [CudaEvent; 7],
+}
+
+/// Page-locked host memory of `len` elements, reused while long enough (`exact`: only
+/// when exactly that long, as a host → device copy takes the whole slice).
+fn pinned<T: DeviceRepr + ValidAsZeroBits>(
+    dev: &Device,
+    slot: &mut Option<PinnedHostSlice<T>>,
+    len: usize,
+    exact: bool,
+    flags: u32,
+) -> Result<(), GpuError> {
+    let fits = slot.as_ref().is_some_and(|p| {
+        if exact {
+            p.len() == len
+        } else {
+            p.len() >= len
+        }
+    });
+    if !fits {
+        *slot = None;
+        let want = if exact {
+            len
+        } else {
+            len.saturating_add(len / 4)
+        }
+        .max(1);
+        // SAFETY: the memory is written (packing, or a device copy) before it is read.
+        let p = unsafe { dev.ctx.alloc_pinned_with_flags::<T>(want, flags) }
+            .map_err(driver("pinned host allocation"))?;
+        *slot = Some(p);
+    }
+    Ok(())
 }
 
 fn grow<T: DeviceRepr + ValidAsZeroBits>(
@@ -153,13 +205,22 @@ impl GpuEllipsoidDetector {
                 .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(driver("event"))
         };
-        let events = [timed()?, timed()?, timed()?, timed()?];
+        let events = [
+            timed()?,
+            timed()?,
+            timed()?,
+            timed()?,
+            timed()?,
+            timed()?,
+            timed()?,
+        ];
         Ok(GpuEllipsoidDetector {
             dev,
             ws,
-            host_packed: Vec::new(),
-            host_f: Vec::new(),
-            host_u: Vec::new(),
+            host_packed: None,
+            host_f: None,
+            host_u: None,
+            max_bodies: 0,
             timings: GpuTimings::default(),
             events,
         })
@@ -180,24 +241,43 @@ impl GpuEllipsoidDetector {
     /// Invalid input: [`GpuError::BadBody`] with the lowest bad index, nothing launched.
     pub fn detect(&mut self, bodies: &[EllipsoidBody]) -> Result<Detection, GpuError> {
         let start = Instant::now();
-        validate(bodies)?;
-        let plan = BinPlan::new(bodies)?;
         let n = bodies.len();
         if n == 0 {
+            validate(bodies)?;
             self.timings = GpuTimings::default();
             return Ok(Detection::default());
         }
-        let nb = plan.buckets();
-        let (free, _) = self.dev.memory()?;
-        let held = bytes_needed(self.ws.bodies.len() / BODY_DOUBLES, 0, 0);
-        if bytes_needed(n, nb, n) > free + held {
-            return Err(GpuError::TooLarge(format!(
-                "{n} bodies need about {} MiB of device memory, {} MiB are free",
-                bytes_needed(n, nb, n) >> 20,
-                free >> 20
-            )));
+        if n > crate::pack::MAX_BODIES {
+            validate(bodies)?;
         }
-        pack_into(bodies, &mut self.host_packed);
+        pinned(
+            &self.dev,
+            &mut self.host_packed,
+            n * PACKED_STRIDE,
+            true,
+            CU_MEMHOSTALLOC_WRITECOMBINED,
+        )?;
+        let host_packed = self
+            .host_packed
+            .as_mut()
+            .ok_or_else(|| GpuError::TooLarge("no upload buffer".into()))?
+            .as_mut_slice()
+            .map_err(driver("pinned buffer"))?;
+        let summary = validate_and_pack(bodies, host_packed)?;
+        let plan = BinPlan::from_summary(bodies, &summary)?;
+        let nb = plan.buckets();
+        if n > self.max_bodies {
+            let (free, _) = self.dev.memory()?;
+            let held = bytes_needed(self.max_bodies, 0, 0);
+            if bytes_needed(n, nb, n) > free + held {
+                return Err(GpuError::TooLarge(format!(
+                    "{n} bodies need about {} MiB of device memory, {} MiB are free",
+                    bytes_needed(n, nb, n) >> 20,
+                    free >> 20
+                )));
+            }
+            self.max_bodies = n;
+        }
         let dev = &self.dev;
         let ws = &mut self.ws;
         grow(dev, &mut ws.packed, n * PACKED_STRIDE)?;
@@ -213,7 +293,7 @@ impl GpuEllipsoidDetector {
         let ev = &self.events;
         ev[0].record(st).map_err(driver("event"))?;
         st.memcpy_htod(
-            &self.host_packed,
+            &host_packed[..],
             &mut ws.packed.slice_mut(0..n * PACKED_STRIDE),
         )
         .map_err(driver("upload"))?;
@@ -246,6 +326,7 @@ impl GpuEllipsoidDetector {
             .arg(&mut ws.entries);
         // SAFETY: positions are < the scanned total ≤ 8n = the entries' length.
         unsafe { b.launch(per_item(n)) }.map_err(driver("bin_scatter"))?;
+        ev[2].record(st).map_err(driver("event"))?;
 
         let capacity = (n * MAX_ENTRIES_PER_BODY) as u32;
         let mut counters = [0u64; 4];
@@ -277,6 +358,7 @@ impl GpuEllipsoidDetector {
             }
             grow(dev, &mut ws.survivors, counters[1] as usize)?;
         }
+        ev[3].record(st).map_err(driver("event"))?;
         let ns = counters[1] as usize;
         grow(dev, &mut ws.rec_f, ns * REC_F)?;
         grow(dev, &mut ws.rec_u, ns * REC_U)?;
@@ -293,6 +375,7 @@ impl GpuEllipsoidDetector {
             .arg(&mut ws.first_count);
         // SAFETY: records 0..ns, counts per body index < n.
         unsafe { b.launch(per_item(ns)) }.map_err(driver("opm_pairs"))?;
+        ev[4].record(st).map_err(driver("event"))?;
         exclusive_scan(dev, &mut ws.first_count, n + 1, &mut ws.scan_levels)?;
         let mut b = st.launch_builder(&k.contact_scatter);
         b.arg(&ws.rec_u)
@@ -325,16 +408,21 @@ impl GpuEllipsoidDetector {
             .arg(&mut ws.out_u);
         // SAFETY: reads records order[p] < ns, writes outputs 0..nc.
         unsafe { b.launch(per_item(nc)) }.map_err(driver("contact_gather"))?;
-        ev[2].record(st).map_err(driver("event"))?;
-        self.host_f.resize(nc * REC_F, 0.0);
-        self.host_u.resize(nc * REC_U, 0);
+        ev[5].record(st).map_err(driver("event"))?;
+        pinned(dev, &mut self.host_f, nc * REC_F, false, 0)?;
+        pinned(dev, &mut self.host_u, nc * REC_U, false, 0)?;
+        let (Some(pf), Some(pu)) = (self.host_f.as_mut(), self.host_u.as_mut()) else {
+            return Err(GpuError::TooLarge("no download buffer".into()));
+        };
+        let host_f = pf.as_mut_slice().map_err(driver("pinned buffer"))?;
+        let host_u = pu.as_mut_slice().map_err(driver("pinned buffer"))?;
         if nc > 0 {
-            st.memcpy_dtoh(&ws.out_f.slice(0..nc * REC_F), &mut self.host_f[..])
+            st.memcpy_dtoh(&ws.out_f.slice(0..nc * REC_F), &mut host_f[..nc * REC_F])
                 .map_err(driver("download"))?;
-            st.memcpy_dtoh(&ws.out_u.slice(0..nc * REC_U), &mut self.host_u[..])
+            st.memcpy_dtoh(&ws.out_u.slice(0..nc * REC_U), &mut host_u[..nc * REC_U])
                 .map_err(driver("download"))?;
         }
-        ev[3].record(st).map_err(driver("event"))?;
+        ev[6].record(st).map_err(driver("event"))?;
         st.synchronize().map_err(driver("synchronise"))?;
         let ms = |a: usize, b: usize| {
             ev[a]
@@ -342,11 +430,16 @@ impl GpuEllipsoidDetector {
                 .map(f64::from)
                 .map_err(driver("event timing"))
         };
-        let (upload_ms, kernels_ms, download_ms) = (ms(0, 1)?, ms(1, 2)?, ms(2, 3)?);
-        let contacts = self
-            .host_f
-            .chunks_exact(REC_F)
-            .zip(self.host_u.chunks_exact(REC_U))
+        let stages = StageTimings {
+            binning_ms: ms(1, 2)?,
+            pairs_chm_ms: ms(2, 3)?,
+            opm_ms: ms(3, 4)?,
+            ordering_ms: ms(4, 5)?,
+        };
+        let (upload_ms, kernels_ms, download_ms) = (ms(0, 1)?, ms(1, 5)?, ms(5, 6)?);
+        let contacts: Vec<PairContact> = host_f[..nc * REC_F]
+            .par_chunks_exact(REC_F)
+            .zip(host_u[..nc * REC_U].par_chunks_exact(REC_U))
             .map(|(f, u)| PairContact {
                 i: u[0],
                 j: u[1],
@@ -363,6 +456,7 @@ impl GpuEllipsoidDetector {
             kernels_ms,
             download_ms,
             wall_ms: start.elapsed().as_secs_f64() * 1e3,
+            stages,
         };
         Ok(Detection {
             contacts,

@@ -32,5 +32,5 @@ pub mod scan;
 pub mod workload;
 
 pub use body::{Detection, DetectionStats, EllipsoidBody, PairContact};
-pub use detector::{GpuEllipsoidDetector, GpuTimings};
+pub use detector::{GpuEllipsoidDetector, GpuTimings, StageTimings};
 pub use error::GpuError;

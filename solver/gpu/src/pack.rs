@@ -3,6 +3,19 @@
 
 use crate::body::EllipsoidBody;
 use crate::error::GpuError;
+use rayon::prelude::*;
+
+/// Bodies per parallel packing chunk.
+const CHUNK: usize = 8192;
+
+/// What packing learnt about a valid set, for the bin plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SetSummary {
+    /// Largest bounding radius \[m\] (0 for an empty set).
+    pub max_bound_m: f64,
+    /// Largest centre coordinate magnitude \[m\].
+    pub max_abs_center_m: f64,
+}
 
 /// Doubles per packed body.
 pub const PACKED_STRIDE: usize = 11;
@@ -64,6 +77,55 @@ pub fn pack_into(bodies: &[EllipsoidBody], out: &mut Vec<f64>) {
     }
 }
 
+/// Validates and packs in one parallel pass into `out` (at least
+/// `bodies.len() * PACKED_STRIDE` long, e.g. pinned upload memory). On invalid input the
+/// error of the lowest bad index, as [`validate`] gives it.
+pub fn validate_and_pack(
+    bodies: &[EllipsoidBody],
+    out: &mut [f64],
+) -> Result<SetSummary, GpuError> {
+    if bodies.len() > MAX_BODIES {
+        return validate(bodies).map(|()| SetSummary::default());
+    }
+    let out = &mut out[..bodies.len() * PACKED_STRIDE];
+    let parts: Vec<Option<SetSummary>> = bodies
+        .par_chunks(CHUNK)
+        .zip(out.par_chunks_mut(CHUNK * PACKED_STRIDE))
+        .enumerate()
+        .map(|(c, (chunk, dst))| {
+            let mut sum = SetSummary::default();
+            for (k, (b, d)) in chunk
+                .iter()
+                .zip(dst.chunks_exact_mut(PACKED_STRIDE))
+                .enumerate()
+            {
+                validate_body(c * CHUNK + k, b).ok()?;
+                d[0..3].copy_from_slice(&b.center_m);
+                d[3..7].copy_from_slice(&b.orientation);
+                d[7..10].copy_from_slice(&b.semi_axes_m);
+                d[10] = b.halo_m;
+                sum.max_bound_m = sum.max_bound_m.max(b.bounding_radius_m());
+                for x in b.center_m {
+                    sum.max_abs_center_m = sum.max_abs_center_m.max(x.abs());
+                }
+            }
+            Some(sum)
+        })
+        .collect();
+    let mut total = SetSummary::default();
+    for part in parts {
+        match part {
+            Some(s) => {
+                total.max_bound_m = total.max_bound_m.max(s.max_bound_m);
+                total.max_abs_center_m = total.max_abs_center_m.max(s.max_abs_center_m);
+            }
+            // The sequential pass names the lowest bad index.
+            None => return validate(bodies).map(|()| total),
+        }
+    }
+    Ok(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +155,26 @@ mod tests {
             &out[PACKED_STRIDE..PACKED_STRIDE + 7],
             &[-4.0, -5.0, -6.0, 0.0, 0.0, 1.0, 0.0]
         );
+    }
+
+    #[test]
+    fn parallel_packing_equals_sequential_and_names_the_lowest_bad_index() {
+        let set = crate::workload::random_ellipsoids(20_000, 2);
+        let mut seq = Vec::new();
+        pack_into(&set, &mut seq);
+        let mut par = vec![0.0; set.len() * PACKED_STRIDE + 5];
+        let sum = validate_and_pack(&set, &mut par).unwrap();
+        assert_eq!(&par[..seq.len()], &seq[..]);
+        let want_bound = set
+            .iter()
+            .map(|b| b.bounding_radius_m())
+            .fold(0.0, f64::max);
+        assert_eq!(sum.max_bound_m, want_bound);
+        let mut bad = set.clone();
+        bad[17_000].semi_axes_m[1] = 0.0;
+        bad[9_000].center_m[0] = f64::INFINITY;
+        let err = validate_and_pack(&bad, &mut par).unwrap_err().to_string();
+        assert!(err.starts_with("body 9000: centre"), "{err}");
     }
 
     #[test]

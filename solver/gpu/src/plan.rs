@@ -10,6 +10,7 @@
 
 use crate::body::EllipsoidBody;
 use crate::error::GpuError;
+use crate::pack::SetSummary;
 
 /// A centre coordinate may lie at most this many bins from the origin: beyond, the box
 /// widening (relative to |centre|) could make a box span three bins.
@@ -37,15 +38,36 @@ impl BinPlan {
             .iter()
             .map(EllipsoidBody::bounding_radius_m)
             .fold(0.0f64, f64::max);
+        let c_max = bodies
+            .iter()
+            .flat_map(|b| b.center_m)
+            .fold(0.0f64, |m, x| m.max(x.abs()));
+        Self::from_summary(
+            bodies,
+            &SetSummary {
+                max_bound_m: r_max,
+                max_abs_center_m: c_max,
+            },
+        )
+    }
+
+    /// [`BinPlan::new`] from the summary packing computed ([`crate::pack::validate_and_pack`]);
+    /// `bodies` is scanned only to name the offending body on error.
+    pub fn from_summary(bodies: &[EllipsoidBody], summary: &SetSummary) -> Result<Self, GpuError> {
+        let r_max = summary.max_bound_m;
         let bin_size_m = if r_max > 0.0 {
             2.0 * r_max * (1.0 + 1e-6)
         } else {
             1.0
         };
         let limit = MAX_BINS_FROM_ORIGIN * bin_size_m;
-        if let Some(index) = bodies
-            .iter()
-            .position(|b| b.center_m.iter().any(|x| x.abs() > limit))
+        if let Some(index) = (summary.max_abs_center_m > limit)
+            .then(|| {
+                bodies
+                    .iter()
+                    .position(|b| b.center_m.iter().any(|x| x.abs() > limit))
+            })
+            .flatten()
         {
             return Err(GpuError::BadBody {
                 index,
