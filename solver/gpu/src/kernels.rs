@@ -58,9 +58,7 @@ mod tests {
             let pattern = format!("__global__ void {name}(");
             assert_eq!(p.matches(&pattern).count(), 1, "{name}");
         }
-        assert!(
-            p.contains(&format!("#define SCAN_ITEMS 4")) && p.contains("#define SCAN_THREADS 512")
-        );
+        assert!(p.contains("#define SCAN_ITEMS 4") && p.contains("#define SCAN_THREADS 512"));
         assert_eq!(SCAN_TILE, 512 * 4);
         assert!(p.contains(&format!(
             "#define PACKED_STRIDE {}",

@@ -32,7 +32,8 @@ pub fn validate_body(index: usize, b: &EllipsoidBody) -> Result<(), GpuError> {
     }
     let q = b.orientation;
     let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    if !((norm - 1.0).abs() <= 1e-6) {
+    let unit = (norm - 1.0).abs() <= 1e-6; // false for NaN
+    if !unit {
         return bad(format!(
             "orientation {q:?} is not a unit quaternion (norm {norm})"
         ));
@@ -179,7 +180,8 @@ mod tests {
 
     #[test]
     fn each_bad_field_is_named_with_the_lowest_index() {
-        let cases: [(fn(&mut EllipsoidBody), &str); 5] = [
+        type Spoil = fn(&mut EllipsoidBody);
+        let cases: [(Spoil, &str); 5] = [
             (|b| b.center_m[1] = f64::NAN, "centre"),
             (|b| b.orientation = [1.0, 1.0, 0.0, 0.0], "unit quaternion"),
             (|b| b.semi_axes_m[2] = 0.0, "semi-axis c = 0"),

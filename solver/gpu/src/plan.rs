@@ -97,13 +97,11 @@ pub fn bin_box(b: &EllipsoidBody, inv_bin: f64) -> ([i64; 3], u32) {
     let bound = b.bounding_radius_m();
     let mut lo = [0i64; 3];
     let mut span = 0;
-    for a in 0..3 {
-        let c = b.center_m[a];
+    for (a, (&c, low)) in b.center_m.iter().zip(lo.iter_mut()).enumerate() {
         let m = 1e-12 * (c.abs() + bound);
-        let l = ((c - bound - m) * inv_bin).floor() as i64;
+        *low = ((c - bound - m) * inv_bin).floor() as i64;
         let h = ((c + bound + m) * inv_bin).floor() as i64;
-        lo[a] = l;
-        if h > l {
+        if h > *low {
             span |= 1 << a;
         }
     }
@@ -187,9 +185,9 @@ mod tests {
         let plan = BinPlan::new(&bodies).unwrap();
         for b in &bodies {
             let (lo, _) = bin_box(b, plan.inv_bin);
-            for a in 0..3 {
-                let hi = ((b.center_m[a] + b.bounding_radius_m()) * plan.inv_bin).floor() as i64;
-                assert!(hi - lo[a] <= 1);
+            for (&c, &low) in b.center_m.iter().zip(&lo) {
+                let hi = ((c + b.bounding_radius_m()) * plan.inv_bin).floor() as i64;
+                assert!(hi - low <= 1);
             }
         }
     }
