@@ -11,11 +11,14 @@
 //! clock (validation, packing, both transfers, kernels). Every GPU result is checked
 //! against the CPU result of the same repetition (`msdem_gpu::compare`); the example stops
 //! on a disagreement. Without a CUDA device only the CPU columns are filled.
+//!
+//! `-- --tune N` instead times `opm_pairs` register caps (`DetectorOptions::opm_min_blocks`
+//! 1, 2, 3) on N random ellipsoids, interleaved, and checks the results are identical.
 
 use msdem_gpu::compare::{compare, Agreement, Tolerances};
 use msdem_gpu::cpu::detect_cpu;
 use msdem_gpu::workload::{random_ellipsoids, table2_spheres};
-use msdem_gpu::{EllipsoidBody, GpuEllipsoidDetector, GpuError};
+use msdem_gpu::{DetectorOptions, EllipsoidBody, GpuEllipsoidDetector, GpuError};
 use std::time::Instant;
 
 fn process_cpu_s() -> f64 {
@@ -93,18 +96,60 @@ fn run(
     Ok((row, warm.stats))
 }
 
+/// Interleaved timings of the register caps of `opm_pairs` (see the module doc).
+fn tune(n: usize, reps: usize) -> anyhow::Result<()> {
+    let bodies = random_ellipsoids(n, 42);
+    let caps = [1, 2, 3];
+    let mut detectors = caps
+        .iter()
+        .map(|&b| GpuEllipsoidDetector::with_options(&DetectorOptions { opm_min_blocks: b }))
+        .collect::<Result<Vec<_>, _>>()?;
+    let reference = detectors[0].detect(&bodies)?;
+    let mut times = vec![(Vec::new(), Vec::new()); caps.len()];
+    for _ in 0..reps {
+        for (d, t) in detectors.iter_mut().zip(times.iter_mut()) {
+            let got = d.detect(&bodies)?;
+            anyhow::ensure!(got == reference, "results differ between register caps");
+            t.0.push(d.last_timings().stages.opm_ms);
+            t.1.push(d.last_timings().kernels_ms);
+        }
+    }
+    println!("| opm_min_blocks | opm_pairs registers, local bytes | OpM ms | kernels ms |");
+    println!("|---|---|---|---|");
+    for ((cap, d), (opm, all)) in caps.iter().zip(&detectors).zip(times) {
+        let res = d.device().kernel_resources()?;
+        let (_, regs, local) = res
+            .iter()
+            .find(|r| r.0 == "opm_pairs")
+            .copied()
+            .unwrap_or(("", 0, 0));
+        println!(
+            "| {cap} | {regs}, {local} | {:.2} | {:.2} |",
+            median(opm),
+            median(all)
+        );
+    }
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let mut counts = Vec::new();
     let mut reps = 11;
+    let mut tune_n = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--reps" {
             reps = args.next().unwrap_or_default().parse()?;
+        } else if a == "--tune" {
+            tune_n = Some(args.next().unwrap_or_default().parse()?);
         } else {
             counts.push(a.parse::<usize>()?);
         }
     }
     anyhow::ensure!(reps >= 1, "--reps must be at least 1");
+    if let Some(n) = tune_n {
+        return tune(n, reps);
+    }
     if counts.is_empty() {
         counts = vec![10_000, 100_000, 262_144, 1_048_576];
     }
@@ -119,6 +164,9 @@ fn main() -> anyhow::Result<()> {
     let threads = rayon::current_num_threads();
     if let Some(g) = &gpu {
         println!("device: {} ({})", g.device().name(), g.device().arch());
+        for (name, regs, local) in g.device().kernel_resources()? {
+            println!("  kernel {name}: {regs} registers, {local} local bytes per thread");
+        }
     }
     println!("CPU: rayon on {threads} threads; medians of {reps} repetitions\n");
     println!("| set | N | bounding pairs | ChM survivors | contacts | CPU wall ms ({threads} thr) | CPU process s | GPU kernels ms | GPU with transfers ms | speed-up (wall) | speed-up (kernels) | worst Δd/ℓ, Δn |");

@@ -1,6 +1,10 @@
 // Shared types and small vector helpers of the msdem-gpu kernels (compiled by NVRTC with
 // --fmad=false so that every product and sum rounds as the CPU path's does).
 
+#ifndef OPM_MIN_BLOCKS
+#define OPM_MIN_BLOCKS 1
+#endif
+
 typedef unsigned int u32;
 typedef unsigned long long u64;
 typedef long long i64;

@@ -8,7 +8,9 @@
 
 // One thread per survivor: OpM, the halo contact rule (signed distance <= halo_i + halo_j),
 // and the count of contacts per first index.
-extern "C" __global__ void opm_pairs(const Body* bodies, const u64* survivors, u32 n_survivors,
+// OPM_MIN_BLOCKS (set at compile time, see DetectorOptions) caps the registers so that
+// this many blocks of 256 threads fit on one multiprocessor.
+extern "C" __global__ void __launch_bounds__(256, OPM_MIN_BLOCKS) opm_pairs(const Body* bodies, const u64* survivors, u32 n_survivors,
                                      double* rec_f, u32* rec_u, u32* first_count) {
     u32 s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= n_survivors) return;

@@ -255,6 +255,13 @@ __device__ OpmResult opm_finish(const Pair& p, const Run& run, u32 iterations) {
     return o;
 }
 
+// Start k of the axis starts: +-(column k/2 of A's rotation, then of B's), minus for odd k.
+__device__ inline V3 opm_start(const Body& a, const Body& b, int k) {
+    int axis = k >> 1;
+    V3 v = axis < 3 ? column(a.rot, axis) : column(b.rot, axis - 3);
+    return (k & 1) ? neg(v) : v;
+}
+
 __device__ OpmResult opm(const Body& a, const Body& b) {
     Pair p;
     double a2[3] = {a.axes[0] * a.axes[0], a.axes[1] * a.axes[1], a.axes[2] * a.axes[2]};
@@ -277,30 +284,27 @@ __device__ OpmResult opm(const Body& a, const Body& b) {
         if (run.converged && opm_separated(p, run.c)) return opm_finish(p, run, iterations);
         opm_consider(&has, &best, run, scale_m);
     }
+    // The twelve +-principal-axis starts, the best OPM_EXTRA_STARTS by f taken in a
+    // stable order (ties keep the lower index, NaN last: opm.rs sorts with total_cmp).
     double fs[12];
-    V3 dirs[12];
-    for (int k = 0; k < 6; ++k) {
-        V3 axis = k < 3 ? column(a.rot, k) : column(b.rot, k - 3);
-        dirs[2 * k] = axis;
-        fs[2 * k] = pair_f(p, axis);
-        dirs[2 * k + 1] = neg(axis);
-        fs[2 * k + 1] = pair_f(p, neg(axis));
-    }
-    // Stable insertion sort by f (NaN last, as total_cmp orders positive NaN).
-    for (int i = 1; i < 12; ++i) {
-        double fv = fs[i];
-        V3 dv = dirs[i];
-        int j = i - 1;
-        while (j >= 0 && (fs[j] > fv || (isnan(fs[j]) && !isnan(fv)))) {
-            fs[j + 1] = fs[j];
-            dirs[j + 1] = dirs[j];
-            --j;
+#pragma unroll
+    for (int k = 0; k < 12; ++k) fs[k] = pair_f(p, opm_start(a, b, k));
+    u32 used = 0;
+    for (int s = 0; s < OPM_EXTRA_STARTS; ++s) {
+        int pick = -1;
+        double fp = 0.0;
+#pragma unroll
+        for (int k = 0; k < 12; ++k) {
+            if (used & (1u << k)) continue;
+            double fk = fs[k];
+            bool less = pick < 0 || fk < fp || (isnan(fp) && !isnan(fk));
+            if (less) {
+                pick = k;
+                fp = fk;
+            }
         }
-        fs[j + 1] = fv;
-        dirs[j + 1] = dv;
-    }
-    for (int k = 0; k < OPM_EXTRA_STARTS; ++k) {
-        Run run = newton(p, dirs[k]);
+        used |= 1u << pick;
+        Run run = newton(p, opm_start(a, b, pick));
         iterations += run.iterations;
         opm_consider(&has, &best, run, scale_m);
     }

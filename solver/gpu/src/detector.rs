@@ -10,7 +10,7 @@
 //! one download of the contacts in `(i, j)` order.
 
 use crate::body::{Detection, DetectionStats, EllipsoidBody, PairContact};
-use crate::device::Device;
+use crate::device::{DetectorOptions, Device};
 use crate::error::{driver, GpuError};
 use crate::kernels::BLOCK;
 use crate::kernels::BODY_DOUBLES;
@@ -167,7 +167,12 @@ impl GpuEllipsoidDetector {
     /// Opens CUDA device 0 and compiles the kernels. Without a usable GPU:
     /// [`GpuError::Unavailable`].
     pub fn new() -> Result<Self, GpuError> {
-        let dev = Device::open(0)?;
+        Self::with_options(&DetectorOptions::default())
+    }
+
+    /// [`new`](Self::new) with explicit kernel options.
+    pub fn with_options(options: &DetectorOptions) -> Result<Self, GpuError> {
+        let dev = Device::open(0, options)?;
         let z64 = || {
             dev.stream
                 .alloc_zeros::<f64>(1)

@@ -7,6 +7,21 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions};
 use std::sync::Arc;
 
+/// Compile-time choices of the kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DetectorOptions {
+    /// Blocks of 256 threads of `opm_pairs` that must fit on one multiprocessor (the
+    /// second argument of its `__launch_bounds__`): 1 lets the compiler use up to 255
+    /// registers per thread, 2 caps them at 128, 3 at 80 (spilling the rest).
+    pub opm_min_blocks: u32,
+}
+
+impl Default for DetectorOptions {
+    fn default() -> Self {
+        DetectorOptions { opm_min_blocks: 1 }
+    }
+}
+
 /// The compiled kernels (names as in [`crate::kernels::KERNEL_NAMES`]).
 pub(crate) struct Kernels {
     pub prep_bodies: CudaFunction,
@@ -35,7 +50,13 @@ impl Device {
     /// (`compute_XY` PTX, `--fmad=false` so products and sums round as on the CPU).
     ///
     /// Without a driver, NVRTC or device: [`GpuError::Unavailable`], never a panic.
-    pub fn open(ordinal: usize) -> Result<Self, GpuError> {
+    pub fn open(ordinal: usize, options: &DetectorOptions) -> Result<Self, GpuError> {
+        if !(1..=8).contains(&options.opm_min_blocks) {
+            return Err(GpuError::Config(format!(
+                "opm_min_blocks = {} is not in 1..=8",
+                options.opm_min_blocks
+            )));
+        }
         // SAFETY: only tries to dlopen the libraries; nothing is called through them.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(GpuError::Unavailable(
@@ -68,7 +89,11 @@ impl Device {
         let name = ctx.name().map_err(driver("device name"))?;
         let opts = CompileOptions {
             fmad: Some(false),
-            options: vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()],
+            options: vec![
+                format!("--gpu-architecture={arch}"),
+                "--std=c++17".into(),
+                format!("-DOPM_MIN_BLOCKS={}", options.opm_min_blocks),
+            ],
             ..Default::default()
         };
         let ptx = compile_ptx_with_opts(program(), opts).map_err(|e| GpuError::Compile {
@@ -111,6 +136,31 @@ impl Device {
         &self.arch
     }
 
+    /// Registers per thread and local (spill/stack) bytes per thread of every kernel, as
+    /// the driver's JIT compiled them: `(name, registers, local bytes)`.
+    pub fn kernel_resources(&self) -> Result<Vec<(&'static str, i32, i32)>, GpuError> {
+        let k = &self.k;
+        let list = [
+            ("prep_bodies", &k.prep_bodies),
+            ("bin_count", &k.bin_count),
+            ("bin_scatter", &k.bin_scatter),
+            ("bin_pairs_chm", &k.bin_pairs_chm),
+            ("scan_tiles", &k.scan_tiles),
+            ("scan_add", &k.scan_add),
+            ("opm_pairs", &k.opm_pairs),
+            ("contact_scatter", &k.contact_scatter),
+            ("contact_sort", &k.contact_sort),
+            ("contact_gather", &k.contact_gather),
+        ];
+        list.iter()
+            .map(|(name, f)| {
+                let regs = f.num_regs().map_err(driver("kernel attribute"))?;
+                let local = f.local_size_bytes().map_err(driver("kernel attribute"))?;
+                Ok((*name, regs, local))
+            })
+            .collect()
+    }
+
     /// Free and total device memory \[bytes\].
     pub fn memory(&self) -> Result<(usize, usize), GpuError> {
         self.ctx.mem_get_info().map_err(driver("memory query"))
@@ -119,5 +169,5 @@ impl Device {
 
 /// Whether a CUDA device can be opened here; the error says why not.
 pub fn probe() -> Result<String, GpuError> {
-    Device::open(0).map(|d| format!("{} ({})", d.name(), d.arch()))
+    Device::open(0, &DetectorOptions::default()).map(|d| format!("{} ({})", d.name(), d.arch()))
 }

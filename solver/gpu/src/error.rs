@@ -36,6 +36,9 @@ pub enum GpuError {
     /// The set is too large for the device's index widths or memory.
     #[error("{0}")]
     TooLarge(String),
+    /// A detector option is out of range.
+    #[error("detector option: {0}")]
+    Config(String),
     /// The CPU reference broad phase refused the set.
     #[error("CPU broad phase: {0}")]
     BroadPhase(#[from] BroadPhaseError),

@@ -33,4 +33,5 @@ pub mod workload;
 
 pub use body::{Detection, DetectionStats, EllipsoidBody, PairContact};
 pub use detector::{GpuEllipsoidDetector, GpuTimings, StageTimings};
+pub use device::DetectorOptions;
 pub use error::GpuError;
