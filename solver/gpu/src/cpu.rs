@@ -13,10 +13,11 @@ use msdem_ellipsoid::{chm_in_contact, opm, Ellipsoid};
 use nalgebra::{Quaternion, Translation3};
 use rayon::prelude::*;
 
-/// Shape and pose of a valid body (the quaternion used as given, like the device does).
-pub fn shape_and_pose(b: &EllipsoidBody) -> Result<(Ellipsoid, Iso3), GpuError> {
+/// Shape and pose of body `index` (the quaternion used as given, like the device does);
+/// invalid semi-axes are [`GpuError::BadBody`] with that index.
+pub fn shape_and_pose(index: usize, b: &EllipsoidBody) -> Result<(Ellipsoid, Iso3), GpuError> {
     let shape = Ellipsoid::new(b.semi_axes_m).map_err(|e| GpuError::BadBody {
-        index: 0,
+        index,
         message: e.to_string(),
     })?;
     let [w, x, y, z] = b.orientation;
@@ -72,7 +73,8 @@ pub fn detect_cpu(bodies: &[EllipsoidBody]) -> Result<Detection, GpuError> {
     Bins::new(None)?.find_pairs(&spheres, &mut candidates)?;
     let posed: Vec<(Ellipsoid, Iso3)> = bodies
         .par_iter()
-        .map(shape_and_pose)
+        .enumerate()
+        .map(|(i, b)| shape_and_pose(i, b))
         .collect::<Result<_, _>>()?;
     let halos: Vec<f64> = bodies.iter().map(|b| b.halo_m).collect();
     let outcomes: Vec<(bool, Option<PairContact>)> = candidates
@@ -152,6 +154,21 @@ mod tests {
             d.stats.bounding_pairs, brute,
             "spheres: the bounds are the shapes"
         );
+    }
+
+    #[test]
+    fn one_and_two_threads_give_identical_results() {
+        let set = crate::workload::random_ellipsoids(20_000, 6);
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| detect_cpu(&set).unwrap())
+        };
+        let one = run(1);
+        assert!(one.contacts.len() > 500);
+        assert_eq!(one, run(2));
     }
 
     #[test]

@@ -88,7 +88,14 @@ pub fn validate_and_pack(
     if bodies.len() > MAX_BODIES {
         return validate(bodies).map(|()| SetSummary::default());
     }
-    let out = &mut out[..bodies.len() * PACKED_STRIDE];
+    let need = bodies.len() * PACKED_STRIDE;
+    let Some(out) = out.get_mut(..need) else {
+        return Err(GpuError::TooLarge(format!(
+            "packing {} bodies needs {need} doubles, the buffer holds {}",
+            bodies.len(),
+            out.len()
+        )));
+    };
     let parts: Vec<Option<SetSummary>> = bodies
         .par_chunks(CHUNK)
         .zip(out.par_chunks_mut(CHUNK * PACKED_STRIDE))
@@ -176,6 +183,13 @@ mod tests {
         bad[9_000].center_m[0] = f64::INFINITY;
         let err = validate_and_pack(&bad, &mut par).unwrap_err().to_string();
         assert!(err.starts_with("body 9000: centre"), "{err}");
+        let err = validate_and_pack(&set, &mut par[..7])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("needs 220000 doubles, the buffer holds 7"),
+            "{err}"
+        );
     }
 
     #[test]

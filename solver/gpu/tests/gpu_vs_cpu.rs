@@ -9,11 +9,17 @@ use msdem_gpu::cpu::detect_cpu;
 use msdem_gpu::workload::{random_ellipsoids, table2_spheres};
 use msdem_gpu::{EllipsoidBody, GpuEllipsoidDetector, GpuError};
 
+/// Written past the test harness's output capture, so a skip shows in every run.
+fn loud_skip(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: no CUDA device ({why})");
+}
+
 fn detector() -> Option<GpuEllipsoidDetector> {
     match GpuEllipsoidDetector::new() {
         Ok(d) => Some(d),
         Err(GpuError::Unavailable(why)) => {
-            eprintln!("SKIPPED: no CUDA device ({why})");
+            loud_skip(&why);
             None
         }
         Err(e) => panic!("a CUDA device is present but the detector failed: {e}"),
@@ -48,7 +54,7 @@ fn no_device_is_a_clear_error_not_a_panic() {
         Err(e) => {
             let msg = e.to_string();
             assert!(msg.starts_with("GpuUnavailable: "), "{msg}");
-            eprintln!("SKIPPED: no CUDA device ({msg})");
+            loud_skip(&msg);
         }
     }
 }
