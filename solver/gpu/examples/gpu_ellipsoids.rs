@@ -12,9 +12,8 @@
 //! against the CPU result of the same repetition (`msdem_gpu::compare`); the example stops
 //! on a disagreement. Without a CUDA device only the CPU columns are filled.
 //!
-//! `-- --tune N` instead times the OpM kernel options (`DetectorOptions`: register caps
-//! `opm_min_blocks` 1, 2, 3 × `opm_lanes` 1, 4) on N random ellipsoids, interleaved, and
-//! checks that every option gives byte-identical results.
+//! `-- --tune N` instead times `opm_pairs` register caps (`DetectorOptions::opm_min_blocks`
+//! 1, 2, 3) on N random ellipsoids, interleaved, and checks the results are identical.
 
 use msdem_gpu::compare::{compare, Agreement, Tolerances};
 use msdem_gpu::cpu::detect_cpu;
@@ -100,44 +99,32 @@ fn run(
 /// Interleaved timings of the register caps of `opm_pairs` (see the module doc).
 fn tune(n: usize, reps: usize) -> anyhow::Result<()> {
     let bodies = random_ellipsoids(n, 42);
-    let caps = [(1, 1), (2, 1), (3, 1), (1, 4), (2, 4), (3, 4)];
+    let caps = [1, 2, 3];
     let mut detectors = caps
         .iter()
-        .map(|&(b, l)| {
-            GpuEllipsoidDetector::with_options(&DetectorOptions {
-                opm_min_blocks: b,
-                opm_lanes: l,
-            })
-        })
+        .map(|&b| GpuEllipsoidDetector::with_options(&DetectorOptions { opm_min_blocks: b }))
         .collect::<Result<Vec<_>, _>>()?;
     let reference = detectors[0].detect(&bodies)?;
     let mut times = vec![(Vec::new(), Vec::new()); caps.len()];
     for _ in 0..reps {
         for (d, t) in detectors.iter_mut().zip(times.iter_mut()) {
             let got = d.detect(&bodies)?;
-            anyhow::ensure!(got == reference, "results differ between kernel options");
+            anyhow::ensure!(got == reference, "results differ between register caps");
             t.0.push(d.last_timings().stages.opm_ms);
             t.1.push(d.last_timings().kernels_ms);
         }
     }
-    println!(
-        "| opm_min_blocks | opm_lanes | OpM kernel registers, local bytes | OpM ms | kernels ms |"
-    );
-    println!("|---|---|---|---|---|");
-    for ((&(cap, lanes), d), (opm, all)) in caps.iter().zip(&detectors).zip(times) {
-        let name = if lanes == 4 {
-            "opm_pairs4"
-        } else {
-            "opm_pairs"
-        };
+    println!("| opm_min_blocks | opm_pairs registers, local bytes | OpM ms | kernels ms |");
+    println!("|---|---|---|---|");
+    for ((cap, d), (opm, all)) in caps.iter().zip(&detectors).zip(times) {
         let res = d.device().kernel_resources()?;
         let (_, regs, local) = res
             .iter()
-            .find(|r| r.0 == name)
+            .find(|r| r.0 == "opm_pairs")
             .copied()
             .unwrap_or(("", 0, 0));
         println!(
-            "| {cap} | {lanes} | {regs}, {local} | {:.2} | {:.2} |",
+            "| {cap} | {regs}, {local} | {:.2} | {:.2} |",
             median(opm),
             median(all)
         );

@@ -262,32 +262,36 @@ __device__ inline V3 opm_start(const Body& a, const Body& b, int k) {
     return (k & 1) ? neg(v) : v;
 }
 
-// The pair's matrices and centres, the centre direction q, |q| and the length scale.
-__device__ inline void opm_setup(const Body& a, const Body& b, Pair* p, V3* q, double* qn,
-                                 double* scale_m) {
+__device__ OpmResult opm(const Body& a, const Body& b) {
+    Pair p;
     double a2[3] = {a.axes[0] * a.axes[0], a.axes[1] * a.axes[1], a.axes[2] * a.axes[2]};
     double b2[3] = {b.axes[0] * b.axes[0], b.axes[1] * b.axes[1], b.axes[2] * b.axes[2]};
-    rot_diag_rot_t(a.rot, a2, p->ma);
-    rot_diag_rot_t(b.rot, b2, p->mb);
-    p->ba = load3(a.c);
-    p->bb = load3(b.c);
-    *q = sub(p->bb, p->ba);
-    *qn = norm(*q);
+    rot_diag_rot_t(a.rot, a2, p.ma);
+    rot_diag_rot_t(b.rot, b2, p.mb);
+    p.ba = load3(a.c);
+    p.bb = load3(b.c);
+    V3 q = sub(p.bb, p.ba);
+    double qn = norm(q);
     double max_a = fmax(fmax(a.axes[0], a.axes[1]), a.axes[2]);
     double max_b = fmax(fmax(b.axes[0], b.axes[1]), b.axes[2]);
-    *scale_m = max_a + max_b + *qn;
-}
-
-// The rank-th (0-based) of the twelve +-principal-axis starts ordered by f, stable (ties
-// keep the lower index, NaN last: opm.rs sorts with total_cmp).
-__device__ V3 opm_ranked_start(const Body& a, const Body& b, const Pair& p, int rank) {
+    double scale_m = max_a + max_b + qn;
+    u32 iterations = 0;
+    bool has = false;
+    Run best;
+    if (qn > 1e-12 * scale_m) {
+        Run run = newton(p, divs(q, qn));
+        iterations += run.iterations;
+        if (run.converged && opm_separated(p, run.c)) return opm_finish(p, run, iterations);
+        opm_consider(&has, &best, run, scale_m);
+    }
+    // The twelve +-principal-axis starts, the best OPM_EXTRA_STARTS by f taken in a
+    // stable order (ties keep the lower index, NaN last: opm.rs sorts with total_cmp).
     double fs[12];
 #pragma unroll
     for (int k = 0; k < 12; ++k) fs[k] = pair_f(p, opm_start(a, b, k));
     u32 used = 0;
-    int pick = 0;
-    for (int s = 0; s <= rank; ++s) {
-        pick = -1;
+    for (int s = 0; s < OPM_EXTRA_STARTS; ++s) {
+        int pick = -1;
         double fp = 0.0;
 #pragma unroll
         for (int k = 0; k < 12; ++k) {
@@ -300,28 +304,7 @@ __device__ V3 opm_ranked_start(const Body& a, const Body& b, const Pair& p, int 
             }
         }
         used |= 1u << pick;
-    }
-    return opm_start(a, b, pick);
-}
-
-// OpM for one pair on one thread: the centre-direction start, then (unless it ended
-// converged and separated) the best OPM_EXTRA_STARTS axis starts (opm.rs `opm_with`).
-__device__ OpmResult opm(const Body& a, const Body& b) {
-    Pair p;
-    V3 q;
-    double qn, scale_m;
-    opm_setup(a, b, &p, &q, &qn, &scale_m);
-    u32 iterations = 0;
-    bool has = false;
-    Run best;
-    if (qn > 1e-12 * scale_m) {
-        Run run = newton(p, divs(q, qn));
-        iterations += run.iterations;
-        if (run.converged && opm_separated(p, run.c)) return opm_finish(p, run, iterations);
-        opm_consider(&has, &best, run, scale_m);
-    }
-    for (int k = 0; k < OPM_EXTRA_STARTS; ++k) {
-        Run run = newton(p, opm_ranked_start(a, b, p, k));
+        Run run = newton(p, opm_start(a, b, pick));
         iterations += run.iterations;
         opm_consider(&has, &best, run, scale_m);
     }

@@ -371,13 +371,7 @@ impl GpuEllipsoidDetector {
         zero(dev, &mut ws.first_count, n + 1)?;
         zero(dev, &mut ws.first_cursor, n)?;
         let ns32 = ns as u32;
-        let lanes = dev.options.opm_lanes as usize;
-        let opm_kernel = if lanes == 4 {
-            &k.opm_pairs4
-        } else {
-            &k.opm_pairs
-        };
-        let mut b = st.launch_builder(opm_kernel);
+        let mut b = st.launch_builder(&k.opm_pairs);
         b.arg(&ws.bodies)
             .arg(&ws.survivors)
             .arg(&ns32)
@@ -385,7 +379,7 @@ impl GpuEllipsoidDetector {
             .arg(&mut ws.rec_u)
             .arg(&mut ws.first_count);
         // SAFETY: records 0..ns, counts per body index < n.
-        unsafe { b.launch(per_item(ns * lanes)) }.map_err(driver("opm_pairs"))?;
+        unsafe { b.launch(per_item(ns)) }.map_err(driver("opm_pairs"))?;
         ev[4].record(st).map_err(driver("event"))?;
         exclusive_scan(dev, &mut ws.first_count, n + 1, &mut ws.scan_levels)?;
         let mut b = st.launch_builder(&k.contact_scatter);

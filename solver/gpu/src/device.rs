@@ -16,18 +16,11 @@ pub struct DetectorOptions {
     /// on an H100 it was 6–15 % faster than 1 (`gpu_ellipsoids --tune`,
     /// docs/performance.md).
     pub opm_min_blocks: u32,
-    /// Threads per OpM pair: 1 (`opm_pairs`, the starts one after the other) or 4
-    /// (`opm_pairs4`, one Newton run per thread, combined in the same order: identical
-    /// results).
-    pub opm_lanes: u32,
 }
 
 impl Default for DetectorOptions {
     fn default() -> Self {
-        DetectorOptions {
-            opm_min_blocks: 2,
-            opm_lanes: 4,
-        }
+        DetectorOptions { opm_min_blocks: 2 }
     }
 }
 
@@ -40,7 +33,6 @@ pub(crate) struct Kernels {
     pub scan_tiles: CudaFunction,
     pub scan_add: CudaFunction,
     pub opm_pairs: CudaFunction,
-    pub opm_pairs4: CudaFunction,
     pub contact_scatter: CudaFunction,
     pub contact_sort: CudaFunction,
     pub contact_gather: CudaFunction,
@@ -51,7 +43,6 @@ pub struct Device {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
     pub(crate) k: Kernels,
-    pub(crate) options: DetectorOptions,
     name: String,
     arch: String,
 }
@@ -66,12 +57,6 @@ impl Device {
             return Err(GpuError::Config(format!(
                 "opm_min_blocks = {} is not in 1..=8",
                 options.opm_min_blocks
-            )));
-        }
-        if !matches!(options.opm_lanes, 1 | 4) {
-            return Err(GpuError::Config(format!(
-                "opm_lanes = {} is neither 1 nor 4",
-                options.opm_lanes
             )));
         }
         // SAFETY: only tries to dlopen the libraries; nothing is called through them.
@@ -130,7 +115,6 @@ impl Device {
             scan_tiles: f("scan_tiles")?,
             scan_add: f("scan_add")?,
             opm_pairs: f("opm_pairs")?,
-            opm_pairs4: f("opm_pairs4")?,
             contact_scatter: f("contact_scatter")?,
             contact_sort: f("contact_sort")?,
             contact_gather: f("contact_gather")?,
@@ -139,7 +123,6 @@ impl Device {
             ctx,
             stream,
             k,
-            options: *options,
             name,
             arch,
         })
@@ -167,7 +150,6 @@ impl Device {
             ("scan_tiles", &k.scan_tiles),
             ("scan_add", &k.scan_add),
             ("opm_pairs", &k.opm_pairs),
-            ("opm_pairs4", &k.opm_pairs4),
             ("contact_scatter", &k.contact_scatter),
             ("contact_sort", &k.contact_sort),
             ("contact_gather", &k.contact_gather),

@@ -157,26 +157,3 @@ fn empty_single_and_invalid_sets() {
     // The detector is still usable after a refused call.
     check(&mut gpu, &table2_spheres(5000, 2));
 }
-
-#[test]
-fn one_and_four_threads_per_opm_pair_give_identical_bits() {
-    let Some(mut four) = detector() else { return };
-    let mut one = GpuEllipsoidDetector::with_options(&msdem_gpu::DetectorOptions {
-        opm_lanes: 1,
-        ..Default::default()
-    })
-    .unwrap();
-    let mut crowded = random_ellipsoids(300, 5);
-    for b in &mut crowded {
-        b.center_m = [500.0, 500.0, 500.0];
-    }
-    for bodies in [
-        random_ellipsoids(30_000, 12),
-        table2_spheres(20_000, 3),
-        crowded,
-    ] {
-        let (a, b) = (one.detect(&bodies).unwrap(), four.detect(&bodies).unwrap());
-        assert!(!a.contacts.is_empty());
-        assert_eq!(a, b);
-    }
-}
