@@ -25,7 +25,7 @@ impl EllipsoidBody {
 }
 
 /// One contact of a pair `i < j`: A = body `i`, B = body `j`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PairContact {
     /// Lower body index.
     pub i: u32,

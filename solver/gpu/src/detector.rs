@@ -245,12 +245,27 @@ impl GpuEllipsoidDetector {
     /// the halo sum, sorted by `(i, j)`, with the same work counts), computed on the device.
     /// Invalid input: [`GpuError::BadBody`] with the lowest bad index, nothing launched.
     pub fn detect(&mut self, bodies: &[EllipsoidBody]) -> Result<Detection, GpuError> {
+        let mut out = Detection::default();
+        self.detect_into(bodies, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`detect`](Self::detect) into `out`, whose contact vector keeps its capacity from
+    /// call to call (no fresh pages to fault in for a large list). On error `out` is
+    /// cleared.
+    pub fn detect_into(
+        &mut self,
+        bodies: &[EllipsoidBody],
+        out: &mut Detection,
+    ) -> Result<(), GpuError> {
+        out.contacts.clear();
+        out.stats = DetectionStats::default();
         let start = Instant::now();
         let n = bodies.len();
         if n == 0 {
             validate(bodies)?;
             self.timings = GpuTimings::default();
-            return Ok(Detection::default());
+            return Ok(());
         }
         if n > crate::pack::MAX_BODIES {
             validate(bodies)?;
@@ -442,20 +457,28 @@ impl GpuEllipsoidDetector {
             ordering_ms: ms(4, 5)?,
         };
         let (upload_ms, kernels_ms, download_ms) = (ms(0, 1)?, ms(1, 5)?, ms(5, 6)?);
-        let contacts: Vec<PairContact> = host_f[..nc * REC_F]
-            .par_chunks_exact(REC_F)
+        out.contacts.resize(nc, PairContact::default());
+        out.contacts
+            .par_iter_mut()
+            .zip(host_f[..nc * REC_F].par_chunks_exact(REC_F))
             .zip(host_u[..nc * REC_U].par_chunks_exact(REC_U))
-            .map(|(f, u)| PairContact {
-                i: u[0],
-                j: u[1],
-                signed_distance_m: f[0],
-                normal: [f[1], f[2], f[3]],
-                point_a_m: [f[4], f[5], f[6]],
-                point_b_m: [f[7], f[8], f[9]],
-                converged: u[3] & 1 != 0,
-                iterations: u[2],
-            })
-            .collect();
+            .for_each(|((c, f), u)| {
+                *c = PairContact {
+                    i: u[0],
+                    j: u[1],
+                    signed_distance_m: f[0],
+                    normal: [f[1], f[2], f[3]],
+                    point_a_m: [f[4], f[5], f[6]],
+                    point_b_m: [f[7], f[8], f[9]],
+                    converged: u[3] & 1 != 0,
+                    iterations: u[2],
+                }
+            });
+        out.stats = DetectionStats {
+            bounding_pairs: counters[0],
+            chm_survivors: counters[1],
+            contacts: nc as u64,
+        };
         self.timings = GpuTimings {
             upload_ms,
             kernels_ms,
@@ -463,13 +486,6 @@ impl GpuEllipsoidDetector {
             wall_ms: start.elapsed().as_secs_f64() * 1e3,
             stages,
         };
-        Ok(Detection {
-            contacts,
-            stats: DetectionStats {
-                bounding_pairs: counters[0],
-                chm_survivors: counters[1],
-                contacts: nc as u64,
-            },
-        })
+        Ok(())
     }
 }

@@ -101,6 +101,11 @@ fn repeated_calls_on_the_persistent_workspace_are_byte_identical() {
     let again = gpu.detect(&big).unwrap();
     assert_eq!(first, again);
     assert_eq!(other, gpu.detect(&small).unwrap());
+    let mut reused = msdem_gpu::Detection::default();
+    for (set, want) in [(&big, &first), (&small, &other), (&big, &first)] {
+        gpu.detect_into(set, &mut reused).unwrap();
+        assert_eq!(&reused, want);
+    }
     let t = gpu.last_timings();
     assert!(t.kernels_ms > 0.0 && t.wall_ms >= t.kernels_ms, "{t:?}");
 }
