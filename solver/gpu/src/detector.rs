@@ -250,20 +250,29 @@ impl GpuEllipsoidDetector {
         Ok(out)
     }
 
-    /// [`detect`](Self::detect) into `out`, whose contact vector keeps its capacity from
-    /// call to call (no fresh pages to fault in for a large list). On error `out` is
-    /// cleared.
+    /// [`detect`](Self::detect) into `out`, whose contact vector keeps its memory from
+    /// call to call (no fresh pages to fault in, no serial clearing of a large list; the
+    /// contacts are overwritten in parallel). On error `out` is cleared.
     pub fn detect_into(
         &mut self,
         bodies: &[EllipsoidBody],
         out: &mut Detection,
     ) -> Result<(), GpuError> {
-        out.contacts.clear();
-        out.stats = DetectionStats::default();
+        let result = self.run(bodies, out);
+        if result.is_err() {
+            out.contacts.clear();
+            out.stats = DetectionStats::default();
+        }
+        result
+    }
+
+    fn run(&mut self, bodies: &[EllipsoidBody], out: &mut Detection) -> Result<(), GpuError> {
         let start = Instant::now();
         let n = bodies.len();
         if n == 0 {
             validate(bodies)?;
+            out.contacts.clear();
+            out.stats = DetectionStats::default();
             self.timings = GpuTimings::default();
             return Ok(());
         }
@@ -457,7 +466,12 @@ impl GpuEllipsoidDetector {
             ordering_ms: ms(4, 5)?,
         };
         let (upload_ms, kernels_ms, download_ms) = (ms(0, 1)?, ms(1, 5)?, ms(5, 6)?);
-        out.contacts.resize(nc, PairContact::default());
+        // Only a grown tail is written serially; every element is overwritten below.
+        if out.contacts.len() > nc {
+            out.contacts.truncate(nc);
+        } else {
+            out.contacts.resize(nc, PairContact::default());
+        }
         out.contacts
             .par_iter_mut()
             .zip(host_f[..nc * REC_F].par_chunks_exact(REC_F))

@@ -106,6 +106,10 @@ fn repeated_calls_on_the_persistent_workspace_are_byte_identical() {
         gpu.detect_into(set, &mut reused).unwrap();
         assert_eq!(&reused, want);
     }
+    let mut bad = small.clone();
+    bad[2].semi_axes_m[0] = -1.0;
+    assert!(gpu.detect_into(&bad, &mut reused).is_err());
+    assert!(reused.contacts.is_empty() && reused.stats.contacts == 0);
     let t = gpu.last_timings();
     assert!(t.kernels_ms > 0.0 && t.wall_ms >= t.kernels_ms, "{t:?}");
 }
