@@ -12,70 +12,16 @@
 use crate::body::{Detection, DetectionStats, EllipsoidBody, PairContact};
 use crate::device::{DetectorOptions, Device};
 use crate::error::{driver, GpuError};
-use crate::kernels::BLOCK;
 use crate::kernels::BODY_DOUBLES;
 use crate::pack::{validate, validate_and_pack, PACKED_STRIDE};
 use crate::plan::{BinPlan, MAX_ENTRIES_PER_BODY};
 use crate::scan::exclusive_scan;
+use crate::timings::{GpuTimings, StageTimings};
+use crate::workspace::{bytes_needed, grow, per_item, pinned, zero, Workspace, REC_F, REC_U};
 use cudarc::driver::sys::{CUevent_flags, CU_MEMHOSTALLOC_WRITECOMBINED};
-use cudarc::driver::{
-    CudaEvent, CudaSlice, DeviceRepr, LaunchConfig, PinnedHostSlice, PushKernelArg, ValidAsZeroBits,
-};
+use cudarc::driver::{CudaEvent, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
 use std::time::Instant;
-
-/// Doubles and words per contact record (`REC_F`, `REC_U` of `contacts.cu`).
-const REC_F: usize = 10;
-const REC_U: usize = 4;
-
-/// Times of the last [`GpuEllipsoidDetector::detect`] \[ms\]: device intervals from CUDA
-/// events, `wall_ms` from the host clock around the whole call.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct GpuTimings {
-    /// Host → device copy of the packed bodies.
-    pub upload_ms: f64,
-    /// All kernels, from the end of the upload to the start of the download (includes the
-    /// two small counter reads the host needs to size launches).
-    pub kernels_ms: f64,
-    /// Device → host copy of the contacts.
-    pub download_ms: f64,
-    /// The whole call on the host clock: validation, packing, transfers, kernels, unpacking.
-    pub wall_ms: f64,
-    /// The kernels split by stage (CUDA events), summing to `kernels_ms`.
-    pub stages: StageTimings,
-}
-
-/// Device time per stage of seed 002 §4 \[ms\].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StageTimings {
-    /// Stages 1–6: body preparation, bin counts, their scan, the bin-sorted entries.
-    pub binning_ms: f64,
-    /// Stage 8 with ChM: bounding pairs per bin and the ChM filter (and the counter read).
-    pub pairs_chm_ms: f64,
-    /// OpM on the ChM survivors.
-    pub opm_ms: f64,
-    /// Stages 9–10: the contacts counted, scanned, sorted by pair and gathered.
-    pub ordering_ms: f64,
-}
-
-/// Device buffers reused across calls (grown, never shrunk).
-struct Workspace {
-    packed: CudaSlice<f64>,
-    bodies: CudaSlice<f64>,
-    bucket_count: CudaSlice<u32>,
-    bucket_cursor: CudaSlice<u32>,
-    entries: CudaSlice<u32>,
-    counters: CudaSlice<u64>,
-    survivors: CudaSlice<u64>,
-    rec_f: CudaSlice<f64>,
-    rec_u: CudaSlice<u32>,
-    first_count: CudaSlice<u32>,
-    first_cursor: CudaSlice<u32>,
-    order: CudaSlice<u32>,
-    out_f: CudaSlice<f64>,
-    out_u: CudaSlice<u32>,
-    scan_levels: Vec<CudaSlice<u32>>,
-}
 
 /// Ellipsoid contact detection on a CUDA device (see the module doc).
 pub struct GpuEllipsoidDetector {
@@ -92,77 +38,6 @@ pub struct GpuEllipsoidDetector {
     events: [CudaEvent; 7],
 }
 
-/// Page-locked host memory of `len` elements, reused while long enough (`exact`: only
-/// when exactly that long, as a host → device copy takes the whole slice).
-fn pinned<T: DeviceRepr + ValidAsZeroBits>(
-    dev: &Device,
-    slot: &mut Option<PinnedHostSlice<T>>,
-    len: usize,
-    exact: bool,
-    flags: u32,
-) -> Result<(), GpuError> {
-    let fits = slot.as_ref().is_some_and(|p| {
-        if exact {
-            p.len() == len
-        } else {
-            p.len() >= len
-        }
-    });
-    if !fits {
-        *slot = None;
-        let want = if exact {
-            len
-        } else {
-            len.saturating_add(len / 4)
-        }
-        .max(1);
-        // SAFETY: the memory is written (packing, or a device copy) before it is read.
-        let p = unsafe { dev.ctx.alloc_pinned_with_flags::<T>(want, flags) }
-            .map_err(driver("pinned host allocation"))?;
-        *slot = Some(p);
-    }
-    Ok(())
-}
-
-fn grow<T: DeviceRepr + ValidAsZeroBits>(
-    dev: &Device,
-    buf: &mut CudaSlice<T>,
-    len: usize,
-) -> Result<(), GpuError> {
-    if buf.len() < len {
-        let want = len.saturating_add(len / 4).max(1);
-        // Drop the old buffer first so the peak is not old + new.
-        *buf = dev.stream.alloc_zeros(1).map_err(driver("allocation"))?;
-        *buf = dev.stream.alloc_zeros(want).map_err(driver("allocation"))?;
-    }
-    Ok(())
-}
-
-fn zero<T: DeviceRepr + ValidAsZeroBits>(
-    dev: &Device,
-    buf: &mut CudaSlice<T>,
-    len: usize,
-) -> Result<(), GpuError> {
-    dev.stream
-        .memset_zeros(&mut buf.slice_mut(0..len))
-        .map_err(driver("memset"))
-}
-
-fn per_item(n: usize) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: ((n as u32).div_ceil(BLOCK).max(1), 1, 1),
-        block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
-
-/// Device bytes one detection of `n` bodies with `survivors` ChM survivors needs.
-fn bytes_needed(n: usize, buckets: usize, survivors: usize) -> usize {
-    let per_body = 8 * (PACKED_STRIDE + BODY_DOUBLES) + 4 * (MAX_ENTRIES_PER_BODY + 2);
-    let per_survivor = 8 + 8 * REC_F + 4 * REC_U + 4 + 8 * REC_F + 4 * REC_U;
-    n * per_body + buckets * 8 + survivors * per_survivor
-}
-
 impl GpuEllipsoidDetector {
     /// Opens CUDA device 0 and compiles the kernels. Without a usable GPU:
     /// [`GpuError::Unavailable`].
@@ -173,38 +48,7 @@ impl GpuEllipsoidDetector {
     /// [`new`](Self::new) with explicit kernel options.
     pub fn with_options(options: &DetectorOptions) -> Result<Self, GpuError> {
         let dev = Device::open(0, options)?;
-        let z64 = || {
-            dev.stream
-                .alloc_zeros::<f64>(1)
-                .map_err(driver("allocation"))
-        };
-        let z32 = || {
-            dev.stream
-                .alloc_zeros::<u32>(1)
-                .map_err(driver("allocation"))
-        };
-        let zu64 = |n| {
-            dev.stream
-                .alloc_zeros::<u64>(n)
-                .map_err(driver("allocation"))
-        };
-        let ws = Workspace {
-            packed: z64()?,
-            bodies: z64()?,
-            bucket_count: z32()?,
-            bucket_cursor: z32()?,
-            entries: z32()?,
-            counters: zu64(4)?,
-            survivors: zu64(1)?,
-            rec_f: z64()?,
-            rec_u: z32()?,
-            first_count: z32()?,
-            first_cursor: z32()?,
-            order: z32()?,
-            out_f: z64()?,
-            out_u: z32()?,
-            scan_levels: Vec::new(),
-        };
+        let ws = Workspace::new(&dev)?;
         let timed = || {
             dev.ctx
                 .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))

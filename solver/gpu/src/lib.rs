@@ -29,9 +29,12 @@ pub mod kernels;
 pub mod pack;
 pub mod plan;
 pub mod scan;
+pub mod timings;
 pub mod workload;
+mod workspace;
 
 pub use body::{Detection, DetectionStats, EllipsoidBody, PairContact};
-pub use detector::{GpuEllipsoidDetector, GpuTimings, StageTimings};
+pub use detector::GpuEllipsoidDetector;
 pub use device::DetectorOptions;
 pub use error::GpuError;
+pub use timings::{GpuTimings, StageTimings};
