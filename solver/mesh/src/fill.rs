@@ -141,8 +141,8 @@ fn close_loop(out: &mut TriMesh, lp: &[u32], report: &mut FillReport) -> Result<
     }
     let mut c = [0.0; 3];
     for &v in lp {
-        for k in 0..3 {
-            c[k] += out.vertices[v as usize][k] / n as f64;
+        for (ck, vk) in c.iter_mut().zip(out.vertices[v as usize]) {
+            *ck += vk / n as f64;
         }
     }
     let ci = u32::try_from(out.vertices.len())

@@ -91,8 +91,8 @@ fn assign(pts: &[V], centres: &[V], labels: &mut [u32]) -> Sums {
                 *l = j;
             }
             let ju = j as usize;
-            for a in 0..3 {
-                s.sum[ju][a] += p[a];
+            for (sa, pa) in s.sum[ju].iter_mut().zip(p) {
+                *sa += pa;
             }
             s.count[ju] += 1;
             s.inertia += d2;

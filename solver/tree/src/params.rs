@@ -60,7 +60,7 @@ impl Default for BuildParams {
             refine_iterations: 60,
             refine_power: 256,
             fit_samples: 1024,
-            fit_tolerance: 1e-4,
+            fit_tolerance: 3e-4,
         }
     }
 }

@@ -92,6 +92,10 @@ fn pow(r: f64, p: f64) -> f64 {
     }
 }
 
+/// One vertex in an evaluation: distance `d` to the triangle, barycentrics of the closest
+/// point, offset vector, `(d/m)^p`.
+type Near = (f64, [f64; 3], V, f64);
+
 /// The smooth objective of the module docs (scaled coordinates) and its gradient.
 struct Objective<'a> {
     ys: &'a [V],
@@ -101,7 +105,7 @@ struct Objective<'a> {
     eps_ref: f64,
     /// Per-vertex distance `d`, barycentrics, offset vector and `(d/m)^p` of the last
     /// evaluation (reused: an evaluation allocates nothing).
-    near: RefCell<Vec<(f64, [f64; 3], V, f64)>>,
+    near: RefCell<Vec<Near>>,
 }
 
 impl Objective<'_> {
