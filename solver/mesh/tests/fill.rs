@@ -64,3 +64,70 @@ fn a_bow_tie_boundary_is_refused_with_one_line_naming_file_and_vertex() {
     );
     assert!(!out.exists());
 }
+
+/// Euler characteristic `V − E + F` over the vertices that triangles use.
+fn euler_used(m: &msdem_mesh::TriMesh) -> i64 {
+    let mut used: Vec<u32> = m.triangles.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut edges: Vec<(u32, u32)> = m
+        .triangles
+        .iter()
+        .flat_map(|t| (0..3).map(move |k| (t[k].min(t[(k + 1) % 3]), t[k].max(t[(k + 1) % 3]))))
+        .collect();
+    edges.sort_unstable();
+    edges.dedup();
+    used.len() as i64 - edges.len() as i64 + m.triangles.len() as i64
+}
+
+#[test]
+fn stars_cut_out_of_a_sphere_at_seeded_random_vertices_are_closed_again() {
+    // Remove the whole fan (star) of several vertices whose neighbourhoods are disjoint:
+    // each leaves a pentagonal or hexagonal hole. The filled sphere must be a closed,
+    // outward particle of genus 0 whose volume lies between the sphere's with the caps cut
+    // flat and the full sphere's.
+    let sphere = msdem_mesh::generate::icosphere(1.0, 3).unwrap();
+    let full = signed_volume(&sphere);
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for round in 0..10 {
+        let mut m = sphere.clone();
+        let mut blocked = vec![false; m.vertices.len()];
+        let mut holes = 0;
+        for _ in 0..8 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let v = ((state >> 33) % m.vertices.len() as u64) as u32;
+            // The star's ring and the ring's neighbours must be untouched.
+            let star: Vec<usize> = (0..m.triangles.len())
+                .filter(|&t| m.triangles[t].contains(&v))
+                .collect();
+            let ring: Vec<u32> = star.iter().flat_map(|&t| m.triangles[t]).collect();
+            if star.is_empty() || ring.iter().any(|&r| blocked[r as usize]) {
+                continue;
+            }
+            for t in &m.triangles {
+                if t.iter().any(|x| ring.contains(x)) {
+                    for &x in t {
+                        blocked[x as usize] = true;
+                    }
+                }
+            }
+            let mut k = 0;
+            m.triangles.retain(|t| {
+                k += 1;
+                !star.contains(&(k - 1))
+            });
+            holes += 1;
+        }
+        assert!(holes >= 2, "round {round}: only {holes} holes");
+        let (closed, report) = msdem_mesh::fill_holes(&m, &Default::default()).unwrap();
+        assert_eq!(report.holes, holes, "round {round}");
+        assert_eq!(report.added_vertices, holes);
+        let check = check_mesh(&closed, Role::Particle);
+        assert!(check.is_valid(), "round {round}: {:?}", check.problems());
+        assert_eq!(euler_used(&closed), 2, "round {round}");
+        let v = signed_volume(&closed);
+        assert!(v < full && v > 0.98 * full, "round {round}: {v} vs {full}");
+    }
+}
