@@ -113,11 +113,10 @@ fn stars_cut_out_of_a_sphere_at_seeded_random_vertices_are_closed_again() {
                     }
                 }
             }
-            let mut k = 0;
-            m.triangles.retain(|t| {
-                k += 1;
-                !star.contains(&(k - 1))
-            });
+            m.triangles = (0..m.triangles.len())
+                .filter(|t| !star.contains(t))
+                .map(|t| m.triangles[t])
+                .collect();
             holes += 1;
         }
         assert!(holes >= 2, "round {round}: only {holes} holes");
