@@ -59,6 +59,7 @@ pub const PIPELINE_KEYS: &[KeyDoc] = &[
     k(IMPORT, "rotate_deg", "[x, y, z]", "degree", "none", "finite", "rotation about the fixed x, then y, then z axis, about the origin (3rd)"),
     k(IMPORT, "recentre", "bool", "-", "false", "", "centre of mass (uniform density) moved to the origin; needs a closed, outward mesh (4th)"),
     k(IMPORT, "translate", "[x, y, z]", "m", "none", "finite", "added last (5th)"),
+    k(IMPORT, "fill_holes", "bool", "-", "false", "", "close the file's holes first, each boundary loop by a fan around its mean (`meshgen convert --fill-holes`); a boundary that is not a set of simple loops is refused"),
     k(TREE, "mesh", "string", "-", "required", "a key of `meshes`", "the mesh the tree is built over"),
     k(TREE, "obstacle", "bool", "-", "false", "", "accept an open mesh (static obstacles); a particle tree's mesh must be closed and outward"),
     k(TREE, "branching", "integer", "-", "8", "≥ 2", "children per node (seed 000 uses 8)"),

@@ -56,13 +56,14 @@ pub enum MeshSpec {
 }
 
 /// The keys of an `import:` entry.
-const IMPORT_KEYS: [&str; 6] = [
+const IMPORT_KEYS: [&str; 7] = [
     "import",
     "units",
     "scale",
     "rotate_deg",
     "recentre",
     "translate",
+    "fill_holes",
 ];
 
 impl<'de> Deserialize<'de> for MeshSpec {
@@ -81,6 +82,7 @@ impl<'de> Deserialize<'de> for MeshSpec {
                 let mut import: Option<PathBuf> = None;
                 let mut transform = ImportTransform::default();
                 let mut transform_key = None;
+                let mut fill_holes = false;
                 let mut rest = serde_norway::Mapping::new();
                 while let Some(key) = map.next_key_seed(KeySeed {
                     import: import.is_some(),
@@ -90,6 +92,9 @@ impl<'de> Deserialize<'de> for MeshSpec {
                             return Err(de::Error::unknown_field(other, &IMPORT_KEYS));
                         }
                         import = Some(map.next_value_seed(ImportFile)?);
+                    } else if key == "fill_holes" {
+                        fill_holes = map.next_value::<bool>()?;
+                        transform_key.get_or_insert(key);
                     } else if transform.deserialize_key(&key, &mut map)? {
                         transform_key.get_or_insert(key);
                     } else {
@@ -98,7 +103,11 @@ impl<'de> Deserialize<'de> for MeshSpec {
                     }
                 }
                 match import {
-                    Some(import) => Ok(MeshSpec::Import(ImportMesh { import, transform })),
+                    Some(import) => Ok(MeshSpec::Import(ImportMesh {
+                        import,
+                        transform,
+                        fill_holes,
+                    })),
                     None => {
                         if let Some(key) = transform_key {
                             return Err(de::Error::custom(format!(
@@ -188,6 +197,9 @@ pub struct ImportMesh {
     /// Unit, scale, rotation, recentring and translation (keys `units`, `scale`,
     /// `rotate_deg`, `recentre`, `translate`; see [`msdem_mesh::transform`]).
     pub transform: ImportTransform,
+    /// Close the file's holes first (key `fill_holes`, `meshgen convert --fill-holes`;
+    /// [`msdem_mesh::fill_holes`]).
+    pub fill_holes: bool,
 }
 
 /// Parameters of one `treebuild` run; options left out take `treebuild`'s defaults.

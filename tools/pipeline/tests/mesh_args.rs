@@ -97,7 +97,7 @@ const EVERY_OPTION: &[&str] = &[
     "st_all: staircase --steps 3 --rise 0.12 --run 0.25 --width 2 --origin -1 0 5 -o meshes/st_all.ply",
     "imp: convert ./../meshes/tetrahedron.obj -o meshes/imp.ply",
     "imp_mm: convert ./../meshes/tetrahedron.obj --units mm -o meshes/imp_mm.ply",
-    "imp_all: convert ./../meshes/cube.stl --units cm --scale 2.5 --rotate-deg 0 90 -45.5 --recentre --translate 1 -0 0.001 -o meshes/imp_all.ply",
+    "imp_all: convert ./../meshes/cube.stl --fill-holes --units cm --scale 2.5 --rotate-deg 0 90 -45.5 --recentre --translate 1 -0 0.001 -o meshes/imp_all.ply",
     "imp_one: convert ./../meshes/cube.stl --rotate-deg 0 0 0.0000001 -o meshes/imp_one.ply",
 ];
 
@@ -143,7 +143,7 @@ const BAD_ENTRIES: &[(&str, &str)] = &[
     ),
     (
         "{ kind: sphere, radius: 0.05, subdivisions: 1, import: a.obj }",
-        "p.yaml:10:10: meshes.floor: unknown field `kind`, expected one of `import`, `units`, `scale`, `rotate_deg`, `recentre`, `translate`",
+        "p.yaml:10:10: meshes.floor: unknown field `kind`, expected one of `import`, `units`, `scale`, `rotate_deg`, `recentre`, `translate`, `fill_holes`",
     ),
 ];
 
@@ -214,8 +214,8 @@ fn every_option() -> String {
   st_all: { kind: staircase, steps: 3, rise: 0.12, run: 0.25, width: 2.0, origin: [-1, 0, 5] }
   imp: { import: ../meshes/tetrahedron.obj }
   imp_mm: { import: ../meshes/tetrahedron.obj, units: mm }
-  imp_all: { translate: [1, -0.0, 1.0e-3], import: ../meshes/cube.stl, recentre: true, rotate_deg: [0, 90.0, -45.5], scale: 2.5, units: cm }
-  imp_one: { import: ../meshes/cube.stl, units: m, scale: 1, rotate_deg: [0, 0, 1.0e-7], recentre: false, translate: [0, 0, 0] }
+  imp_all: { translate: [1, -0.0, 1.0e-3], import: ../meshes/cube.stl, fill_holes: true, recentre: true, rotate_deg: [0, 90.0, -45.5], scale: 2.5, units: cm }
+  imp_one: { import: ../meshes/cube.stl, units: m, scale: 1, rotate_deg: [0, 0, 1.0e-7], recentre: false, translate: [0, 0, 0], fill_holes: false }
 ";
     let start = tiny.find("meshes:\n").unwrap();
     let end = tiny.find("trees:\n").unwrap();
