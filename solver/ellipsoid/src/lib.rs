@@ -11,7 +11,8 @@
 //!   feature decomposition on exact point–ellipsoid distances ([`point_distance`]).
 //! * [`detection`]: broad + narrow detection of a whole set (seed 002 §4–§5), bounding
 //!   spheres through any `msdem_broadphase` broad phase, then ChM/OpM in parallel with a
-//!   deterministic output order; [`workload`]: seeded random sets (Table 2's among them).
+//!   deterministic output order; [`workload`]: seeded random sets (Table 2's among them);
+//!   [`mod@table2`]: Table 2's contact counts, ellipsoid path against sphere path.
 //! * [`contact`]: the [`Contact`] result shared by every pair query: normal from B to A,
 //!   `signed_distance` > 0 gap, < 0 minus the penetration depth.
 //!
@@ -30,6 +31,7 @@ pub mod plane;
 pub mod point_distance;
 pub mod sensitivity;
 pub mod shape;
+pub mod table2;
 pub mod triangle;
 pub mod workload;
 
