@@ -47,7 +47,13 @@ fn packing_fractions_of_a_lattice_match_the_geometry() {
     let lower_depth = (cut - (0.06 - r)).min(2.0 * r);
     let expected_core = 4.0 * (cap(lower_depth) + cap(upper_depth)) / (area * cut);
     // The run log prints four decimals; the bodies do not move (no gravity, no contacts).
-    assert!((bed - expected_bed).abs() < 6e-5, "bed {bed} vs {expected_bed}\n{log}");
-    assert!((core - expected_core).abs() < 6e-5, "core {core} vs {expected_core}\n{log}");
+    assert!(
+        (bed - expected_bed).abs() < 6e-5,
+        "bed {bed} vs {expected_bed}\n{log}"
+    );
+    assert!(
+        (core - expected_core).abs() < 6e-5,
+        "core {core} vs {expected_core}\n{log}"
+    );
     assert!(log.contains(" 8 particles,"), "{log}");
 }

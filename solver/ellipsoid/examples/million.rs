@@ -19,8 +19,8 @@
 use anyhow::{ensure, Context};
 use msdem_broadphase::{AllPairs, Bins, BroadPhase, HGrid, HGridConfig, Sphere};
 use msdem_ellipsoid::{
-    bounding_spheres, chm_in_contact, detect, narrow_phase, random_ellipsoids, DetectionScratch, Method,
-    PairContact, PosedEllipsoid, RandomSetSpec,
+    bounding_spheres, chm_in_contact, detect, narrow_phase, random_ellipsoids, DetectionScratch,
+    Method, PairContact, PosedEllipsoid, RandomSetSpec,
 };
 use rayon::prelude::*;
 use std::time::Instant;

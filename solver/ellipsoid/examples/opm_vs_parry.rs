@@ -88,11 +88,7 @@ fn polyhedron(e: &Ellipsoid, n: usize) -> anyhow::Result<ConvexPolyhedron> {
             let z = 1.0 - (2 * i + 1) as Real / n as Real;
             let r = (1.0 - z * z).sqrt();
             let t = golden * i as Real;
-            parry3d_f64::math::Vector::new(
-                a * r * t.cos(),
-                b * r * t.sin(),
-                c * z,
-            )
+            parry3d_f64::math::Vector::new(a * r * t.cos(), b * r * t.sin(), c * z)
         })
         .collect();
     ConvexPolyhedron::from_convex_hull(&pts).context("convex hull")
@@ -136,7 +132,13 @@ fn errors(
         let scale = shapes[p.a].min_radius().min(shapes[p.b].min_radius());
         let e = (c.dist - o.signed_distance).abs() / scale;
         if std::env::var("DIAG").is_ok() && e > 1e-3 {
-            eprintln!("pair {k}: parry {} opm {} radii {:?} {:?} scale {scale}", c.dist, o.signed_distance, shapes[p.a].radii(), shapes[p.b].radii());
+            eprintln!(
+                "pair {k}: parry {} opm {} radii {:?} {:?} scale {scale}",
+                c.dist,
+                o.signed_distance,
+                shapes[p.a].radii(),
+                shapes[p.b].radii()
+            );
         }
         dist = dist.max(e);
         // parry's normal1 points from A to B; OpM's normal from B to A.
@@ -170,7 +172,16 @@ fn main() -> anyhow::Result<()> {
     );
     println!(
         "{:<12} {:>8} | {:>8} {:>9} {:>9} | {:>10} {:>10} {:>10} | {:>8} | {:>6}",
-        "mix", "contacts", "vertices", "Δd/r", "angle", "ChM /s", "OpM /s", "parry /s", "OpM/parry", "normal"
+        "mix",
+        "contacts",
+        "vertices",
+        "Δd/r",
+        "angle",
+        "ChM /s",
+        "OpM /s",
+        "parry /s",
+        "OpM/parry",
+        "normal"
     );
     for (name, half) in [("overlapping", 0.6), ("mixed", 1.2), ("separated", 3.0)] {
         let set = pairs(&mut rng, half);
@@ -218,8 +229,14 @@ fn main() -> anyhow::Result<()> {
                 .map(|k| black_box(parry_contact(&polys, &poses, &set, k)).map_or(0.0, |c| c.dist))
                 .sum();
             let t3 = thread_cpu_s()?;
-            for (i, (s, dt)) in [(s0, t1 - t), (s1, t2 - t1), (s2, t3 - t2)].into_iter().enumerate() {
-                ensure!(*sums[i].get_or_insert(s) == s, "{name}: results changed between passes");
+            for (i, (s, dt)) in [(s0, t1 - t), (s1, t2 - t1), (s2, t3 - t2)]
+                .into_iter()
+                .enumerate()
+            {
+                ensure!(
+                    *sums[i].get_or_insert(s) == s,
+                    "{name}: results changed between passes"
+                );
                 times[i].push(dt);
             }
         }

@@ -10,7 +10,13 @@ use msdem_ellipsoid::workload::table2;
 
 #[test]
 fn equal_radii_ellipsoids_count_the_sphere_contacts() {
-    for (n, opm_only) in [(128, true), (1024, true), (8192, true), (32_768, true), (131_072, false)] {
+    for (n, opm_only) in [
+        (128, true),
+        (1024, true),
+        (8192, true),
+        (32_768, true),
+        (131_072, false),
+    ] {
         let (bodies, _) = table2(n, 0x7ab1e2 + n as u64).unwrap();
         let c = count_contacts(&bodies, opm_only).unwrap();
         // The inflated broad phase hands over separated pairs that ChM must reject.

@@ -72,7 +72,11 @@ fn top_offset(semi_axes: Option<[f64; 3]>, orientation: [f64; 4], bounding_radiu
 /// The share of an ellipsoid's volume below a horizontal plane `s` above its centre, for
 /// the half-height `h` (its support in z): `1/2 + 3t/4 − t³/4`, `t = s/h` clamped.
 fn fraction_below(s: f64, h: f64) -> f64 {
-    let t = if h > 0.0 { (s / h).clamp(-1.0, 1.0) } else { s.signum() };
+    let t = if h > 0.0 {
+        (s / h).clamp(-1.0, 1.0)
+    } else {
+        s.signum()
+    };
     0.5 + 0.75 * t - 0.25 * t * t * t
 }
 

@@ -289,7 +289,12 @@ impl RunLog {
             Err(e) => writeln!(t, "statistics      not available ({e})")?,
         }
         if let Some(bx) = &spec.report.packing_box {
-            let densities: Vec<f64> = spec.scenario.materials.values().map(|m| m.density).collect();
+            let densities: Vec<f64> = spec
+                .scenario
+                .materials
+                .values()
+                .map(|m| m.density)
+                .collect();
             match crate::packing::packing(&run, bx, &densities) {
                 Ok(p) => writeln!(
                     t,
