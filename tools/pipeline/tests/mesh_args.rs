@@ -29,6 +29,8 @@ fn mesh_args(spec: &PipelineSpec, dir: &Path) -> Vec<String> {
 const PIPELINE_FILES: &[&str] = &[
     "cube_stacks.yaml: cube: box --size 0.1 0.1 0.1 -o meshes/cube.ply",
     "cube_stacks.yaml: floor: plane --size 14 10 --center 2 0 0 -o meshes/floor.ply",
+    "ellipsoid_box.yaml: walls: hopper --top-width 0.33 --outlet-width 0.32 --height 1.4 --outlet square --center 0 0 0 -o meshes/walls.ply",
+    "ellipsoid_box.yaml: floor: plane --size 1 1 -o meshes/floor.ply",
     "ellipsoid_hopper.yaml: rock: sphere --radius 0.06 --subdivisions 2 --eta 1.3 --seed 31 -o meshes/rock.ply",
     "ellipsoid_hopper.yaml: hopper: hopper --top-width 1.4 --outlet-width 0.55 --height 0.7 --outlet square --center 0 0 0.4 -o meshes/hopper.ply",
     "ellipsoid_hopper.yaml: floor: plane --size 4 4 -o meshes/floor.ply",
