@@ -16,7 +16,7 @@ fn main() {
         let (cases, mut runs) = vs_parry::prepare(&o, &mut log)?;
         let wrong: Vec<_> = runs
             .iter()
-            .filter(|r| r.ours_wrong != [(0, 0); 2])
+            .filter(|r| r.ours_wrong != [(0, 0); 4])
             .collect();
         if let Some(r) = wrong.first() {
             return Err(format!(
@@ -25,6 +25,9 @@ fn main() {
             ));
         }
         vs_parry::time(&cases, &mut runs, o.reps);
+        for l in vs_parry::kernel_report(&cases, &runs, o.reps) {
+            println!("{l}");
+        }
         for l in vs_parry::report(&cases, &runs) {
             println!("{l}");
         }

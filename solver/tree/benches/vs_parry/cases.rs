@@ -15,7 +15,7 @@ use super::oracle::{near_pairs, T64};
 use msdem_geom::math::{Iso3, Vec3};
 use msdem_mesh::generate::{icosphere, noise_sphere, NoiseSphere};
 use msdem_mesh::TriMesh;
-use msdem_tree::{build_tree, read_tree, write_tree, BuildParams, SurrogateTree};
+use msdem_tree::{build_tree, read_tree, write_tree, BuildParams, NodeBoxes, SurrogateTree};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -26,6 +26,8 @@ pub const EPS: f64 = 0.01;
 pub struct Body {
     /// Our surrogate tree.
     pub tree: SurrogateTree,
+    /// Its node boxes (computed once, like parry's BVH).
+    pub boxes: NodeBoxes,
     /// parry's shape (BVH built).
     pub parry: parry3d::shape::TriMesh,
     /// Triangles in `f64` (the `f32` coordinates both libraries store, widened).
@@ -102,7 +104,12 @@ fn body(mesh: TriMesh, log: &mut dyn FnMut(String)) -> Result<Body, String> {
         .iter()
         .map(|t| t.v.map(|p| p.map(|x| x as f64)))
         .collect();
-    Ok(Body { tree, parry, tris })
+    Ok(Body {
+        boxes: NodeBoxes::of(&tree),
+        tree,
+        parry,
+        tris,
+    })
 }
 
 /// A mesh file scaled to a bounding-box diagonal of 1 m, centred at its box centre.

@@ -4,7 +4,9 @@
 //! oracle before anything is timed.
 //!
 //! * ours: [`find_contacts`] from the roots (a cold query: no kept sets), hierarchy mode,
-//!   hybrid and exact kernels, one reused [`Scratch`];
+//!   hybrid and exact kernels, one reused [`Scratch`]; and [`find_contacts_boxed`], the
+//!   same traversal also pruning by node boxes ([`msdem_tree::NodeBoxes`], built once per
+//!   shape like parry's BVH);
 //! * parry: `contact_manifolds` on prebuilt `TriMesh` shapes with a persistent workspace
 //!   and manifold vector per pose (and, for reference, fresh ones per call).
 //!
@@ -13,13 +15,14 @@
 //! repetitions.
 
 pub mod cases;
+pub mod kernels;
 pub mod oracle;
 pub mod parry_side;
 pub mod timing;
 
 use cases::{Case, EPS};
 use msdem_geom::kernel::KernelKind;
-use msdem_tree::{find_contacts, LevelStats, Mode, Scratch, TriContact};
+use msdem_tree::{find_contacts, find_contacts_boxed, LevelStats, Mode, Scratch, TriContact};
 use std::path::PathBuf;
 
 /// Oracle distances within this of the margin \[m\] are borderline: `f32` storage of the
@@ -100,38 +103,43 @@ pub struct PoseRun {
     pub sure: usize,
     /// Oracle pairs within [`BAND_M`] of the margin.
     pub band: usize,
-    /// Our misses and extras (hybrid, exact): must be zero.
-    pub ours_wrong: [(usize, usize); 2],
+    /// Our misses and extras (each of [`OURS`]): must be zero.
+    pub ours_wrong: [(usize, usize); 4],
     /// parry's misses and extras.
     pub parry_wrong: (usize, usize),
-    /// Our kernel checks (hybrid).
-    pub checks: u64,
-    /// Median per-call thread-CPU time of each method \[ns\] (ours hybrid, ours exact, parry persistent, parry fresh).
-    pub median_ns: [f64; 4],
+    /// Our kernel checks (hybrid, without and with node boxes).
+    pub checks: [u64; 2],
+    /// Median per-call thread-CPU time of each method \[ns\]: [`OURS`], then parry
+    /// persistent, parry fresh.
+    pub median_ns: [f64; 6],
     parry: parry_side::Query,
 }
+
+/// Our four variants: (kernel, node boxes).
+pub const OURS: [(KernelKind, bool); 4] = [
+    (KernelKind::Hybrid, false),
+    (KernelKind::Exact, false),
+    (KernelKind::Hybrid, true),
+    (KernelKind::Exact, true),
+];
 
 fn ours(
     c: &Case,
     iso: &msdem_geom::math::Iso3,
-    k: KernelKind,
+    (k, boxed): (KernelKind, bool),
     s: &mut Scratch,
     out: &mut Vec<TriContact>,
 ) -> u64 {
     let mut st = LevelStats::default();
+    let e = EPS as f32;
     out.clear();
-    find_contacts(
-        &c.a.tree,
-        EPS as f32,
-        &c.b.tree,
-        EPS as f32,
-        iso,
-        Mode::Hierarchy,
-        k,
-        s,
-        out,
-        &mut st,
-    );
+    if boxed {
+        let (a, b) = ((&c.a.tree, &c.a.boxes), (&c.b.tree, &c.b.boxes));
+        find_contacts_boxed(a, e, b, e, iso, k, s, out, &mut st);
+    } else {
+        let (a, b) = (&c.a.tree, &c.b.tree);
+        find_contacts(a, e, b, e, iso, Mode::Hierarchy, k, s, out, &mut st);
+    }
     st.total()
 }
 
@@ -165,15 +173,12 @@ pub fn prepare(
             let b = cases::transformed(&c.b.tris, &p.iso);
             let near = oracle::near_pairs(&c.a.tris, &b, margin + BAND_M);
             let sure = near.iter().filter(|x| x.2 <= margin - BAND_M).count();
-            let mut ours_wrong = [(0, 0); 2];
-            let mut checks = 0;
-            for (w, k) in ours_wrong
-                .iter_mut()
-                .zip([KernelKind::Hybrid, KernelKind::Exact])
-            {
-                let n = ours(c, &p.iso, k, &mut s, &mut out);
-                if k == KernelKind::Hybrid {
-                    checks = n;
+            let mut ours_wrong = [(0, 0); 4];
+            let mut checks = [0; 2];
+            for (m, w) in ours_wrong.iter_mut().enumerate() {
+                let n = ours(c, &p.iso, OURS[m], &mut s, &mut out);
+                if m % 2 == 0 {
+                    checks[m / 2] = n;
                 }
                 let mut found: Vec<(u32, u32)> = out
                     .iter()
@@ -208,7 +213,7 @@ pub fn prepare(
                 ours_wrong,
                 parry_wrong,
                 checks,
-                median_ns: [f64::NAN; 4],
+                median_ns: [f64::NAN; 6],
                 parry,
             });
         }
@@ -225,21 +230,18 @@ pub fn time(cases: &[Case], runs: &mut [PoseRun], reps: usize) {
     let mut s = Scratch::new();
     let mut out = Vec::new();
     let mut fresh = parry_side::Query::default();
-    let mut samples = vec![[const { Vec::new() }; 4]; runs.len()];
-    let mut calls = vec![[1u32; 4]; runs.len()];
+    let mut samples = vec![[const { Vec::new() }; 6]; runs.len()];
+    let mut calls = vec![[1u32; 6]; runs.len()];
     for rep in 0..=reps {
         for (ri, r) in runs.iter_mut().enumerate() {
             let c = &cases[r.case];
-            for m in 0..4 {
-                let m = (m + rep) % 4;
+            for m in 0..6 {
+                let m = (m + rep) % 6;
                 let mut f = |r: &mut PoseRun| match m {
-                    0 => {
-                        ours(c, &r.iso, KernelKind::Hybrid, &mut s, &mut out);
+                    0..4 => {
+                        ours(c, &r.iso, OURS[m], &mut s, &mut out);
                     }
-                    1 => {
-                        ours(c, &r.iso, KernelKind::Exact, &mut s, &mut out);
-                    }
-                    2 => r.parry.run(&r.pos12, &c.a.parry, &c.b.parry, margin, false),
+                    4 => r.parry.run(&r.pos12, &c.a.parry, &c.b.parry, margin, false),
                     _ => fresh.run(&r.pos12, &c.a.parry, &c.b.parry, margin, true),
                 };
                 let t = timing::per_call_ns(calls[ri][m], &mut || f(r));
@@ -258,19 +260,20 @@ pub fn time(cases: &[Case], runs: &mut [PoseRun], reps: usize) {
 }
 
 /// The report: one markdown row per pose, then the worst pose and, last,
-/// `min_ratio_vs_parry = X` (parry persistent / ours hybrid, smallest over the poses).
+/// `min_ratio_vs_parry = X`: parry persistent over our fastest query (hybrid kernel with
+/// node boxes), the smallest over the poses.
 pub fn report(cases: &[Case], runs: &[PoseRun]) -> Vec<String> {
     let mut v = vec![
-        "| shapes | pose | pairs (+borderline) | our checks | ours hybrid µs | ours exact µs | parry persistent µs | parry fresh µs | parry / hybrid | parry / exact | parry misses / extras |".to_string(),
-        "|---|---|---|---|---|---|---|---|---|---|---|".to_string(),
+        "| shapes | pose | pairs (+borderline) | checks plain / boxes | ours hybrid µs | ours exact µs | ours hybrid + boxes µs | ours exact + boxes µs | parry persistent µs | parry fresh µs | parry / ours hybrid + boxes | parry / ours exact + boxes | parry misses / extras |".to_string(),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|".to_string(),
     ];
     let mut worst: Option<(f64, String)> = None;
     for r in runs {
-        let [h, e, pp, pf] = r.median_ns.map(|x| x / 1e3);
-        let ratio = pp / h;
+        let [h, e, hb, eb, pp, pf] = r.median_ns.map(|x| x / 1e3);
+        let ratio = pp / hb;
         v.push(format!(
-            "| {} | {} | {} (+{}) | {} | {h:.1} | {e:.1} | {pp:.1} | {pf:.1} | {ratio:.2} | {:.2} | {} / {} |",
-            cases[r.case].name, r.label, r.sure, r.band, r.checks, pp / e, r.parry_wrong.0, r.parry_wrong.1
+            "| {} | {} | {} (+{}) | {} / {} | {h:.1} | {e:.1} | {hb:.1} | {eb:.1} | {pp:.1} | {pf:.1} | {ratio:.2} | {:.2} | {} / {} |",
+            cases[r.case].name, r.label, r.sure, r.band, r.checks[0], r.checks[1], pp / eb, r.parry_wrong.0, r.parry_wrong.1
         ));
         if worst.as_ref().is_none_or(|w| ratio < w.0) {
             worst = Some((ratio, format!("{} {}", cases[r.case].name, r.label)));
@@ -281,4 +284,28 @@ pub fn report(cases: &[Case], runs: &[PoseRun]) -> Vec<String> {
         v.push(format!("min_ratio_vs_parry = {x:.2}"));
     }
     v
+}
+
+/// The per-pair kernel table (see `kernels.rs`) over the touching poses (gap ε, overlap
+/// 2ε) of the sphere cases.
+pub fn kernel_report(cases: &[Case], runs: &[PoseRun], reps: usize) -> Vec<String> {
+    let poses: Vec<_> = runs
+        .iter()
+        .filter(|r| {
+            (r.label.ends_with("gap ε") || r.label.contains("overlap"))
+                && cases[r.case].name.contains("spheres")
+        })
+        .map(|r| (r.case, r.iso))
+        .collect();
+    let pairs = kernels::stream(cases, &poses);
+    let ([ex, hy, exs, hys, pa], fb) = kernels::per_pair_ns(&pairs, reps);
+    vec![
+        format!("kernel stream: {} pairs from {} touching sphere poses, hybrid fallbacks {fb}", pairs.len(), poses.len()),
+        "| kernel | ns/pair alone | ns/pair behind the pre-screen |".into(),
+        "|---|---|---|".into(),
+        format!("| ours exact | {ex:.1} | {exs:.1} |"),
+        format!("| ours hybrid | {hy:.1} | {hys:.1} |"),
+        format!("| parry3d GJK distance (Triangle–Triangle) | {pa:.1} | |"),
+        format!("hybrid speed-up over exact: {:.2}× alone, {:.2}× behind the pre-screen; parry distance / our exact: {:.2}×", ex / hy, exs / hys, pa / ex),
+    ]
 }
