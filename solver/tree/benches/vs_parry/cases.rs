@@ -8,8 +8,9 @@
 //! mesh, so that reruns skip the ~30 s build of the scanned mesh.
 //!
 //! Poses: B approaches A along an axis with a fixed rotation; for each axis the offset is
-//! chosen so that the true mesh distance (the oracle's) is 0.3 m (far apart), 3ε, 2ε, ε, or
-//! so that B is pushed 2ε or 0.1 m (deep) along the axis past the first touch.
+//! chosen so that the mesh distance is 0.3 m (far apart; to 10⁻⁶ m), or exactly (the
+//! oracle's, to 10⁻⁹ m) 3ε, 2ε, ε, or so that B is pushed 2ε or 0.1 m (deep) along the
+//! axis past the first touch.
 
 use super::oracle::{near_pairs, T64};
 use msdem_geom::math::{Iso3, Vec3};
@@ -178,17 +179,22 @@ const APPROACHES: [([f64; 3], [f64; 3]); 3] = [
     ([-0.5, 1.0, -0.3], [-2.0, 0.8, 1.3]),
 ];
 
-/// True mesh distance \[m\] at pose `iso` (searching pairs within a growing window).
-fn mesh_distance(c: &Case, iso: &Iso3) -> f64 {
+/// Exact mesh distance \[m\] at pose `iso` if it is at most `window` \[m\].
+fn mesh_distance(c: &Case, iso: &Iso3, window: f64) -> Option<f64> {
     let b = transformed(&c.b.tris, iso);
-    let mut window = 0.05;
-    loop {
-        let p = near_pairs(&c.a.tris, &b, window);
-        if let Some(d) = p.iter().map(|x| x.2).reduce(f64::min) {
-            return d;
-        }
-        window *= 2.0;
-    }
+    near_pairs(&c.a.tris, &b, window)
+        .iter()
+        .map(|x| x.2)
+        .reduce(f64::min)
+}
+
+/// parry3d's mesh distance \[m\] (BVH branch and bound, `f32`): only to approach a pose.
+fn parry_distance(c: &Case, iso: &Iso3) -> f64 {
+    let id = parry3d::math::Pose::IDENTITY;
+    let pos = super::parry_side::pose(iso);
+    parry3d::query::distance(&id, &c.a.parry, &pos, &c.b.parry)
+        .map(|d| d.distance as f64)
+        .unwrap_or(0.0)
 }
 
 /// `tris` moved by `iso`, in `f64`.
@@ -203,10 +209,11 @@ pub fn transformed(tris: &[T64], iso: &Iso3) -> Vec<T64> {
         .collect()
 }
 
-/// Offset along `axis` at which the mesh distance is `gap` \[m\] (to 10⁻⁹ m, or `gap = 0`:
-/// touching to 10⁻⁹ m), starting from the vertex projections (a lower bound of the
-/// distance) and stepping `c ← c − (d − gap)`, which never overshoots because the
-/// distance changes by at most the step.
+/// Offset along `axis` at which the mesh distance is `gap` \[m\] (`gap = 0`: touching),
+/// starting from the vertex projections (a lower bound of the distance) and stepping
+/// `c ← c − (d − gap)`, which does not overshoot because the distance changes by at most
+/// the step: first with parry's `f32` distance to 10⁻⁶ m, then (gaps ≤ 0.05 m) with the
+/// exact oracle to 10⁻⁹ m.
 fn offset_for(c: &Case, axis: &Vec3, rot: &Vec3, gap: f64) -> f64 {
     let r = Iso3::new(Vec3::zeros(), *rot);
     let pa = |v: &[f64; 3]| axis.dot(&Vec3::new(v[0], v[1], v[2]));
@@ -217,12 +224,23 @@ fn offset_for(c: &Case, axis: &Vec3, rot: &Vec3, gap: f64) -> f64 {
         .map(pa)
         .fold(f64::MAX, f64::min);
     let mut off = gap + max_a - min_b;
-    for _ in 0..200 {
-        let d = mesh_distance(c, &Iso3::new(axis * off, *rot));
-        if d - gap < 1e-9 {
+    for _ in 0..500 {
+        let d = parry_distance(c, &Iso3::new(axis * off, *rot));
+        if d - gap < 1e-6 {
             break;
         }
         off -= d - gap;
+    }
+    if gap <= 0.05 {
+        for _ in 0..200 {
+            let Some(d) = mesh_distance(c, &Iso3::new(axis * off, *rot), gap + 1e-3) else {
+                break;
+            };
+            if (d - gap).abs() < 1e-9 || (gap == 0.0 && d == 0.0) {
+                break;
+            }
+            off -= d - gap;
+        }
     }
     off
 }

@@ -136,26 +136,53 @@ fn bbox(t: &T64) -> (V, V) {
 
 /// Every pair `(i, j, distance)` of `a[i]`, `b[j]` (both in one frame) with distance
 /// ≤ `within` \[m\], sorted by `(i, j)`: boxes grown by `within` must overlap (a necessary
-/// condition), then the exact distance decides.
+/// condition, found through a uniform grid over B's boxes), then the exact distance
+/// decides.
 pub fn near_pairs(a: &[T64], b: &[T64], within: f64) -> Vec<(u32, u32, f64)> {
     let bb: Vec<(V, V)> = b.iter().map(bbox).collect();
-    let mut order: Vec<u32> = (0..b.len() as u32).collect();
-    order.sort_by(|&x, &y| bb[x as usize].0[0].total_cmp(&bb[y as usize].0[0]));
-    let lo_x: Vec<f64> = order.iter().map(|&j| bb[j as usize].0[0]).collect();
-    let widest = bb.iter().map(|(l, h)| h[0] - l[0]).fold(0.0, f64::max);
+    let mean = bb
+        .iter()
+        .map(|(l, h)| (0..3).map(|k| h[k] - l[k]).fold(0.0, f64::max))
+        .sum::<f64>()
+        / bb.len().max(1) as f64;
+    let h = (2.0 * mean).max(within).max(1e-9);
+    let cell = |x: f64| (x / h).floor() as i64;
+    let mut grid: std::collections::HashMap<[i64; 3], Vec<u32>> = Default::default();
+    for (j, (lo, hi)) in bb.iter().enumerate() {
+        for x in cell(lo[0])..=cell(hi[0]) {
+            for y in cell(lo[1])..=cell(hi[1]) {
+                for z in cell(lo[2])..=cell(hi[2]) {
+                    grid.entry([x, y, z]).or_default().push(j as u32);
+                }
+            }
+        }
+    }
+    let mut seen = vec![u32::MAX; b.len()];
     let mut out = Vec::new();
     for (i, ta) in a.iter().enumerate() {
         let (alo, ahi) = bbox(ta);
-        let from = lo_x.partition_point(|&x| x < alo[0] - within - widest);
-        let to = lo_x.partition_point(|&x| x <= ahi[0] + within);
-        for &j in &order[from..to] {
-            let (blo, bhi) = bb[j as usize];
-            if (0..3).any(|k| blo[k] > ahi[k] + within || alo[k] > bhi[k] + within) {
-                continue;
-            }
-            let d = tri_tri_dist(ta, &b[j as usize]);
-            if d <= within {
-                out.push((i as u32, j, d));
+        let (lo, hi) = (alo.map(|x| x - within), ahi.map(|x| x + within));
+        for x in cell(lo[0])..=cell(hi[0]) {
+            for y in cell(lo[1])..=cell(hi[1]) {
+                for z in cell(lo[2])..=cell(hi[2]) {
+                    let Some(js) = grid.get(&[x, y, z]) else {
+                        continue;
+                    };
+                    for &j in js {
+                        if seen[j as usize] == i as u32 {
+                            continue;
+                        }
+                        seen[j as usize] = i as u32;
+                        let (blo, bhi) = bb[j as usize];
+                        if (0..3).any(|k| blo[k] > hi[k] || lo[k] > bhi[k]) {
+                            continue;
+                        }
+                        let d = tri_tri_dist(ta, &b[j as usize]);
+                        if d <= within {
+                            out.push((i as u32, j, d));
+                        }
+                    }
+                }
             }
         }
     }
