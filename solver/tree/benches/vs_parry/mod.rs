@@ -191,6 +191,15 @@ pub fn prepare(
                     .collect();
                 found.sort_unstable();
                 *w = score(&found, &near, margin);
+                for x in near
+                    .iter()
+                    .filter(|x| x.2 <= margin - BAND_M && found.binary_search(&(x.0, x.1)).is_err())
+                {
+                    log(format!(
+                        "MISSED by ours {:?}: {} {}: A triangle {} B triangle {} at {:.9} m",
+                        OURS[m], c.name, p.label, x.0, x.1, x.2
+                    ));
+                }
             }
             let pos12 = parry_side::pose(&p.iso);
             let mut parry = parry_side::Query::default();
@@ -264,16 +273,18 @@ pub fn time(cases: &[Case], runs: &mut [PoseRun], reps: usize) {
 /// node boxes), the smallest over the poses.
 pub fn report(cases: &[Case], runs: &[PoseRun]) -> Vec<String> {
     let mut v = vec![
-        "| shapes | pose | pairs (+borderline) | checks plain / boxes | ours hybrid µs | ours exact µs | ours hybrid + boxes µs | ours exact + boxes µs | parry persistent µs | parry fresh µs | parry / ours hybrid + boxes | parry / ours exact + boxes | parry misses / extras |".to_string(),
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|".to_string(),
+        "| shapes | pose | pairs (+borderline) | checks plain / boxes | ours hybrid µs | ours exact µs | ours hybrid + boxes µs | ours exact + boxes µs | parry persistent µs | parry fresh µs | parry / ours hybrid + boxes | parry / ours exact + boxes | parry misses / extras | our misses / extras |".to_string(),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|".to_string(),
     ];
     let mut worst: Option<(f64, String)> = None;
     for r in runs {
         let [h, e, hb, eb, pp, pf] = r.median_ns.map(|x| x / 1e3);
         let ratio = pp / hb;
         v.push(format!(
-            "| {} | {} | {} (+{}) | {} / {} | {h:.1} | {e:.1} | {hb:.1} | {eb:.1} | {pp:.1} | {pf:.1} | {ratio:.2} | {:.2} | {} / {} |",
-            cases[r.case].name, r.label, r.sure, r.band, r.checks[0], r.checks[1], pp / eb, r.parry_wrong.0, r.parry_wrong.1
+            "| {} | {} | {} (+{}) | {} / {} | {h:.1} | {e:.1} | {hb:.1} | {eb:.1} | {pp:.1} | {pf:.1} | {ratio:.2} | {:.2} | {} / {} | {} / {} |",
+            cases[r.case].name, r.label, r.sure, r.band, r.checks[0], r.checks[1], pp / eb, r.parry_wrong.0, r.parry_wrong.1,
+            r.ours_wrong.iter().map(|w| w.0).sum::<usize>(),
+            r.ours_wrong.iter().map(|w| w.1).sum::<usize>()
         ));
         if worst.as_ref().is_none_or(|w| ratio < w.0) {
             worst = Some((ratio, format!("{} {}", cases[r.case].name, r.label)));
