@@ -435,7 +435,9 @@ impl Kids {
             .extend(self.b.iter().map(|&y| cx.el_box(s, y, false, nb)));
         for ((&x, px), bx) in self.a.iter().zip(&self.sph_a).zip(&self.box_a) {
             for ((&y, py), by) in self.b.iter().zip(&self.sph_b).zip(&self.box_b) {
-                if !spheres_apart(px, py) && !boxes_apart(bx, by, margin) {
+                // Two real triangles: `push` tests their boxes (same margin) anyway.
+                let both_real = x.real && y.real;
+                if !spheres_apart(px, py) && (both_real || !boxes_apart(bx, by, margin)) {
                     next.push((x, y));
                 }
             }
