@@ -4,6 +4,7 @@
 //! contract (margins, padding, fallback rules).
 
 use crate::cull::{planes_apart, spheres_apart, Bound};
+use crate::node_box::{boxes_apart, posed, Aabb, NodeBoxes};
 use crate::traverse::{LevelStats, Scratch, TriContact, Unfold, MAX_LEVELS};
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult};
@@ -43,6 +44,8 @@ pub(crate) struct Ctx<'a> {
     pub eps_b: f32,
     pub b_to_a: &'a Iso3,
     pub kernel: KernelKind,
+    /// Node boxes of A and B (tree frames), when the caller has them.
+    pub boxes: Option<(&'a NodeBoxes, &'a NodeBoxes)>,
 }
 
 /// B's soup triangle `i` in A's frame (transformed once per call, with its bounding
@@ -97,6 +100,39 @@ impl Ctx<'_> {
         let mut sp = self.bound(s, i, of_a).sph;
         sp[3] += h + if of_a { self.eps_a } else { self.eps_b };
         sp
+    }
+
+    /// Box of an element's real geometry in A's frame (its triangle's box for a real
+    /// triangle, the node box for a surrogate; B's posed, cached per call).
+    fn el_box(&self, s: &mut Scratch, e: El, of_a: bool, nb: (&NodeBoxes, &NodeBoxes)) -> Aabb {
+        if e.real {
+            let b = self.bound(s, e.idx, of_a);
+            return (b.bmin, b.bmax);
+        }
+        self.node_box(s, e.idx, of_a, nb)
+    }
+
+    /// Box of node `n` of A or B in A's frame.
+    fn node_box(&self, s: &mut Scratch, n: u32, of_a: bool, nb: (&NodeBoxes, &NodeBoxes)) -> Aabb {
+        let i = n as usize;
+        if of_a {
+            return nb.0.boxes[i];
+        }
+        if s.box_stamp[i] != s.stamp {
+            s.box_stamp[i] = s.stamp;
+            s.b_box[i] = posed(&nb.1.boxes[i], self.b_to_a);
+        }
+        s.b_box[i]
+    }
+
+    /// Whether the boxes of elements `x` (A) and `y` (B) prove them farther apart than
+    /// `ε_a + ε_b` (false without node boxes).
+    fn boxes_apart(&self, s: &mut Scratch, x: El, y: El) -> bool {
+        let Some(nb) = self.boxes else {
+            return false;
+        };
+        let (bx, by) = (self.el_box(s, x, true, nb), self.el_box(s, y, false, nb));
+        boxes_apart(&bx, &by, self.eps_a + self.eps_b)
     }
 
     /// Soup index of an element's triangle.
@@ -228,7 +264,13 @@ pub(crate) fn hierarchy(
     let rb = roots(cx.b);
     let mut cur = std::mem::take(&mut s.cur);
     let mut next = std::mem::take(&mut s.next);
-    cur.extend(ra.iter().flat_map(|&x| rb.iter().map(move |&y| (x, y))));
+    for &x in &ra {
+        for &y in &rb {
+            if !cx.boxes_apart(s, x, y) {
+                cur.push((x, y));
+            }
+        }
+    }
     let mut kids = Kids::default();
     let mut halos = Vec::with_capacity(CHUNK);
     while !cur.is_empty() {
@@ -273,6 +315,52 @@ struct Kids {
     b: Vec<El>,
     sph_a: Vec<[f32; 4]>,
     sph_b: Vec<[f32; 4]>,
+    box_a: Vec<Aabb>,
+    box_b: Vec<Aabb>,
+}
+
+/// The elements replacing node `n` of A (`of_a`) or B, leaving out child nodes whose box
+/// is more than `margin` from `other` (the box of the single element on the other side).
+#[allow(clippy::too_many_arguments)]
+fn gated_children(
+    cx: &Ctx,
+    s: &mut Scratch,
+    of_a: bool,
+    n: u32,
+    other: Option<Aabb>,
+    margin: f32,
+    nb: (&NodeBoxes, &NodeBoxes),
+    out: &mut Vec<El>,
+) {
+    let tree = if of_a { cx.a } else { cx.b };
+    let node = tree.nodes[n as usize];
+    for c in node.first..node.first + node.count {
+        if let Some(o) = &other {
+            let bc = cx.node_box(s, c, of_a, nb);
+            let apart = if of_a {
+                boxes_apart(&bc, o, margin)
+            } else {
+                boxes_apart(o, &bc, margin)
+            };
+            if apart {
+                continue;
+            }
+        }
+        let ch = &tree.nodes[c as usize];
+        if ch.is_leaf() {
+            out.extend((ch.first..ch.first + ch.count).map(|idx| El {
+                idx,
+                level: ch.level,
+                real: true,
+            }));
+        } else {
+            out.push(El {
+                idx: c,
+                level: ch.level,
+                real: false,
+            });
+        }
+    }
 }
 
 impl Kids {
@@ -291,13 +379,45 @@ impl Kids {
         let open_b = !eb.real && (ea.real || unfold == Unfold::Both || h2 > h1);
         self.a.clear();
         self.b.clear();
+        let Some(nb) = cx.boxes else {
+            if open_a {
+                children(cx.a, ea.idx, &mut self.a);
+            } else {
+                self.a.push(ea);
+            }
+            if open_b {
+                children(cx.b, eb.idx, &mut self.b);
+            } else {
+                self.b.push(eb);
+            }
+            self.sph_a.clear();
+            self.sph_a
+                .extend(self.a.iter().map(|&x| cx.sph(s, x, true)));
+            self.sph_b.clear();
+            self.sph_b
+                .extend(self.b.iter().map(|&y| cx.sph(s, y, false)));
+            for (&x, px) in self.a.iter().zip(&self.sph_a) {
+                for (&y, py) in self.b.iter().zip(&self.sph_b) {
+                    if !spheres_apart(px, py) {
+                        next.push((x, y));
+                    }
+                }
+            }
+            return;
+        };
+        let margin = cx.eps_a + cx.eps_b;
+        // With one side opened, the other is a single element: child nodes (leaves
+        // included, before their triangles are listed) whose boxes are apart from it
+        // are dropped whole.
+        let other_b = (!open_b).then(|| cx.el_box(s, eb, false, nb));
+        let other_a = (!open_a).then(|| cx.el_box(s, ea, true, nb));
         if open_a {
-            children(cx.a, ea.idx, &mut self.a);
+            gated_children(cx, s, true, ea.idx, other_b, margin, nb, &mut self.a);
         } else {
             self.a.push(ea);
         }
         if open_b {
-            children(cx.b, eb.idx, &mut self.b);
+            gated_children(cx, s, false, eb.idx, other_a, margin, nb, &mut self.b);
         } else {
             self.b.push(eb);
         }
@@ -307,9 +427,17 @@ impl Kids {
         self.sph_b.clear();
         self.sph_b
             .extend(self.b.iter().map(|&y| cx.sph(s, y, false)));
-        for (&x, px) in self.a.iter().zip(&self.sph_a) {
-            for (&y, py) in self.b.iter().zip(&self.sph_b) {
-                if !spheres_apart(px, py) {
+        self.box_a.clear();
+        self.box_a
+            .extend(self.a.iter().map(|&x| cx.el_box(s, x, true, nb)));
+        self.box_b.clear();
+        self.box_b
+            .extend(self.b.iter().map(|&y| cx.el_box(s, y, false, nb)));
+        for ((&x, px), bx) in self.a.iter().zip(&self.sph_a).zip(&self.box_a) {
+            for ((&y, py), by) in self.b.iter().zip(&self.sph_b).zip(&self.box_b) {
+                // Two real triangles: `push` tests their boxes (same margin) anyway.
+                let both_real = x.real && y.real;
+                if !spheres_apart(px, py) && (both_real || !boxes_apart(bx, by, margin)) {
                     next.push((x, y));
                 }
             }

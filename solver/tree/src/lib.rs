@@ -21,6 +21,7 @@ mod fit;
 pub mod format;
 mod kmeans;
 mod lbfgs;
+pub mod node_box;
 pub mod params;
 mod refine;
 mod split;
@@ -33,11 +34,13 @@ pub mod validate;
 pub use build::{build_tree, build_tree_with_progress};
 pub use error::TreeError;
 pub use format::{decode_tree, encode_tree, load_tree, read_tree, write_tree};
+pub use node_box::NodeBoxes;
 pub use params::BuildParams;
 pub use stage::{run_treebuild, TreebuildJob, TreebuildOutcome};
 pub use stats::{summary, LevelSummary, TreeSummary};
 pub use traverse::{
-    find_contacts, find_contacts_with, LevelStats, Mode, Scratch, TriContact, Unfold, MAX_LEVELS,
+    find_contacts, find_contacts_boxed, find_contacts_with, LevelStats, Mode, Scratch, TriContact,
+    Unfold, MAX_LEVELS,
 };
 pub use tree::{Node, SurrogateTree, NO_TRIANGLE};
 pub use validate::validate;

@@ -36,6 +36,7 @@
 
 use crate::cull::Bound;
 use crate::descend::{flat, hierarchy, Ctx, El};
+use crate::node_box::NodeBoxes;
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
@@ -122,6 +123,9 @@ pub struct Scratch {
     pub(crate) a_sph: Vec<Bound>,
     pub(crate) a_stamp: Vec<u32>,
     pub(crate) stamp: u32,
+    /// Node boxes of B in A's frame, filled lazily.
+    pub(crate) b_box: Vec<crate::node_box::Aabb>,
+    pub(crate) box_stamp: Vec<u32>,
     pub(crate) cur: Vec<(El, El)>,
     pub(crate) next: Vec<(El, El)>,
     /// One chunk of pending checks in SIMD lane layout (tag = index in the chunk).
@@ -136,7 +140,11 @@ impl Scratch {
         Self::default()
     }
 
-    fn begin(&mut self, a_len: usize, b_len: usize) {
+    fn begin(&mut self, a_len: usize, b_len: usize, b_nodes: usize) {
+        if self.box_stamp.len() < b_nodes {
+            self.box_stamp.resize(b_nodes, 0);
+            self.b_box.resize(b_nodes, Default::default());
+        }
         if self.b_stamp.len() < b_len {
             self.b_stamp.resize(b_len, 0);
             self.b_tris.resize(b_len, Tri::default());
@@ -150,6 +158,7 @@ impl Scratch {
         if self.stamp == 0 {
             self.b_stamp.iter_mut().for_each(|s| *s = 0);
             self.a_stamp.iter_mut().for_each(|s| *s = 0);
+            self.box_stamp.iter_mut().for_each(|s| *s = 0);
             self.stamp = 1;
         }
         self.cur.clear();
@@ -210,7 +219,7 @@ pub fn find_contacts_with(
     if a.nodes.is_empty() || b.nodes.is_empty() {
         return;
     }
-    scratch.begin(a.soup.len(), b.soup.len());
+    scratch.begin(a.soup.len(), b.soup.len(), b.nodes.len());
     let cx = Ctx {
         a,
         eps_a,
@@ -218,9 +227,57 @@ pub fn find_contacts_with(
         eps_b,
         b_to_a,
         kernel,
+        boxes: None,
     };
     match mode {
         Mode::Flat => flat(&cx, scratch, out, stats),
         Mode::Hierarchy => hierarchy(&cx, unfold, scratch, out, stats),
     }
+}
+
+/// [`find_contacts`] (hierarchy mode) pruning also by the node boxes of [`NodeBoxes`]
+/// (computed once per tree): the same contacts, fewer element pairs near the surfaces.
+/// `boxes_a`/`boxes_b` must be [`NodeBoxes::of`] the two trees.
+#[allow(clippy::too_many_arguments)]
+pub fn find_contacts_boxed(
+    (a, boxes_a): (&SurrogateTree, &NodeBoxes),
+    eps_a: f32,
+    (b, boxes_b): (&SurrogateTree, &NodeBoxes),
+    eps_b: f32,
+    b_to_a: &Iso3,
+    kernel: KernelKind,
+    scratch: &mut Scratch,
+    out: &mut Vec<TriContact>,
+    stats: &mut LevelStats,
+) {
+    if a.nodes.is_empty()
+        || b.nodes.is_empty()
+        || boxes_a.boxes.len() != a.nodes.len()
+        || boxes_b.boxes.len() != b.nodes.len()
+    {
+        find_contacts(
+            a,
+            eps_a,
+            b,
+            eps_b,
+            b_to_a,
+            Mode::Hierarchy,
+            kernel,
+            scratch,
+            out,
+            stats,
+        );
+        return;
+    }
+    scratch.begin(a.soup.len(), b.soup.len(), b.nodes.len());
+    let cx = Ctx {
+        a,
+        eps_a,
+        b,
+        eps_b,
+        b_to_a,
+        kernel,
+        boxes: Some((boxes_a, boxes_b)),
+    };
+    hierarchy(&cx, Unfold::Larger, scratch, out, stats);
 }

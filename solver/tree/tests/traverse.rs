@@ -343,12 +343,15 @@ fn batched_hybrid_hierarchy_equals_per_pair_hybrid_and_agrees_with_exact_outside
 }
 
 /// A triangle pair whose exact distance lies inside the iterative kernel's tolerance band
-/// of `margin` and which the iterative kernel calls separated (seeded search).
-fn band_miss_pair() -> Option<(Tri, Tri, f32)> {
+/// of `margin` (seeded search). Until issue 15 the iterative kernel called some such pairs
+/// separated; now none of the 200,000 searched may be (a straddling iterate is "not
+/// converged").
+fn band_pair() -> (Tri, Tri, f32) {
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
     let c = IterativeParams::default().c;
     let mut p = || -> [f32; 3] { std::array::from_fn(|_| rng.gen_range(-1.0f32..1.0)) };
-    for _ in 0..200_000 {
+    let mut first = None;
+    for i in 0..200_000 {
         let t1 = Tri::new(p(), p(), p());
         let mut t2 = Tri::new(p(), p(), p());
         for v in &mut t2.v {
@@ -356,16 +359,22 @@ fn band_miss_pair() -> Option<(Tri, Tri, f32)> {
         }
         let d = triangle_triangle_exact(&t1, &t2).dist();
         let margin = d * (1.0 + c / 8.0);
-        if d > 0.05 && contact(KernelKind::Iterative, &t1, &t2, margin) == KernelResult::Separated {
-            return Some((t1, t2, margin));
+        if d > 0.05 {
+            let r = contact(KernelKind::Iterative, &t1, &t2, margin);
+            assert_ne!(
+                r,
+                KernelResult::Separated,
+                "pair {i} at {d} called separated within {margin}"
+            );
+            first.get_or_insert((t1, t2, margin));
         }
     }
-    None
+    first.expect("no pair farther than 0.05")
 }
 
 #[test]
 fn iterative_tolerance_band_on_a_surrogate_pair_does_not_prune_a_contact() {
-    let (t1, t2, margin) = band_miss_pair().expect("no band-miss pair: rethink this test");
+    let (t1, t2, margin) = band_pair();
     // A: surrogate t1 over one leaf holding a tiny real triangle at t1's closest point to
     // t2 (inside t1, so the offset is ~0 and the surrogate pair sits in the band).
     let cp = triangle_triangle_exact(&t1, &t2).p;
