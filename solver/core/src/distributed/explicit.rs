@@ -25,8 +25,10 @@
 //!    contacts and wrenches: rank 0 then holds the whole state and computes the energies
 //!    and momenta exactly as one process does, and writes the run folder;
 //! 7. **rebalance** — rank 0 recomputes the bisection when the load imbalance
-//!    (`max / mean` of the ranks' summed [`super::cost`] weights) exceeds the threshold,
-//!    and sends the new cuts to all;
+//!    (`max / mean` of the ranks' summed [`super::cost`] weights) exceeds the threshold
+//!    `r` and has grown by `(r − 1)/2` since the last bisection (or attempt: a few heavy
+//!    particles may not split any better), and sends the new cuts to all when they
+//!    balance better;
 //! 8. **migration** — a particle whose centre left its rank's domain goes, with the kept
 //!    sets of its pairs, to the rank now holding it.
 
@@ -115,6 +117,8 @@ pub struct DistributedExplicit {
     weights: Vec<f64>,
     reach: f64,
     rebalance_above: f64,
+    /// Rank 0: the imbalance at the last bisection or attempt at one.
+    tried_at: f64,
     sent_ghosts: Vec<Vec<u32>>,
     broad: Box<dyn BroadPhase>,
     contacts: Vec<Contact>,
@@ -159,6 +163,7 @@ impl DistributedExplicit {
         let weights = particle_weights(model, &state.bodies);
         let points: Vec<[f64; 3]> = state.bodies.iter().map(|b| b.position.into()).collect();
         let decomposition = bisect(&points, &weights, size)?;
+        let tried_at = imbalance(&decomposition.loads(&points, &weights));
         let owner: Vec<u32> = points.iter().map(|x| decomposition.locate(x)).collect();
         let owned = (0..owner.len() as u32)
             .filter(|&i| owner[i as usize] == rank)
@@ -188,6 +193,7 @@ impl DistributedExplicit {
             weights,
             reach,
             rebalance_above,
+            tried_at,
             sent_ghosts: vec![Vec::new(); size as usize],
             broad,
             contacts: Vec::new(),
@@ -499,10 +505,20 @@ impl DistributedExplicit {
         }
         records.sort_unstable_by_key(|(k, _)| *k);
         self.traffic.imbalance = imbalance(&loads);
-        let rebalanced = if self.traffic.imbalance > self.rebalance_above {
+        let now = self.traffic.imbalance;
+        let worse = now > self.tried_at + 0.5 * (self.rebalance_above - 1.0);
+        let rebalanced = if now > self.rebalance_above && worse {
+            self.tried_at = now;
             let points: Vec<[f64; 3]> = state.bodies.iter().map(|b| b.position.into()).collect();
-            // A bisection that fails (coincident particles) keeps the current domains.
-            bisect(&points, &self.weights, self.size).ok()
+            // A bisection that fails (coincident particles) or does no better keeps the
+            // current domains.
+            bisect(&points, &self.weights, self.size).ok().filter(|d| {
+                let then = imbalance(&d.loads(&points, &self.weights));
+                if then < now {
+                    self.tried_at = then;
+                }
+                then < now
+            })
         } else {
             None
         };
