@@ -156,7 +156,11 @@ impl Detector {
     /// [`Detector::insert_pair_states`] takes them in. A distributed run moves a pair's
     /// kept set with the particle that owns the pair, so that the work (and so the
     /// statistics) stay those of one process.
-    pub fn take_pair_states(&mut self, dest: impl FnMut(u32) -> Option<usize>, parts: usize) -> Vec<Vec<u8>> {
+    pub fn take_pair_states(
+        &mut self,
+        dest: impl FnMut(u32) -> Option<usize>,
+        parts: usize,
+    ) -> Vec<Vec<u8>> {
         self.kept.take_states(dest, parts)
     }
 

@@ -9,8 +9,8 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::CheckpointSpec;
-use crate::distributed::DistributedSpec;
 use crate::contact_law::{self, ContactLawSpec};
+use crate::distributed::DistributedSpec;
 use crate::halo::{self, HaloSpec};
 use crate::integrator::IntegratorSpec;
 use crate::limits::LimitsSpec;

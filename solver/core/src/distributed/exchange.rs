@@ -21,8 +21,12 @@ pub fn exchange<C: Communicator>(
     }
     let mut send_counts: Vec<Count> = Vec::with_capacity(size);
     for (r, m) in out.iter().enumerate() {
-        let n = Count::try_from(m.len())
-            .map_err(|_| format!("a message of {} bytes to rank {r} is over the MPI limit", m.len()))?;
+        let n = Count::try_from(m.len()).map_err(|_| {
+            format!(
+                "a message of {} bytes to rank {r} is over the MPI limit",
+                m.len()
+            )
+        })?;
         send_counts.push(n);
         if r != me {
             *sent += m.len() as u64;

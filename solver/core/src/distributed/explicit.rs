@@ -41,7 +41,9 @@ use mpi::topology::SimpleCommunicator;
 use super::cost::particle_weights;
 use super::exchange::exchange;
 use super::rcb::{bisect, imbalance, Decomposition, Domain, RcbError};
-use crate::contact::force::{contact_wrench, prepare_forces, PreparedContact, RollingTorque, Wrench};
+use crate::contact::force::{
+    contact_wrench, prepare_forces, PreparedContact, RollingTorque, Wrench,
+};
 use crate::contact::Contact;
 use crate::detect::broad::{bounding_sphere, sphere_touches_aabb, CandidatePair};
 use crate::detect::{checks_per_level, stats_levels, Detector, Search};
@@ -232,7 +234,12 @@ impl DistributedExplicit {
         exchange(&world(), out, &mut self.traffic.bytes_sent).map_err(|m| self.fail(state, m))
     }
 
-    fn decode<T: serde::de::DeserializeOwned>(&self, state: &State, bytes: &[u8], what: &str) -> Result<T, StepError> {
+    fn decode<T: serde::de::DeserializeOwned>(
+        &self,
+        state: &State,
+        bytes: &[u8],
+        what: &str,
+    ) -> Result<T, StepError> {
         postcard::from_bytes(bytes).map_err(|e| self.fail(state, format!("{what}: {e}")))
     }
 
@@ -367,7 +374,13 @@ impl DistributedExplicit {
         let back: Vec<Vec<u8>> = self
             .sent_ghosts
             .iter()
-            .map(|ids| encode(&ids.iter().map(|&k| (k, load[k as usize])).collect::<Vec<_>>()))
+            .map(|ids| {
+                encode(
+                    &ids.iter()
+                        .map(|&k| (k, load[k as usize]))
+                        .collect::<Vec<_>>(),
+                )
+            })
             .collect();
         for (src, m) in self.swap(state, &back)?.iter().enumerate() {
             if m.is_empty() || src == self.rank as usize {
@@ -459,7 +472,15 @@ impl DistributedExplicit {
         state: &mut State,
         report: Report,
         record: bool,
-    ) -> Result<(StepStats, Vec<ContactRecord>, Vec<Wrench>, Option<Decomposition>), StepError> {
+    ) -> Result<
+        (
+            StepStats,
+            Vec<ContactRecord>,
+            Vec<Wrench>,
+            Option<Decomposition>,
+        ),
+        StepError,
+    > {
         let size = self.size as usize;
         let mut out = vec![Vec::new(); size];
         out[0] = encode(&report);
@@ -467,7 +488,10 @@ impl DistributedExplicit {
         let got = self.swap(state, &out)?;
         self.traffic.bytes_gathered += self.traffic.bytes_sent - before;
         let mut stats = StepStats {
-            checks_per_level: vec![0; checks_per_level(stats_levels(model), &Default::default()).len()],
+            checks_per_level: vec![
+                0;
+                checks_per_level(stats_levels(model), &Default::default()).len()
+            ],
             iterations: 1,
             converged: true,
             ..StepStats::default()
@@ -554,7 +578,9 @@ impl DistributedExplicit {
         let mut dest: BTreeMap<u32, usize> = BTreeMap::new();
         let mut kept = Vec::with_capacity(self.owned.len());
         for &k in &self.owned {
-            let r = self.decomposition.locate(&state.bodies[k as usize].position.into());
+            let r = self
+                .decomposition
+                .locate(&state.bodies[k as usize].position.into());
             if r == self.rank {
                 kept.push(k);
             } else {
@@ -618,10 +644,24 @@ impl DistributedExplicit {
         if self.search == Search::Kept {
             detector.begin_step(false);
         }
-        let d = detector.detect_candidates(model, state, self.search, &pairs, &mut self.contacts, &mut wall);
+        let d = detector.detect_candidates(
+            model,
+            state,
+            self.search,
+            &pairs,
+            &mut self.contacts,
+            &mut wall,
+        );
 
         let t_forces = Instant::now();
-        prepare_forces(model, &state.bodies, &self.contacts, self.dt, &mut self.prepared, &mut self.rolling);
+        prepare_forces(
+            model,
+            &state.bodies,
+            &self.contacts,
+            self.dt,
+            &mut self.prepared,
+            &mut self.rolling,
+        );
         let keys = self.contact_keys();
         let load = self.loads(state, &keys)?;
         let (wrenches, records) = self.wrenches(state, &keys, &load, record_contacts)?;
@@ -640,7 +680,11 @@ impl DistributedExplicit {
         wall.integrate = t_integrate.elapsed().as_secs_f64();
 
         let report = Report {
-            bodies: self.owned.iter().map(|&k| (k, state.bodies[k as usize].clone())).collect(),
+            bodies: self
+                .owned
+                .iter()
+                .map(|&k| (k, state.bodies[k as usize].clone()))
+                .collect(),
             checks_per_level: checks_per_level(stats_levels(model), &d.stats),
             fallbacks: d.stats.fallbacks,
             pairs: d.pairs,
@@ -653,12 +697,19 @@ impl DistributedExplicit {
                 true => self
                     .owned
                     .iter()
-                    .map(|&k| (k, wrenches[k as usize].force.into(), wrenches[k as usize].torque.into()))
+                    .map(|&k| {
+                        (
+                            k,
+                            wrenches[k as usize].force.into(),
+                            wrenches[k as usize].torque.into(),
+                        )
+                    })
                     .collect(),
                 false => Vec::new(),
             },
         };
-        let (mut stats, contacts, wrenches, rebalanced) = self.gather(model, state, report, record_contacts)?;
+        let (mut stats, contacts, wrenches, rebalanced) =
+            self.gather(model, state, report, record_contacts)?;
         if self.rank == 0 {
             // The same check as one process, on the whole state; on failure the other
             // ranks wait in the next exchange until the launcher aborts them.
@@ -685,7 +736,11 @@ impl DistributedExplicit {
         Ok(Stepped {
             stats,
             contacts,
-            wrenches: if record_contacts { wrenches } else { Vec::new() },
+            wrenches: if record_contacts {
+                wrenches
+            } else {
+                Vec::new()
+            },
             residual: 0.0,
         })
     }

@@ -119,10 +119,16 @@ pub fn solve(scenario: &Path, out_dir: &Path, options: &RunOptions) -> Result<Ou
     }
 }
 
-fn root(scenario: &Path, out_dir: &Path, options: &RunOptions, size: u32) -> Result<Outcome, Failure> {
+fn root(
+    scenario: &Path,
+    out_dir: &Path,
+    options: &RunOptions,
+    size: u32,
+) -> Result<Outcome, Failure> {
     let run = |message: String| Failure::Run { message };
     let flags = options.checkpoint_flags;
-    let asked = flags.every_steps.is_some_and(|n| n > 0) || flags.every_wall_s.is_some_and(|t| t > 0.0);
+    let asked =
+        flags.every_steps.is_some_and(|n| n > 0) || flags.every_wall_s.is_some_and(|t| t > 0.0);
     if options.restart || asked {
         let message = "distributed runs take no checkpoints and cannot resume yet \
                        (--restart, --checkpoint-every-*: run with one rank)"
@@ -138,10 +144,13 @@ fn root(scenario: &Path, out_dir: &Path, options: &RunOptions, size: u32) -> Res
         },
         ..options.clone()
     };
-    let _lock = msdem_frames::lock::lock_folder(out_dir, "solver").map_err(|e| run(e.to_string()))?;
+    let _lock =
+        msdem_frames::lock::lock_folder(out_dir, "solver").map_err(|e| run(e.to_string()))?;
     // Read again by `solve_with`, which reports a scenario that does not load.
     let rebalance = crate::scenario::load_scenario(scenario)
-        .map_or(DEFAULT_REBALANCE_IMBALANCE, |s| s.distributed.rebalance_imbalance);
+        .map_or(DEFAULT_REBALANCE_IMBALANCE, |s| {
+            s.distributed.rebalance_imbalance
+        });
     let mut traffic = None;
     let mut setup_failed = None;
     let result = solve_with(scenario, out_dir, &options, |world| {
@@ -218,7 +227,12 @@ pub fn report(failure: &Failure) {
             }
         }
         Failure::Run { message } => {
-            eprintln!("error: rank {} of {}: {}", comm.rank(), comm.size(), one_line(message));
+            eprintln!(
+                "error: rank {} of {}: {}",
+                comm.rank(),
+                comm.size(),
+                one_line(message)
+            );
             comm.abort(1)
         }
     }

@@ -40,11 +40,17 @@ mod tests {
             }
         };
         assert_eq!(launched_size(env(&[])), None);
-        assert_eq!(launched_size(env(&[("OMPI_COMM_WORLD_SIZE", "4")])), Some(4));
+        assert_eq!(
+            launched_size(env(&[("OMPI_COMM_WORLD_SIZE", "4")])),
+            Some(4)
+        );
         assert_eq!(launched_size(env(&[("PMI_SIZE", "3")])), Some(3));
         assert_eq!(refuse_without_mpi(Some(1)), None);
         assert_eq!(refuse_without_mpi(None), None);
         let line = refuse_without_mpi(Some(4)).unwrap();
-        assert!(line.contains("one of 4 MPI ranks") && !line.contains('\n'), "{line}");
+        assert!(
+            line.contains("one of 4 MPI ranks") && !line.contains('\n'),
+            "{line}"
+        );
     }
 }

@@ -2,9 +2,11 @@
 //! (docs/design.md §8, *Distributed runs*).
 //!
 //! `parts` ranks are split into `⌊parts/2⌋` and `⌈parts/2⌉`; the points are cut across the
-//! longest side of their bounding box where the running weight (in the order of the
-//! coordinate, ties by point index) first reaches the left side's share `W·⌊p/2⌋/p`, at the
-//! midpoint between the last point kept left and the next one; both halves recurse. A
+//! longest side of their bounding box, at the midpoint between two consecutive distinct
+//! coordinates where the running weight (in the order of the coordinate, ties by point
+//! index) comes closest to the left side's share `W·⌊p/2⌋/p`; both halves recurse. A cut
+//! never passes through points (a lattice plane stays whole, half a spacing away from
+//! the cut). A
 //! point belongs to the domain whose half-spaces hold it (`x[axis] < at` is left), so
 //! ownership is a function of the position alone and a particle that crosses a cut
 //! migrates. Pure and deterministic: the same points and weights give the same cuts
@@ -229,11 +231,7 @@ fn split(
         }
     }
     let axis = (0..3)
-        .max_by(|&a, &b| {
-            (hi[a] - lo[a])
-                .total_cmp(&(hi[b] - lo[b]))
-                .then(b.cmp(&a))
-        })
+        .max_by(|&a, &b| (hi[a] - lo[a]).total_cmp(&(hi[b] - lo[b])).then(b.cmp(&a)))
         .unwrap_or(0);
     ids.sort_by(|&a, &b| match at_of(a)[axis].total_cmp(&at_of(b)[axis]) {
         Ordering::Equal => a.cmp(&b),
@@ -242,19 +240,23 @@ fn split(
     let left_parts = parts / 2;
     let total: f64 = ids.iter().map(|&i| weights[i as usize]).sum();
     let target = total * f64::from(left_parts) / f64::from(parts);
+    // The cut goes between two distinct coordinates (never through a plane of equal
+    // ones, which a drift would carry across at once), where the running weight is
+    // closest to the target; the first such place on a tie.
     let mut running = 0.0;
-    let mut k = ids.len() - 1;
-    for (n, &i) in ids.iter().enumerate() {
-        running += weights[i as usize];
-        if running >= target {
-            k = n + 1;
-            break;
+    let mut best: Option<(f64, f64)> = None;
+    for n in 1..ids.len() {
+        running += weights[ids[n - 1] as usize];
+        let (before, after) = (at_of(ids[n - 1])[axis], at_of(ids[n])[axis]);
+        if before < after {
+            let miss = (running - target).abs();
+            if best.is_none_or(|(m, _)| miss < m) {
+                best = Some((miss, 0.5 * (before + after)));
+            }
         }
     }
-    let k = k.clamp(1, ids.len().saturating_sub(1).max(1));
-    let before = at_of(ids[k - 1])[axis];
-    let after = ids.get(k).map_or(before, |&i| at_of(i)[axis]);
-    let at = 0.5 * (before + after);
+    // All coordinates equal: everything goes left, and `bisect` reports the empty domain.
+    let at = best.map_or(f64::INFINITY, |(_, at)| at);
     let (left_ids, right_ids): (Vec<u32>, Vec<u32>) =
         ids.into_iter().partition(|&i| at_of(i)[axis] < at);
     nodes.push(Node::Leaf { rank: first });
@@ -313,24 +315,35 @@ mod tests {
         for parts in [1, 2, 4, 8] {
             let d = bisect(&p, &w, parts).unwrap();
             let loads = d.loads(&p, &w);
-            assert!(loads.iter().all(|&l| l == 512.0 / f64::from(parts)), "{loads:?}");
+            assert!(
+                loads.iter().all(|&l| l == 512.0 / f64::from(parts)),
+                "{loads:?}"
+            );
             assert_eq!(imbalance(&loads), 1.0);
             check_boxes(&d, &p);
+            // Cuts lie half a spacing from every lattice plane.
+            let boxes = d.domains();
+            for x in &p {
+                let r = d.locate(x) as usize;
+                for (s, b) in boxes.iter().enumerate() {
+                    if s != r {
+                        assert!(b.distance_sq(x).sqrt() >= 0.005 - 1e-12);
+                    }
+                }
+            }
         }
     }
 
     #[test]
-    fn three_ranks_on_a_lattice_stay_within_one_plane_of_the_share() {
+    fn three_ranks_on_a_lattice_are_cut_between_planes() {
         let p = lattice(8, 0.01);
         let w = vec![1.0; p.len()];
         let d = bisect(&p, &w, 3).unwrap();
         let loads = d.loads(&p, &w);
         assert_eq!(loads.iter().sum::<f64>(), 512.0);
-        // A cut falls between lattice planes or on one (a plane of 64 points, or a row of
-        // 8 after the first cut): no domain is off its share by more than a plane.
-        for l in &loads {
-            assert!((l - 512.0 / 3.0).abs() <= 64.0, "{loads:?}");
-        }
+        // Cuts fall between lattice planes: 3 planes of 64 on the left (closer to 512/3
+        // than 2), then the other 5 planes split between their rows of 40.
+        assert_eq!(loads, vec![192.0, 160.0, 160.0]);
         check_boxes(&d, &p);
     }
 
@@ -342,9 +355,9 @@ mod tests {
         let w: Vec<f64> = (0..100).map(|i| if i < 50 { 3.0 } else { 1.0 }).collect();
         let d = bisect(&p, &w, 2).unwrap();
         let loads = d.loads(&p, &w);
-        assert_eq!(loads, vec![102.0, 98.0]);
+        assert_eq!(loads, vec![99.0, 101.0]);
         let left = p.iter().filter(|x| d.locate(x) == 0).count();
-        assert_eq!(left, 34); // 34 × 3 = 102 ≥ 200/2 first reached at the 34th point
+        assert_eq!(left, 33); // 33 × 3 = 99 is the running weight closest to 200/2
         assert!(imbalance(&loads) < 1.03);
     }
 
@@ -376,9 +389,15 @@ mod tests {
         );
         let same = vec![[1.0, 2.0, 3.0]; 5];
         let err = bisect(&same, &[1.0; 5], 2).unwrap_err();
-        assert!(matches!(err, RcbError::EmptyDomain { ranks: 2, .. }), "{err}");
+        assert!(
+            matches!(err, RcbError::EmptyDomain { ranks: 2, .. }),
+            "{err}"
+        );
         let err = bisect(&p, &[1.0, 1.0, f64::NAN, 1.0, 1.0, 1.0, 1.0, 1.0], 2).unwrap_err();
-        assert_eq!(err.to_string(), "RCB input weight of point 2 is NaN, expected a finite number > 0");
+        assert_eq!(
+            err.to_string(),
+            "RCB input weight of point 2 is NaN, expected a finite number > 0"
+        );
     }
 
     #[test]
