@@ -305,4 +305,39 @@ mod mpi {
         assert_eq!(a.len(), 3 + 2, "frames of steps 0, 5, 10, stats, manifest");
         assert!(a == b, "the frames written before the failure differ");
     }
+
+    #[test]
+    fn an_implicit_scenario_is_refused_on_several_ranks_and_runs_on_one() {
+        let _one = serial();
+        let Some(mpirun) = mpirun() else {
+            return;
+        };
+        let p = prepare(
+            &test_pipelines_dir().join("tiny.yaml"),
+            &[(
+                "  gravity: [0, 0, -9.81]",
+                "  gravity: [0, 0, -9.81]\n  integrator: implicit_multiscale",
+            )],
+        );
+        let scenario = p.out.join("scenario.yaml");
+        let run = p.out.join("run_np2");
+        let output = launch(&mpirun, 2, &scenario, &run, &[]);
+        let (_, stderr) = texts(&output);
+        assert!(!output.status.success());
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(
+            errors,
+            [
+                "error: distributed runs support the explicit integrator only, not \
+              `implicit_multiscale` (run it without mpirun or with one rank)"
+            ],
+            "{stderr}"
+        );
+        assert!(!run.join("run.msdem").exists(), "nothing is written");
+        let run = p.out.join("run_np1");
+        let output = launch(&mpirun, 1, &scenario, &run, &[]);
+        let (stdout, stderr) = texts(&output);
+        assert!(output.status.success(), "{stdout}{stderr}");
+        assert!(run_outputs(&p.out.join("run")) == run_outputs(&run));
+    }
 }

@@ -187,21 +187,23 @@ fn distributed(args: &Args) -> ExitCode {
     }
     let ran = with_mpi(|| match solve(&args.scenario, &args.out, &options(args)) {
         Ok(outcome) => {
-            let (traffic, rank) = match &outcome {
+            let traffic = match &outcome {
                 Outcome::Root(summary, t) => {
                     if !args.quiet {
                         println!("{summary}");
                     }
-                    (t, 0)
+                    t
                 }
-                Outcome::Follower(t) => (t, 1),
+                Outcome::Follower(t) => t,
             };
             if args.traffic {
                 let steps = traffic.steps.max(1) as f64;
-                eprintln!(
-                    "traffic: {} rank: {} bytes sent per step ({} of them the gather to rank 0), \
-                     {:.1} ghosts per step, {} migrations, {} rebalances, imbalance {:.4}",
-                    if rank == 0 { "root" } else { "other" },
+                let line = format!(
+                    "traffic: rank {} of {}: {:.0} bytes sent per step ({:.0} of them the gather \
+                     to rank 0), {:.1} ghosts per step, {} migrations, {} rebalances, \
+                     imbalance {:.4}\n",
+                    traffic.rank,
+                    traffic.ranks,
                     traffic.bytes_sent as f64 / steps,
                     traffic.bytes_gathered as f64 / steps,
                     traffic.ghosts as f64 / steps,
@@ -209,6 +211,8 @@ fn distributed(args: &Args) -> ExitCode {
                     traffic.rebalances,
                     traffic.imbalance
                 );
+                // One write, so that the ranks' lines do not interleave.
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
             }
             ExitCode::SUCCESS
         }

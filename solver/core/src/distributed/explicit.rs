@@ -88,6 +88,10 @@ struct Report {
 /// Communication and balance counters of one rank.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Traffic {
+    /// This rank.
+    pub rank: u32,
+    /// Number of ranks.
+    pub ranks: u32,
     /// Bytes this rank sent to other ranks, all exchanges of all steps so far.
     pub bytes_sent: u64,
     /// Of which the gather to rank 0 (frames and statistics).
@@ -201,7 +205,11 @@ impl DistributedExplicit {
             contacts: Vec::new(),
             prepared: Vec::new(),
             rolling: Vec::new(),
-            traffic: Traffic::default(),
+            traffic: Traffic {
+                rank,
+                ranks: size,
+                ..Traffic::default()
+            },
             shared: Arc::default(),
         })
     }

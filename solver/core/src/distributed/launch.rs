@@ -83,8 +83,9 @@ fn integrator(
 ) -> Result<DistributedExplicit, String> {
     if world.params.integrator != IntegratorChoice::Explicit {
         return Err(format!(
-            "distributed runs support the explicit integrator only; this scenario uses \
-             another (run it without mpirun, or with -np 1)"
+            "distributed runs support the explicit integrator only, not `{}` (run it \
+             without mpirun or with one rank)",
+            crate::integrator::for_params(&world.params).name()
         ));
     }
     DistributedExplicit::new(
@@ -154,6 +155,10 @@ fn root(
     let mut traffic = None;
     let mut setup_failed = None;
     let result = solve_with(scenario, out_dir, &options, |world| {
+        if size == 1 && world.params.integrator != IntegratorChoice::Explicit {
+            // One rank: the ordinary single-process run of any integrator.
+            return Ok(Stepper::new(&world.params));
+        }
         let made = integrator(world, 0, size, rebalance);
         let status = agree(made.as_ref().map(|_| ()).map_err(Clone::clone));
         match (made, status) {
