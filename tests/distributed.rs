@@ -9,9 +9,9 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-use msdem_e2e::{binary, pipeline_binary, pipelines_dir, run_in, test_pipelines_dir, texts};
+use msdem_e2e::{binary, pipeline_binary, run_in, test_pipelines_dir, texts};
 
 /// A pipeline copied into a scratch folder with `edits` applied, run once (meshes, trees,
 /// the one-process run): its folder `out/NAME` holds `scenario.yaml` and `run/`.
@@ -82,8 +82,9 @@ fn a_multi_rank_launch_of_a_solver_without_mpi_is_refused_in_one_line() {
 #[cfg(feature = "mpi")]
 mod mpi {
     use super::*;
-    use msdem_e2e::run_outputs;
+    use msdem_e2e::{pipelines_dir, run_outputs};
     use msdem_frames::{stats_path, StatsFile};
+    use std::process::Output;
 
     /// One MPI test at a time: four ranks each already oversubscribe the cores.
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -6,9 +6,9 @@
 //! * [`launch_env`] — whether the process was started by an MPI launcher (so that a
 //!   build without the `mpi` feature refuses such a launch instead of running N
 //!   identical copies into one folder);
-//! * with the cargo feature `mpi`: [`exchange`] (byte messages between ranks),
-//!   [`explicit`] (the explicit Euler step over owned and ghost particles, with results
-//!   byte-identical to one process) and [`launch`] (`mpirun -np N solver …`).
+//! * with the cargo feature `mpi`: `exchange` (byte messages between ranks), `explicit`
+//!   (the explicit Euler step over owned and ghost particles, with results byte-identical
+//!   to one process) and `launch` (`mpirun -np N solver …`).
 
 pub mod cost;
 pub mod launch_env;

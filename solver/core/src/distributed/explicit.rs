@@ -85,6 +85,17 @@ struct Report {
     wrenches: Vec<(u32, [f64; 3], [f64; 3])>,
 }
 
+/// Contact records with their place in the one-process contact order.
+type KeyedRecords = Vec<(ContactKey, ContactRecord)>;
+
+/// What rank 0 assembles from the ranks' reports (the other ranks: placeholders).
+struct Gathered {
+    stats: StepStats,
+    contacts: Vec<ContactRecord>,
+    wrenches: Vec<Wrench>,
+    rebalanced: Option<Decomposition>,
+}
+
 /// Communication and balance counters of one rank.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Traffic {
@@ -411,7 +422,7 @@ impl DistributedExplicit {
         keys: &[ContactKey],
         load: &[f64],
         record: bool,
-    ) -> Result<(Vec<Wrench>, Vec<(ContactKey, ContactRecord)>), StepError> {
+    ) -> Result<(Vec<Wrench>, KeyedRecords), StepError> {
         let size = self.size as usize;
         let bodies = &state.bodies;
         let mut parts: Vec<WrenchPart> = Vec::new();
@@ -480,15 +491,7 @@ impl DistributedExplicit {
         state: &mut State,
         report: Report,
         record: bool,
-    ) -> Result<
-        (
-            StepStats,
-            Vec<ContactRecord>,
-            Vec<Wrench>,
-            Option<Decomposition>,
-        ),
-        StepError,
-    > {
+    ) -> Result<Gathered, StepError> {
         let size = self.size as usize;
         let mut out = vec![Vec::new(); size];
         out[0] = encode(&report);
@@ -504,11 +507,16 @@ impl DistributedExplicit {
             converged: true,
             ..StepStats::default()
         };
-        let mut records: Vec<(ContactKey, ContactRecord)> = Vec::new();
+        let mut records: KeyedRecords = Vec::new();
         let mut wrenches = vec![Wrench::default(); if record { state.bodies.len() } else { 0 }];
         let mut loads = vec![0.0; size];
         if self.rank != 0 {
-            return Ok((stats, Vec::new(), wrenches, None));
+            return Ok(Gathered {
+                stats,
+                contacts: Vec::new(),
+                wrenches,
+                rebalanced: None,
+            });
         }
         for (r, m) in got.iter().enumerate() {
             let rep: Report = self.decode(state, m, "report")?;
@@ -554,12 +562,12 @@ impl DistributedExplicit {
         } else {
             None
         };
-        Ok((
+        Ok(Gathered {
             stats,
-            records.into_iter().map(|(_, r)| r).collect(),
+            contacts: records.into_iter().map(|(_, r)| r).collect(),
             wrenches,
             rebalanced,
-        ))
+        })
     }
 
     /// Step 8: rank 0's new decomposition to every rank, then the migration of particles
@@ -716,8 +724,12 @@ impl DistributedExplicit {
                 false => Vec::new(),
             },
         };
-        let (mut stats, contacts, wrenches, rebalanced) =
-            self.gather(model, state, report, record_contacts)?;
+        let Gathered {
+            mut stats,
+            contacts,
+            wrenches,
+            rebalanced,
+        } = self.gather(model, state, report, record_contacts)?;
         if self.rank == 0 {
             // The same check as one process, on the whole state; on failure the other
             // ranks wait in the next exchange until the launcher aborts them.
