@@ -193,6 +193,12 @@ fn every_section_of_the_tables_lists_exactly_the_keys_its_parser_accepts() {
         (PIPELINE_KEYS, "meshes.<name> (import)", &["meshes", "scan"]),
         (PIPELINE_KEYS, "trees.<name>", &["trees", "grain"]),
         (PIPELINE_KEYS, "export", &["export"]),
+        (PIPELINE_KEYS, "report", &["report"]),
+        (
+            PIPELINE_KEYS,
+            "report.packing_box",
+            &["report", "packing_box"],
+        ),
         (SCENARIO_KEYS, "", &["scenario"]),
         (SCENARIO_KEYS, "time", &["scenario", "time"]),
         (SCENARIO_KEYS, "picard", &["scenario", "picard"]),

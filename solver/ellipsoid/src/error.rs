@@ -22,4 +22,10 @@ pub enum EllipsoidError {
     /// A plane normal is not finite or has zero length.
     #[error("plane normal ({0}, {1}, {2}) is not a finite non-zero vector")]
     BadNormal(Real, Real, Real),
+    /// A random-set specification that cannot be generated (the message names it).
+    #[error("bad random ellipsoid set: {0}")]
+    BadWorkload(String),
+    /// The broad phase rejected the bodies' bounding spheres (its message names the body).
+    #[error("broad phase: {0}")]
+    BroadPhase(#[from] msdem_broadphase::BroadPhaseError),
 }

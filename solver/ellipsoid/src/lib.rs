@@ -9,6 +9,10 @@
 //!   [`gradient_descent`] keeps the seed's own solver as a test reference.
 //! * [`plane`]: ellipsoid–half-space (closed form); [`triangle`]: ellipsoid–triangle by
 //!   feature decomposition on exact point–ellipsoid distances ([`point_distance`]).
+//! * [`detection`]: broad + narrow detection of a whole set (seed 002 §4–§5), bounding
+//!   spheres through any `msdem_broadphase` broad phase, then ChM/OpM in parallel with a
+//!   deterministic output order; [`workload`]: seeded random sets (Table 2's among them);
+//!   [`mod@table2`]: Table 2's contact counts, ellipsoid path against sphere path.
 //! * [`contact`]: the [`Contact`] result shared by every pair query: normal from B to A,
 //!   `signed_distance` > 0 gap, < 0 minus the penetration depth.
 //!
@@ -18,6 +22,7 @@
 pub mod chm;
 pub mod contact;
 pub mod cubic;
+pub mod detection;
 pub mod error;
 pub mod gradient_descent;
 pub mod math;
@@ -26,10 +31,15 @@ pub mod plane;
 pub mod point_distance;
 pub mod sensitivity;
 pub mod shape;
+pub mod table2;
 pub mod triangle;
+pub mod workload;
 
 pub use chm::{chm, chm_in_contact, ChmReport, ChmState};
 pub use contact::{Contact, Status};
+pub use detection::{
+    bounding_spheres, detect, narrow_phase, DetectionScratch, DetectionStats, Method, PairContact,
+};
 pub use error::EllipsoidError;
 pub use gradient_descent::opm_gradient_descent;
 pub use opm::{opm, opm_with, OpmParams};
@@ -37,3 +47,4 @@ pub use plane::{ellipsoid_plane, HalfSpace};
 pub use point_distance::{signed_distance_point, PointProjection};
 pub use shape::{Ellipsoid, EllipsoidWarning, MassProperties};
 pub use triangle::{ellipsoid_triangle, Triangle};
+pub use workload::{random_ellipsoids, table2, PosedEllipsoid, RandomSetSpec};

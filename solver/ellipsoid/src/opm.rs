@@ -23,7 +23,9 @@
 //!
 //! # Starts (deterministic)
 //! First from the centre-to-centre direction. A separated converged result is final (it
-//! is the global minimum: no direction gives a smaller `|d|` than the distance). Otherwise
+//! is the global minimum: no direction gives a smaller `|d|` than the distance), and so
+//! is an overlapping one whose depth meets the lower bound `r_A,min + r_B,min − |q|`
+//! (spheres, nearly spherical pairs: see `certified_depth`). Otherwise
 //! (overlap, coincident centres, no convergence) `f` is sampled at the ±principal axes of
 //! both bodies, Newton is run from the best [`OpmParams::extra_starts`] of them, and the
 //! smallest converged `f` wins (ties keep the earlier start).
@@ -172,6 +174,16 @@ fn separated(geom: &PairGeometry, c: &Vec3) -> bool {
     -geom.d(c).dot(c) > 0.0
 }
 
+/// Whether an overlapping run's `f` is certified as the global minimum, so that the extra
+/// starts could not replace it (they win only by a relative 1e-9): the Minkowski sum of
+/// the centred bodies contains the ball of radius `r_A,min + r_B,min`, so the penetration
+/// depth `δ` is at least `L = r_A,min + r_B,min − |q|`, and `f ≥ δ² ≥ L²` everywhere
+/// (`|d| ≥ |d·c| ≥ δ` for an overlapping pair). Exact for spheres, whose first start is.
+fn certified_depth(a: &Ellipsoid, b: &Ellipsoid, q: &Vec3, run: &Run) -> bool {
+    let lower = a.min_radius() + b.min_radius() - q.norm();
+    lower > 0.0 && run.f <= lower * lower * (1.0 + 1e-12)
+}
+
 fn finish(geom: &PairGeometry, run: &Run, iterations: u32) -> Contact {
     let (point_a, point_b) = geom.points(&run.c);
     let d = point_a - point_b;
@@ -226,7 +238,7 @@ pub fn opm_with(
     if q.norm() > 1e-12 * scale {
         let run = newton(&geom, &q.normalize(), params);
         iterations += run.iterations;
-        if run.converged && separated(&geom, &run.c) {
+        if run.converged && (separated(&geom, &run.c) || certified_depth(a, b, &q, &run)) {
             return finish(&geom, &run, iterations);
         }
         consider(&mut best, run);

@@ -13,6 +13,7 @@
 
 pub mod check;
 mod error;
+mod fill;
 pub mod generate;
 pub mod hash;
 pub mod info;
@@ -23,6 +24,7 @@ mod trimesh;
 mod vec3;
 
 pub use error::MeshError;
+pub use fill::{fill_holes, FillReport};
 pub use hash::file_hash;
 pub use io::{read_mesh, read_mesh_source, write_mesh, SourceMap};
 pub use trimesh::TriMesh;
@@ -84,7 +86,7 @@ pub fn convert(
     input: impl AsRef<std::path::Path>,
     output: impl AsRef<std::path::Path>,
 ) -> Result<check::MeshReport, MeshError> {
-    convert_with(input, output, &ConvertOptions::default())
+    convert_with(input, output, &ConvertOptions::default()).map(|r| r.input)
 }
 
 /// Options of [`convert_with`].
@@ -93,26 +95,58 @@ pub struct ConvertOptions {
     /// Applied to the mesh before it is written.
     pub transform: transform::ImportTransform,
     /// The role the input must be fit for ([`check::MeshReport::problems`]); `None` refuses
-    /// only empty meshes and non-finite coordinates.
+    /// only empty meshes and non-finite coordinates. Checked after hole filling.
     pub role: Option<check::Role>,
+    /// Close the mesh's holes first ([`fill_holes`]; off by default).
+    pub fill_holes: bool,
+}
+
+/// What [`convert_with`] found and did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvertReport {
+    /// Topology report of the input as read (before filling and transforming).
+    pub input: check::MeshReport,
+    /// The hole filling, when it was asked for.
+    pub filled: Option<FillReport>,
+    /// Vertices written.
+    pub vertex_count: usize,
+    /// Triangles written.
+    pub triangle_count: usize,
 }
 
 /// [`convert`] with a transform and, optionally, the check for a role. Problems of the
 /// input name the input file and its elements in the file's own numbering (OBJ faces and
 /// vertices from 1 with their lines, PLY from 0, STL facets from 1); a problem that only the
 /// transform creates (coordinates overflowing) is said to come after the transform.
-/// `transform.recentre` needs a closed, outward mesh whatever the role.
+/// `transform.recentre` needs a closed, outward mesh whatever the role. With
+/// `fill_holes`, the holes are closed right after reading (so a scan can be recentred and
+/// checked as a particle); a boundary that cannot be closed is refused with one line.
 pub fn convert_with(
     input: impl AsRef<std::path::Path>,
     output: impl AsRef<std::path::Path>,
     options: &ConvertOptions,
-) -> Result<check::MeshReport, MeshError> {
+) -> Result<ConvertReport, MeshError> {
     let (input, output) = (input.as_ref(), output.as_ref());
     io::Format::from_path(output)?;
     refuse_output_equal_to_input(input, output)?;
     let transform = &options.transform;
     transform.check()?;
     let (mesh, map, _) = read_mesh_source(input)?;
+    let input_report = check::check_mesh(&mesh, check::Role::Obstacle);
+    let invalid = |problem: String| MeshError::Invalid {
+        path: input.to_path_buf(),
+        problem,
+    };
+    let (mesh, filled) = if options.fill_holes {
+        if !input_report.non_finite_vertices.is_empty() || input_report.triangle_count == 0 {
+            let problem = input_report.problems_in(&map).into_iter().next();
+            return Err(invalid(problem.unwrap_or_else(|| "empty mesh".into())));
+        }
+        let (closed, report) = fill_holes(&mesh, &map).map_err(invalid)?;
+        (closed, Some(report))
+    } else {
+        (mesh, None)
+    };
     let first = |mesh: &TriMesh, role| {
         let report = check::check_mesh(mesh, role);
         report.problems_in(&map).into_iter().next()
@@ -129,10 +163,6 @@ pub fn convert_with(
             }
         }
     };
-    let invalid = |problem: String| MeshError::Invalid {
-        path: input.to_path_buf(),
-        problem,
-    };
     if let Some(problem) = fatal(&mesh) {
         return Err(invalid(problem));
     }
@@ -143,7 +173,6 @@ pub fn convert_with(
             )));
         }
     }
-    let report = check::check_mesh(&mesh, check::Role::Obstacle);
     let mesh = if transform.is_identity() {
         mesh
     } else {
@@ -154,5 +183,10 @@ pub fn convert_with(
         moved
     };
     write_mesh(output, &mesh)?;
-    Ok(report)
+    Ok(ConvertReport {
+        input: input_report,
+        filled,
+        vertex_count: mesh.vertices.len(),
+        triangle_count: mesh.triangles.len(),
+    })
 }

@@ -36,6 +36,7 @@ fn converted(mesh: &TriMesh, transform: ImportTransform) -> TriMesh {
     let options = ConvertOptions {
         transform,
         role: Some(Role::Particle),
+        fill_holes: false,
     };
     convert_with(&src, &dst, &options).unwrap();
     read_mesh(&dst).unwrap().0
@@ -190,6 +191,7 @@ fn recentring_an_open_mesh_is_refused_naming_the_file_and_its_face() {
             ..Default::default()
         },
         role: None,
+        fill_holes: false,
     };
     let e = convert_with(&src, dir.path().join("o.ply"), &options).unwrap_err();
     assert_eq!(
@@ -210,6 +212,7 @@ fn recentring_an_open_mesh_is_refused_naming_the_file_and_its_face() {
                 ..Default::default()
             },
             role: None,
+            fill_holes: false,
         },
     )
     .unwrap();
@@ -230,6 +233,7 @@ fn a_transform_that_overflows_the_coordinates_is_refused_after_the_transform() {
             ..Default::default()
         },
         role: None,
+        fill_holes: false,
     };
     let e = convert_with(&src, dir.path().join("o.ply"), &options).unwrap_err();
     assert_eq!(

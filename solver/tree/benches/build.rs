@@ -1,5 +1,6 @@
 //! Build time of surrogate trees over noisy spheres (80 … 20,480 triangles), one thread,
-//! plus `find_contacts` between two touching 1,280-triangle noisy spheres: hierarchy with
+//! and over the shipped Stanford bunny (`meshes/bunny.ply`, 69,674 triangles) with one and
+//! two threads, plus `find_contacts` between two touching 1,280-triangle noisy spheres: hierarchy with
 //! the exact kernel, hierarchy with the batched hybrid kernel (§5.4), flat with either.
 //! The setup prints each case's contacts and checks (the hybrid contacts are compared with
 //! the exact ones) so that the ratios can be read from one run.
@@ -34,6 +35,21 @@ fn build(c: &mut Criterion) {
         g.bench_with_input(
             BenchmarkId::new("noisy_sphere_1thread", m.triangles.len()),
             &m,
+            |b, m| b.iter(|| pool.install(|| build_tree(m, [0; 32], &p).unwrap())),
+        );
+    }
+    // The scanned mesh of issue 15, one and two threads.
+    let bunny_path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../meshes/bunny.ply");
+    let (bunny, _) = msdem_mesh::read_mesh(bunny_path).unwrap();
+    let pool2 = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let p = BuildParams::default();
+    for (name, pool) in [("bunny_1thread", &pool), ("bunny_2threads", &pool2)] {
+        g.bench_with_input(
+            BenchmarkId::new(name, bunny.triangles.len()),
+            &bunny,
             |b, m| b.iter(|| pool.install(|| build_tree(m, [0; 32], &p).unwrap())),
         );
     }

@@ -20,7 +20,7 @@
 //!
 //! Both values are computed in `f64` and rounded *up* to `f32`.
 
-use crate::dist::{add, norm, point_triangle_dist, scale, sub, V};
+use crate::dist::{add, dot, norm, point_triangle_dist, scale, sub, V};
 
 /// Smallest `f32` that is ≥ `x` (for finite, non-negative `x`).
 pub(crate) fn round_up(x: f64) -> f32 {
@@ -47,11 +47,25 @@ pub(crate) fn longest_edge(t: &[V; 3]) -> f64 {
 
 /// Inner distance h \[m\] of surrogate `s` over the real triangles `reals`, sampled with `m`
 /// barycentric subdivisions plus the covering-radius bound (module docs).
+///
+/// Each sample's nearest real triangle is found by a scan that starts at the previous
+/// sample's nearest one and skips a triangle whose bounding sphere (centroid, largest
+/// vertex distance) lies farther than the best distance so far; the minimum is exact.
 pub(crate) fn inner_distance(s: &[V; 3], reals: &[[V; 3]], m: u32) -> f64 {
     let m = m.max(1);
     let e1 = sub(s[1], s[0]);
     let e2 = sub(s[2], s[0]);
+    let spheres: Vec<(V, f64)> = reals
+        .iter()
+        .map(|t| {
+            let c = scale(add(add(t[0], t[1]), t[2]), 1.0 / 3.0);
+            let r = t.iter().map(|v| norm(sub(*v, c))).fold(0.0, f64::max);
+            (c, r)
+        })
+        .collect();
+    let n = reals.len();
     let mut worst: f64 = 0.0;
+    let mut start = 0;
     for i in 0..=m {
         for j in 0..=(m - i) {
             let p = add(
@@ -62,13 +76,26 @@ pub(crate) fn inner_distance(s: &[V; 3], reals: &[[V; 3]], m: u32) -> f64 {
                 ),
             );
             let mut best = f64::INFINITY;
-            for t in reals {
-                best = best.min(point_triangle_dist(p, t));
+            let mut best_at = start;
+            for k in 0..n {
+                let t = (start + k) % n;
+                let (c, r) = spheres[t];
+                let d = sub(p, c);
+                let reach = best + r;
+                if dot(d, d) > reach * reach {
+                    continue;
+                }
+                let dt = point_triangle_dist(p, &reals[t]);
+                if dt < best {
+                    best = dt;
+                    best_at = t;
+                }
                 if best <= worst {
                     // This sample cannot raise the maximum any more.
                     break;
                 }
             }
+            start = best_at;
             worst = worst.max(best);
         }
     }
@@ -103,5 +130,45 @@ mod tests {
         assert!(h <= truth + longest_edge(&s) / 8.0 + 1e-12);
         let fine = inner_distance(&s, &reals, 256);
         assert!(fine >= truth && fine < truth + 0.01);
+    }
+
+    #[test]
+    fn pruned_scan_equals_the_brute_force_maximum_of_minima() {
+        // Many small random triangles around a random surrogate: the pruned, rotated scan
+        // must return exactly the brute-force max-min over the same samples.
+        let mut state = 12345u64;
+        let mut rnd = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let reals: Vec<[V; 3]> = (0..300)
+            .map(|_| {
+                let c = [rnd() * 4.0, rnd() * 4.0, rnd()];
+                [0, 1, 2].map(|_| add(c, [rnd() * 0.3, rnd() * 0.3, rnd() * 0.3]))
+            })
+            .collect();
+        let s = [[-1.5, -1.0, 0.2], [1.8, -0.5, -0.1], [0.1, 1.7, 0.3]];
+        let m = 12;
+        let mut brute: f64 = 0.0;
+        for i in 0..=m {
+            for j in 0..=(m - i) {
+                let p = add(
+                    s[0],
+                    add(
+                        scale(sub(s[1], s[0]), i as f64 / m as f64),
+                        scale(sub(s[2], s[0]), j as f64 / m as f64),
+                    ),
+                );
+                let best = reals
+                    .iter()
+                    .map(|t| point_triangle_dist(p, t))
+                    .fold(f64::INFINITY, f64::min);
+                brute = brute.max(best);
+            }
+        }
+        let h = inner_distance(&s, &reals, m);
+        assert_eq!(h, brute + longest_edge(&s) / m as f64);
     }
 }

@@ -21,7 +21,14 @@
 //! plane of the node's vertices (the two largest-variance axes), oriented so that its
 //! normal agrees with the area-weighted mean outer normal.
 //!
-//! Optimiser: L-BFGS (`lbfgs.rs`), at most `fit_iterations` iterations. Everything is
+//! Subsampling: a node with more than `fit_samples` real triangles is fitted to an even
+//! stride of `fit_samples` of them (`c` and `L` still come from all vertices); eq. (6) is a
+//! mean over triangles, which a stride over the depth-first ordered triangles estimates
+//! well, and the fit is only the first guess of the refinement, whose final choice and
+//! the offsets use every vertex.
+//!
+//! Optimiser: L-BFGS (`lbfgs.rs`), at most `fit_iterations` iterations, stopping early
+//! below `fit_tolerance` relative progress. Everything is
 //! sequential `f64`, so the result is deterministic. A second stage (`refine.rs`) may
 //! replace the result by a triangle with a smaller halo.
 
@@ -112,8 +119,7 @@ pub(crate) fn fit_surrogate(tris: &[[V; 3]], params: &BuildParams) -> Tri {
         .map(|v| norm(sub(*v, c)))
         .fold(0.0, f64::max);
     let l = if l > 0.0 && l.is_finite() { l } else { 1.0 };
-    let scaled: Vec<[V; 3]> = tris
-        .iter()
+    let scaled: Vec<[V; 3]> = stride_sample(tris, params.fit_samples)
         .map(|t| t.map(|v| scale(sub(v, c), 1.0 / l)))
         .collect();
     let mut mean_normal = [0.0; 3];
@@ -145,12 +151,26 @@ pub(crate) fn fit_surrogate(tris: &[[V; 3]], params: &BuildParams) -> Tri {
         normals,
         p: params,
     };
-    let x = minimise(&|x, g| pb.eval(x, g), start, params.fit_iterations);
+    let x = minimise(
+        &|x, g| pb.eval(x, g),
+        start,
+        params.fit_iterations,
+        params.fit_tolerance,
+    );
     let back = |i: usize| {
         let v = add(c, scale(vert(&x, i), l));
         [v[0] as f32, v[1] as f32, v[2] as f32]
     };
     Tri::new(back(0), back(1), back(2))
+}
+
+/// At most `cap` items of `items` at an even stride (`cap` = 0: all of them), in order:
+/// item `⌊i·n/cap⌋` for `i < cap`. The node's triangles are in depth-first leaf order, so
+/// the stride visits every part of the node.
+pub(crate) fn stride_sample<T: Copy>(items: &[T], cap: u32) -> impl Iterator<Item = T> + '_ {
+    let n = items.len();
+    let m = if cap == 0 { n } else { n.min(cap as usize) };
+    (0..m).map(move |i| items[i * n / m.max(1)])
 }
 
 /// Two orthonormal in-plane axes `(e1, e2)` of the principal plane of the vertices, with

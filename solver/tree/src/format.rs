@@ -5,7 +5,7 @@
 //! version       u32  FORMAT_VERSION
 //! mesh_hash     [u8; 32]   SHA-256 of the source mesh file's bytes
 //! params_hash   [u8; 32]   SHA-256 of the encoded builder parameters
-//! params_len    u32, then params_len bytes (BuildParams::encode, 60 bytes in version 2)
+//! params_len    u32, then params_len bytes (BuildParams::encode, 72 bytes in version 3)
 //! node_count    u32
 //! soup_count    u32
 //! nodes         node_count × (tri u32, first u32, count u32, level u32, offset f32, inner f32)
@@ -31,8 +31,10 @@ use std::path::Path;
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"MSDEMTRE";
 /// Current format version. History: 1 = first release; 2 = the parameter block gained the
-/// halo-refinement parameters (`refine_iterations`, `refine_power`; builder version 3).
-pub const FORMAT_VERSION: u32 = 2;
+/// halo-refinement parameters (`refine_iterations`, `refine_power`; builder version 3);
+/// 3 = the parameter block gained `fit_samples` and `fit_tolerance` (builder version 4:
+/// own parallel k-means, subsampled fits, early-stopping minimisations).
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Serialises a tree and the parameters it was built with.
 pub fn encode_tree(tree: &SurrogateTree, params: &BuildParams) -> Vec<u8> {

@@ -1,7 +1,9 @@
 //! L-BFGS (memory 6) with Armijo backtracking over the nine coordinates of a triangle,
 //! shared by the eq. (6) fit (`fit.rs`) and the halo refinement (`refine.rs`). Stops early
 //! when the gradient vanishes, when a line search finds no decrease in 40 halvings, or when
-//! a step gains less than 10⁻¹⁵ relative. Sequential `f64`: deterministic.
+//! an accepted step lowers the objective by less than `rel_tol` relative (the builder's
+//! `fit_tolerance`: most surrogates of small nodes settle within a few dozen iterations,
+//! after which the budget bought nothing). Sequential `f64`: deterministic.
 
 /// A triangle packed as `[x₁, y₁, z₁, x₂, …, z₃]`.
 pub(crate) type X = [f64; 9];
@@ -11,9 +13,14 @@ fn dot9(a: &X, b: &X) -> f64 {
 }
 
 /// Minimises `f` (value, and gradient into the second argument when given) from `x` with
-/// at most `iterations` L-BFGS steps; returns the last accepted point. A non-finite
-/// value rejects a trial point.
-pub(crate) fn minimise(obj: &dyn Fn(&X, Option<&mut X>) -> f64, mut x: X, iterations: u32) -> X {
+/// at most `iterations` L-BFGS steps, stopping when a step gains less than `rel_tol`
+/// relative; returns the last accepted point. A non-finite value rejects a trial point.
+pub(crate) fn minimise(
+    obj: &dyn Fn(&X, Option<&mut X>) -> f64,
+    mut x: X,
+    iterations: u32,
+    rel_tol: f64,
+) -> X {
     const M: usize = 6;
     let mut g = [0.0; 9];
     let mut f = obj(&x, Some(&mut g));
@@ -84,7 +91,7 @@ pub(crate) fn minimise(obj: &dyn Fn(&X, Option<&mut X>) -> f64, mut x: X, iterat
         x = xn;
         f = fnew;
         g = gnew;
-        if progress <= 1e-15 * f.abs() {
+        if progress <= rel_tol.max(1e-15) * f.abs() {
             break;
         }
     }

@@ -19,6 +19,7 @@ mod dist;
 pub mod error;
 mod fit;
 pub mod format;
+mod kmeans;
 mod lbfgs;
 pub mod params;
 mod refine;

@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 
 /// Version of the build algorithm; part of the parameter hash so that trees built by an
 /// older builder are rebuilt rather than silently reused.
-pub const BUILDER_VERSION: u32 = 3;
+pub const BUILDER_VERSION: u32 = 4;
 
 /// Parameters of the surrogate-tree builder. All fit weights are dimensionless: the fit
 /// runs in coordinates scaled by the node's bounding radius (see `fit.rs`).
@@ -35,6 +35,14 @@ pub struct BuildParams {
     /// Final exponent `p` of the power mean that smooths the maximum vertex distance in
     /// the second stage (≥ 2; the stage raises it to `p` through `p/16` and `p/4`).
     pub refine_power: u32,
+    /// Most real triangles (eq. (6) fit) and distinct real vertices (halo refinement) one
+    /// surrogate's minimisation sees: a larger node is represented by an even stride of
+    /// them (`fit.rs`, `refine.rs`); its offset and inner distance are still computed
+    /// over all of them. 0 = no subsampling (builder version 3 behaviour).
+    pub fit_samples: u32,
+    /// Relative decrease of the objective below which an L-BFGS minimisation stops early
+    /// (`lbfgs.rs`), in `[0, 1)`; `1e-15` is builder version 3's rule.
+    pub fit_tolerance: f64,
 }
 
 impl Default for BuildParams {
@@ -51,6 +59,8 @@ impl Default for BuildParams {
             inner_samples: 16,
             refine_iterations: 60,
             refine_power: 256,
+            fit_samples: 1024,
+            fit_tolerance: 3e-4,
         }
     }
 }
@@ -124,6 +134,13 @@ impl BuildParams {
                 "must be in 2..=4096",
             );
         }
+        if !(self.fit_tolerance.is_finite() && (0.0..1.0).contains(&self.fit_tolerance)) {
+            return bad(
+                "fit-tolerance",
+                self.fit_tolerance.to_string(),
+                "must be in [0, 1)",
+            );
+        }
         Ok(())
     }
 
@@ -143,6 +160,8 @@ impl BuildParams {
         b.extend_from_slice(&self.inner_samples.to_le_bytes());
         b.extend_from_slice(&self.refine_iterations.to_le_bytes());
         b.extend_from_slice(&self.refine_power.to_le_bytes());
+        b.extend_from_slice(&self.fit_samples.to_le_bytes());
+        b.extend_from_slice(&self.fit_tolerance.to_le_bytes());
         b
     }
 
@@ -169,6 +188,8 @@ impl BuildParams {
             inner_samples: u32_at(48),
             refine_iterations: u32_at(52),
             refine_power: u32_at(56),
+            fit_samples: u32_at(60),
+            fit_tolerance: f64::from_bits(u64_at(64)),
         })
     }
 
@@ -179,7 +200,7 @@ impl BuildParams {
 }
 
 /// Length of [`BuildParams::encode`]'s output \[bytes\].
-pub const ENCODED_LEN: usize = 60;
+pub const ENCODED_LEN: usize = 72;
 
 #[cfg(test)]
 mod tests {
@@ -235,6 +256,14 @@ mod tests {
                 refine_power: 64,
                 ..p.clone()
             },
+            BuildParams {
+                fit_samples: 0,
+                ..p.clone()
+            },
+            BuildParams {
+                fit_tolerance: 1e-15,
+                ..p.clone()
+            },
         ];
         for v in &variants {
             assert_ne!(v.hash(), p.hash(), "{v:?}");
@@ -279,5 +308,12 @@ mod tests {
         .validate()
         .unwrap_err();
         assert!(e.to_string().contains("refine-power = 1"), "{e}");
+        let e = BuildParams {
+            fit_tolerance: 1.0,
+            ..p.clone()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.to_string().contains("fit-tolerance = 1"), "{e}");
     }
 }

@@ -33,6 +33,10 @@
 //! `refine_iterations` L-BFGS steps each. The gradient of `d(y, T)` with respect to `x_i`
 //! is `−λ_i (y − q)/d` (`q = Σλ_i x_i` the closest point).
 //!
+//! **Subsampling.** A node with more than `fit_samples` distinct vertices runs the
+//! minimisation on an even stride of `fit_samples` of them (in lexicographic order, so the
+//! stride spans the node along x); the choice below still measures every vertex.
+//!
 //! **Starts and choice.** Three starts: the eq. (6) result; a principal-axis sliver
 //! (along the largest-variance axis, ends inset by the largest distance from that axis,
 //! 10 % wide), the natural start for elongated bodies; and a covering triangle in the
@@ -46,10 +50,11 @@
 
 use crate::bounds::max_vertex_distance;
 use crate::dist::{add, closest_point_bary, cross, dot, norm, scale, sub, tri64, V};
-use crate::fit::{principal_frame, vert, X};
+use crate::fit::{principal_frame, stride_sample, vert, X};
 use crate::lbfgs::minimise;
 use crate::params::BuildParams;
 use msdem_geom::math::Tri;
+use std::cell::RefCell;
 use std::f64::consts::PI;
 
 /// Reference halo width as a fraction of the mesh's bounding diameter (module docs).
@@ -72,6 +77,25 @@ fn exact_volume(t: &[V; 3], verts: &[V], eps_ref: f64) -> f64 {
     halo_volume(0.5 * norm(w), per, o).0
 }
 
+/// `r^p` for `r ∈ [0, 1]`: `log₂ p` squarings when `p` is a power of two (the default
+/// powers 16, 64, 256 are), `powi` for another whole `p`, `powf` otherwise.
+fn pow(r: f64, p: f64) -> f64 {
+    if p.fract() == 0.0 && (1.0..=8192.0).contains(&p) {
+        let k = p as u32;
+        if k.is_power_of_two() {
+            (0..k.trailing_zeros()).fold(r, |x, _| x * x)
+        } else {
+            r.powi(k as i32)
+        }
+    } else {
+        r.powf(p)
+    }
+}
+
+/// One vertex in an evaluation: distance `d` to the triangle, barycentrics of the closest
+/// point, offset vector, `(d/m)^p`.
+type Near = (f64, [f64; 3], V, f64);
+
 /// The smooth objective of the module docs (scaled coordinates) and its gradient.
 struct Objective<'a> {
     ys: &'a [V],
@@ -79,6 +103,9 @@ struct Objective<'a> {
     alpha_area: f64,
     /// `ε_ref` in scaled coordinates.
     eps_ref: f64,
+    /// Per-vertex distance `d`, barycentrics, offset vector and `(d/m)^p` of the last
+    /// evaluation (reused: an evaluation allocates nothing).
+    near: RefCell<Vec<Near>>,
 }
 
 impl Objective<'_> {
@@ -95,22 +122,22 @@ impl Objective<'_> {
         let edges = [e12, sub(t[2], t[1]), sub(t[0], t[2])];
         let lens = edges.map(norm);
         let per: f64 = lens.iter().sum();
-        let near: Vec<(f64, [f64; 3], V)> = self
-            .ys
-            .iter()
-            .map(|&y| {
-                let (q, l) = closest_point_bary(y, &t);
-                let r = sub(y, q);
-                (norm(r), l, r)
-            })
-            .collect();
+        let mut near = self.near.borrow_mut();
+        near.clear();
+        near.extend(self.ys.iter().map(|&y| {
+            let (q, l) = closest_point_bary(y, &t);
+            let r = sub(y, q);
+            (norm(r), l, r, 0.0)
+        }));
         let m = near.iter().map(|n| n.0).fold(0.0, f64::max);
         let n = near.len().max(1) as f64;
-        let s: f64 = if m > 0.0 {
-            near.iter().map(|e| (e.0 / m).powf(self.power)).sum()
-        } else {
-            0.0
-        };
+        let mut s = 0.0;
+        if m > 0.0 {
+            for e in near.iter_mut() {
+                e.3 = pow(e.0 / m, self.power);
+                s += e.3;
+            }
+        }
         let o = if m > 0.0 {
             m * (s / n).powf(1.0 / self.power)
         } else {
@@ -121,12 +148,12 @@ impl Objective<'_> {
         if let Some(g) = grad {
             let mut gv = [[0.0; 3]; 3];
             if m > 0.0 && s > 0.0 {
-                for (d, l, r) in &near {
+                for (d, l, r, rp) in near.iter() {
                     if *d <= 0.0 {
                         continue;
                     }
-                    // ∂o/∂d = o·(d/m)^(p−1)/(m·S); ∂d/∂x_i = −λ_i r/d.
-                    let c = dv_do * o * (d / m).powf(self.power - 1.0) / (m * s) / d;
+                    // ∂o/∂d = o·(d/m)^(p−1)/(m·S) = o·(d/m)^p/(d·S); ∂d/∂x_i = −λ_i r/d.
+                    let c = dv_do * o * rp / (s * d * d);
                     for i in 0..3 {
                         gv[i] = add(gv[i], scale(*r, -c * l[i]));
                     }
@@ -229,7 +256,9 @@ pub(crate) fn refine_surrogate(
     if !(l > 0.0 && l.is_finite()) {
         return fitted;
     }
-    let ys: Vec<V> = verts.iter().map(|v| scale(sub(*v, c), 1.0 / l)).collect();
+    let ys: Vec<V> = stride_sample(&verts, params.fit_samples)
+        .map(|v| scale(sub(v, c), 1.0 / l))
+        .collect();
     let to_x = |t: &Tri| -> X {
         let t = tri64(t);
         std::array::from_fn(|k| (t[k / 3][k % 3] - c[k % 3]) / l)
@@ -253,8 +282,9 @@ pub(crate) fn refine_surrogate(
                 power,
                 alpha_area: params.alpha_area,
                 eps_ref: eps_ref / l,
+                near: RefCell::new(Vec::with_capacity(ys.len())),
             };
-            x = minimise(&|x, g| ob.eval(x, g), x, per_stage);
+            x = minimise(&|x, g| ob.eval(x, g), x, per_stage, params.fit_tolerance);
         }
         let cand = to_tri(&x);
         let t = tri64(&cand);
@@ -287,6 +317,7 @@ mod tests {
             power: 8.0,
             alpha_area: 1e-3,
             eps_ref: 0.02,
+            near: RefCell::default(),
         };
         let x: X = [0.1, -0.2, 0.05, 0.6, 0.1, -0.1, -0.3, 0.4, 0.2];
         let mut g = [0.0; 9];

@@ -1,9 +1,9 @@
 //! Splitting a node's triangles into compact groups (seed 000 App. B, Alg. 7 line 12:
 //! "split into N_surrogate sets of roughly same size", done with k-means [18]).
 //!
-//! k-means (linfa, k-means++ initialisation, a few restarts) runs on the triangle
-//! centroids with an RNG seeded from the build seed and the node's path, so the result does
-//! not depend on the order in which nodes are processed.
+//! k-means (`kmeans.rs`: k-means++ initialisation, Lloyd iterations, a few restarts) runs
+//! on the triangle centroids with an RNG seeded from the build seed and the node's path,
+//! so the result does not depend on the order in which nodes are processed.
 //!
 //! Rebalancing: k-means minimises spread, not size differences, so after clustering
 //! * empty clusters are dropped;
@@ -17,11 +17,7 @@
 //! Over-full clusters are left alone: the recursion splits them further.
 
 use crate::dist::{dot, sub, V};
-use linfa::traits::{Fit, Predict};
-use linfa::DatasetBase;
-use ndarray::Array2;
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
+use crate::kmeans::kmeans_labels;
 
 /// SplitMix64 finaliser: a bijective bit mixer.
 fn mix(mut z: u64) -> u64 {
@@ -53,19 +49,10 @@ pub(crate) fn split(pts: &[V], k: usize, rng_seed: u64) -> Vec<Vec<u32>> {
 }
 
 fn kmeans_groups(pts: &[V], k: usize, rng_seed: u64) -> Option<Vec<Vec<u32>>> {
-    let data = Array2::from_shape_fn((pts.len(), 3), |(i, j)| pts[i][j]);
-    let rng = Xoshiro256PlusPlus::seed_from_u64(rng_seed);
-    let dataset = DatasetBase::from(data.clone());
-    let model = linfa_clustering::KMeans::params_with_rng(k, rng)
-        .n_runs(3)
-        .max_n_iterations(100)
-        .tolerance(1e-6)
-        .fit(&dataset)
-        .ok()?;
-    let labels = model.predict(&data);
+    let labels = kmeans_labels(pts, k, rng_seed);
     let mut groups = vec![Vec::new(); k];
     for (i, &l) in labels.iter().enumerate() {
-        groups.get_mut(l)?.push(i as u32);
+        groups.get_mut(l as usize)?.push(i as u32);
     }
     Some(groups)
 }

@@ -5,7 +5,6 @@ use crate::error::TreeError;
 use crate::format::{read_tree, write_tree};
 use crate::params::BuildParams;
 use crate::stats::{summary, TreeSummary};
-use crate::validate::validate;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use msdem_mesh::check::{validate_mesh_in, Role};
 use std::io::IsTerminal;
@@ -78,7 +77,7 @@ pub fn run_treebuild(job: &TreebuildJob) -> Result<TreebuildOutcome, TreeError> 
     };
     let tree = build_tree_with_progress(&mesh, hash, &job.params, &report)?;
     bar.finish_and_clear();
-    validate(&tree)?;
+    // `build_tree_with_progress` has validated the tree.
     write_tree(&job.out, &tree, &job.params)?;
     Ok(TreebuildOutcome::Built(summary(&tree)))
 }

@@ -31,6 +31,12 @@ pub enum Command {
         /// The transform.
         #[command(flatten)]
         transform: TransformArgs,
+        /// Close the mesh's holes before anything else: every boundary loop gets a fan of
+        /// triangles around a new vertex at its mean (a triangle hole: one triangle), so
+        /// the result is closed and consistently oriented; a boundary that is not a set of
+        /// simple loops is refused.
+        #[arg(long)]
+        fill_holes: bool,
         /// Require a closed, manifold, outward particle mesh (as `check --particle`).
         #[arg(long, conflicts_with = "obstacle")]
         particle: bool,

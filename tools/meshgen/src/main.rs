@@ -38,6 +38,7 @@ fn run(cli: Cli) -> Result<()> {
             input,
             output,
             transform,
+            fill_holes,
             particle,
             obstacle,
         } => {
@@ -49,9 +50,19 @@ fn run(cli: Cli) -> Result<()> {
             let options = ConvertOptions {
                 transform: transform.transform(),
                 role,
+                fill_holes,
             };
             let report = msdem_mesh::convert_with(&input, &output, &options)?;
-            let flags = options.transform.meshgen_args();
+            let mut flags = options.transform.meshgen_args();
+            if let Some(f) = &report.filled {
+                flags.insert(
+                    0,
+                    format!(
+                        "--fill-holes: {} holes of {} boundary edges closed with {} triangles",
+                        f.holes, f.boundary_edges, f.added_triangles
+                    ),
+                );
+            }
             let applied = if flags.is_empty() {
                 String::new()
             } else {

@@ -26,6 +26,8 @@
 //!                           min: [0, -0.3, 0.3], max: [0.4, 0.3, 0.8] } } ]
 //! export: { vtk: true, ply: true, plots: true, preview: last }   # optional; also
 //!                              #   vtk_format, vtk_meshes, particle_csv, animation
+//! report: { packing_box: { min_m: [-0.3, -0.3, 0], max_m: [0.3, 0.3, 0.6] } }  # optional:
+//!                              #   run.log reports the packing fraction ([`packing`])
 //! ```
 //!
 //! Unknown keys, wrong types, dangling names and every value the solver would refuse in the
@@ -46,6 +48,7 @@ pub mod error;
 pub mod load;
 pub mod names;
 pub mod outputs;
+pub mod packing;
 pub mod plan;
 mod process;
 pub mod reference;

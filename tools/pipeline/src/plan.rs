@@ -154,6 +154,9 @@ fn mesh_stage(name: &str, mesh: &MeshSpec, pipeline_dir: &Path, import_use: Impo
         MeshSpec::Import(i) => {
             let source = pipeline_dir.join(&i.import);
             let mut args = vec!["convert".to_owned(), source.display().to_string()];
+            if i.fill_holes {
+                args.push("--fill-holes".to_owned());
+            }
             args.extend(i.transform.meshgen_args());
             match import_use {
                 ImportUse::Unused => {}

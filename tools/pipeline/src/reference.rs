@@ -26,6 +26,7 @@ pub const PIPELINE_KEYS: &[KeyDoc] = &[
     k("", "trees", "mapping name → tree", "-", "required", "", "surrogate trees to build (stage 2, treebuild), written to trees/NAME.tree"),
     k("", "scenario", "mapping", "-", "required", "the scenario keys below, without version and name", "the solver scenario (stage 3); shapes and obstacles name a tree: `{ tree: NAME }`"),
     k("", "export", "mapping", "-", "all defaults", "", "exporter options (stage 4)"),
+    k("", "report", "mapping", "-", "none", "", "quantities of the run's outcome written to run.log"),
     k(SPHERE, "radius", "number", "m", "required", "> 0", "base radius r of the noisy icosphere (seed 000 §6.1)"),
     k(SPHERE, "subdivisions", "integer", "-", "required", "1 – 8", "icosphere subdivisions K: 20·4^K triangles"),
     k(SPHERE, "eta", "number", "-", "1", "≥ 1", "radius ratio η: vertex radius in [r, η·r] (1 = exact triangulated sphere)"),
@@ -59,6 +60,7 @@ pub const PIPELINE_KEYS: &[KeyDoc] = &[
     k(IMPORT, "rotate_deg", "[x, y, z]", "degree", "none", "finite", "rotation about the fixed x, then y, then z axis, about the origin (3rd)"),
     k(IMPORT, "recentre", "bool", "-", "false", "", "centre of mass (uniform density) moved to the origin; needs a closed, outward mesh (4th)"),
     k(IMPORT, "translate", "[x, y, z]", "m", "none", "finite", "added last (5th)"),
+    k(IMPORT, "fill_holes", "bool", "-", "false", "", "close the file's holes first, each boundary loop by a fan around its mean (`meshgen convert --fill-holes`); a boundary that is not a set of simple loops is refused"),
     k(TREE, "mesh", "string", "-", "required", "a key of `meshes`", "the mesh the tree is built over"),
     k(TREE, "obstacle", "bool", "-", "false", "", "accept an open mesh (static obstacles); a particle tree's mesh must be closed and outward"),
     k(TREE, "branching", "integer", "-", "8", "≥ 2", "children per node (seed 000 uses 8)"),
@@ -72,6 +74,9 @@ pub const PIPELINE_KEYS: &[KeyDoc] = &[
     k("export", "ply", "bool", "-", "true", "", "one PLY per frame (run/ply/); false = `--no-ply`"),
     k("export", "plots", "bool", "-", "true", "", "statistics plots and steps.csv (run/plots/); false = `--no-plots`"),
     k("export", "animation", "bool", "-", "true", "", "animated preview run/preview_animation.png; false = `--no-animation`"),
+    k("report", "packing_box", "mapping", "-", "none", "", "box of a settled bed: run.log reports its packing fractions at the last frame: the solid volume of the particles centred in the box over the box volume below the bed height (the highest particle top), and the same for the lower half of the bed (exact ellipsoid volumes below the cut)"),
+    k("report.packing_box", "min_m", "[x, y, z]", "m", "required", "finite, < max_m", "lower corner; its z is the floor of the bed"),
+    k("report.packing_box", "max_m", "[x, y, z]", "m", "required", "finite", "upper corner (caps the bed height)"),
     k("export", "preview", "string or integer", "-", "none (the exporter shows the last frame)", "last, or a frame index", "frame shown in run/preview.png (`--preview`)"),
 ];
 

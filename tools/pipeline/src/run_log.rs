@@ -288,6 +288,22 @@ impl RunLog {
             }
             Err(e) => writeln!(t, "statistics      not available ({e})")?,
         }
+        if let Some(bx) = &spec.report.packing_box {
+            let densities: Vec<f64> = spec
+                .scenario
+                .materials
+                .values()
+                .map(|m| m.density)
+                .collect();
+            match crate::packing::packing(&run, bx, &densities) {
+                Ok(p) => writeln!(
+                    t,
+                    "packing         fraction {:.4} (whole bed), {:.4} (lower half) at t = {:.6} s: {} particles, solid {:.6e} m³, bed height {:.4} m, box {:?}–{:?} m",
+                    p.fraction, p.core_fraction, p.time_s, p.particles, p.solid_volume_m3, p.bed_height_m, bx.min_m, bx.max_m
+                )?,
+                Err(e) => writeln!(t, "packing         not available ({e})")?,
+            }
+        }
         match run_facts::phase_totals(&run) {
             Ok(p) => {
                 let wall = match solve.map(|s| &s.outcome) {

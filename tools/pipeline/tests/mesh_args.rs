@@ -29,6 +29,8 @@ fn mesh_args(spec: &PipelineSpec, dir: &Path) -> Vec<String> {
 const PIPELINE_FILES: &[&str] = &[
     "cube_stacks.yaml: cube: box --size 0.1 0.1 0.1 -o meshes/cube.ply",
     "cube_stacks.yaml: floor: plane --size 14 10 --center 2 0 0 -o meshes/floor.ply",
+    "ellipsoid_box.yaml: walls: hopper --top-width 0.33 --outlet-width 0.32 --height 1.4 --outlet square --center 0 0 0 -o meshes/walls.ply",
+    "ellipsoid_box.yaml: floor: plane --size 1 1 -o meshes/floor.ply",
     "ellipsoid_hopper.yaml: rock: sphere --radius 0.06 --subdivisions 2 --eta 1.3 --seed 31 -o meshes/rock.ply",
     "ellipsoid_hopper.yaml: hopper: hopper --top-width 1.4 --outlet-width 0.55 --height 0.7 --outlet square --center 0 0 0.4 -o meshes/hopper.ply",
     "ellipsoid_hopper.yaml: floor: plane --size 4 4 -o meshes/floor.ply",
@@ -97,7 +99,7 @@ const EVERY_OPTION: &[&str] = &[
     "st_all: staircase --steps 3 --rise 0.12 --run 0.25 --width 2 --origin -1 0 5 -o meshes/st_all.ply",
     "imp: convert ./../meshes/tetrahedron.obj -o meshes/imp.ply",
     "imp_mm: convert ./../meshes/tetrahedron.obj --units mm -o meshes/imp_mm.ply",
-    "imp_all: convert ./../meshes/cube.stl --units cm --scale 2.5 --rotate-deg 0 90 -45.5 --recentre --translate 1 -0 0.001 -o meshes/imp_all.ply",
+    "imp_all: convert ./../meshes/cube.stl --fill-holes --units cm --scale 2.5 --rotate-deg 0 90 -45.5 --recentre --translate 1 -0 0.001 -o meshes/imp_all.ply",
     "imp_one: convert ./../meshes/cube.stl --rotate-deg 0 0 0.0000001 -o meshes/imp_one.ply",
 ];
 
@@ -143,7 +145,7 @@ const BAD_ENTRIES: &[(&str, &str)] = &[
     ),
     (
         "{ kind: sphere, radius: 0.05, subdivisions: 1, import: a.obj }",
-        "p.yaml:10:10: meshes.floor: unknown field `kind`, expected one of `import`, `units`, `scale`, `rotate_deg`, `recentre`, `translate`",
+        "p.yaml:10:10: meshes.floor: unknown field `kind`, expected one of `import`, `units`, `scale`, `rotate_deg`, `recentre`, `translate`, `fill_holes`",
     ),
 ];
 
@@ -214,8 +216,8 @@ fn every_option() -> String {
   st_all: { kind: staircase, steps: 3, rise: 0.12, run: 0.25, width: 2.0, origin: [-1, 0, 5] }
   imp: { import: ../meshes/tetrahedron.obj }
   imp_mm: { import: ../meshes/tetrahedron.obj, units: mm }
-  imp_all: { translate: [1, -0.0, 1.0e-3], import: ../meshes/cube.stl, recentre: true, rotate_deg: [0, 90.0, -45.5], scale: 2.5, units: cm }
-  imp_one: { import: ../meshes/cube.stl, units: m, scale: 1, rotate_deg: [0, 0, 1.0e-7], recentre: false, translate: [0, 0, 0] }
+  imp_all: { translate: [1, -0.0, 1.0e-3], import: ../meshes/cube.stl, fill_holes: true, recentre: true, rotate_deg: [0, 90.0, -45.5], scale: 2.5, units: cm }
+  imp_one: { import: ../meshes/cube.stl, units: m, scale: 1, rotate_deg: [0, 0, 1.0e-7], recentre: false, translate: [0, 0, 0], fill_holes: false }
 ";
     let start = tiny.find("meshes:\n").unwrap();
     let end = tiny.find("trees:\n").unwrap();

@@ -33,6 +33,13 @@ struct Cli {
     /// surrogate's halo directly; 0 keeps the plain eq. (6) fit.
     #[arg(long = "refine-iterations", default_value_t = BuildParams::default().refine_iterations)]
     refine_iterations: u32,
+    /// Most real triangles / distinct vertices one surrogate's fit sees; larger nodes are
+    /// represented by an even stride of them (0 = all).
+    #[arg(long = "fit-samples", default_value_t = BuildParams::default().fit_samples)]
+    fit_samples: u32,
+    /// Relative decrease of the objective below which a fit stops early, in [0, 1).
+    #[arg(long = "fit-tolerance", default_value_t = BuildParams::default().fit_tolerance)]
+    fit_tolerance: f64,
     /// Accept open meshes (static obstacles).
     #[arg(long)]
     obstacle: bool,
@@ -98,6 +105,8 @@ fn run(cli: Cli) -> Result<()> {
             seed: cli.seed,
             fit_iterations: cli.fit_iterations,
             refine_iterations: cli.refine_iterations,
+            fit_samples: cli.fit_samples,
+            fit_tolerance: cli.fit_tolerance,
             ..BuildParams::default()
         },
         obstacle: cli.obstacle,

@@ -1,6 +1,7 @@
 //! Ellipsoid particles (seed 002) in the solver: the descent of a mesh's surrogate tree
 //! against an ellipsoid against brute force over every real triangle, the sphere limit of
-//! two ellipsoids, and an ellipsoid dropped on a plane coming to rest on its shortest axis.
+//! two ellipsoids, and an ellipsoid dropped on a plane coming to rest on its shortest axis
+//! (flat under the seed's law; tilted under Hertz–Mindlin with rolling friction).
 
 use crate::common::world::*;
 use msdem_ellipsoid::{ellipsoid_triangle, Ellipsoid, Triangle};
@@ -10,7 +11,7 @@ use msdem_solver::contact::Contact;
 use msdem_solver::detect::broad::CandidatePair;
 use msdem_solver::detect::dispatch::{roots_pair, RootsScratches};
 use msdem_solver::detect::{Detector, Search};
-use msdem_solver::model::Other;
+use msdem_solver::model::{ContactLaw, Elastic, Other};
 use msdem_solver::params::{DetectionMode, KernelChoice};
 use msdem_tree::LevelStats;
 
@@ -160,12 +161,34 @@ struct Drop {
 
 const SEMI_AXES: [f64; 3] = [0.3, 0.2, 0.1];
 const SPRING: f64 = 1e5;
+const POISSON: f64 = 0.3;
 
 fn drop_on_plane(tilt: (f64, f64), drop: f64, steps: u32, tail: u32) -> Drop {
+    drop_on_plane_with(tilt, drop, steps, tail, None)
+}
+
+/// [`drop_on_plane`] under Hertz–Mindlin when `hertz = Some((E [Pa], μ_r))`: the
+/// particle's Young's modulus (ν = 0.3; the plane rigid) and the plane's rolling friction.
+fn drop_on_plane_with(
+    tilt: (f64, f64),
+    drop: f64,
+    steps: u32,
+    tail: u32,
+    hertz: Option<(f64, f64)>,
+) -> Drop {
     let [a, b, c] = SEMI_AXES;
     let mut world = empty_world(1e-4, [0.0, 0.0, -9.81]);
     let s = add_ellipsoid_shape(&mut world, SEMI_AXES);
     let mat = add_material(&mut world, 1000.0, 0.01, SPRING, 0.5, 0.3);
+    if let Some((youngs_modulus, _)) = hertz {
+        world.model.materials[mat as usize].law = ContactLaw::HertzMindlin {
+            elastic: Elastic {
+                youngs_modulus,
+                poisson_ratio: POISSON,
+            },
+            rolling_friction: 0.0,
+        };
+    }
     let id = add_particle(&mut world, s, mat, [0.0, 0.0, 0.0]) as usize;
     let q = Quat::from_euler_angles(tilt.0, tilt.1, 0.0);
     let down = q.inverse() * Vec3::new(0.0, 0.0, -1.0);
@@ -187,6 +210,9 @@ fn drop_on_plane(tilt: (f64, f64), drop: f64, steps: u32, tail: u32) -> Drop {
         0.5,
         0.3,
     );
+    if let Some((_, mu_r)) = hertz {
+        world.model.obstacles[0].rolling_friction = mu_r;
+    }
     let (mut ex, mut det) = explicit(&world);
     let mass = world.state.bodies[id].mass;
     let energy = |w: &msdem_solver::world::World| {
@@ -211,7 +237,16 @@ fn drop_on_plane(tilt: (f64, f64), drop: f64, steps: u32, tail: u32) -> Drop {
         }
     }
     let energy_late = energy(&world);
-    let sinkage = margin * mass * 9.81 / (SPRING * mass.sqrt());
+    let sinkage = match hertz {
+        // The seed's spring: m g = K_s √m (δ / margin).
+        None => margin * mass * 9.81 / (SPRING * mass.sqrt()),
+        // Hertz on a rigid plane: m g = 4/3 E* √R* δ^{3/2}, R* the bounding radius.
+        Some((youngs_modulus, _)) => {
+            let e_star = youngs_modulus / (1.0 - POISSON * POISSON);
+            let k = 4.0 / 3.0 * e_star * a.max(b).max(c).sqrt();
+            (mass * 9.81 / k).powf(2.0 / 3.0)
+        }
+    };
     Drop {
         world,
         margin,
@@ -251,8 +286,9 @@ fn an_ellipsoid_dropped_flat_on_a_plane_rests_at_its_shortest_semi_axis_plus_the
 #[test]
 fn an_ellipsoid_dropped_tilted_rocks_about_its_shortest_axis_losing_energy() {
     // Released at 30° and 15°, it lands on an edge and rolls onto its flattest side, then
-    // rocks about it. (The contact model has no rolling resistance, so the rocking of a
-    // smooth ellipsoid on a plane decays only slowly; it is not at rest within seconds.)
+    // rocks about it. (The seed's contact law has no rolling resistance, so the rocking of
+    // a smooth ellipsoid on a plane decays only slowly; it is not at rest within seconds.
+    // Under Hertz–Mindlin with rolling friction it is: the next test.)
     let d = drop_on_plane(
         (
             std::f64::consts::FRAC_PI_6,
@@ -278,6 +314,54 @@ fn an_ellipsoid_dropped_tilted_rocks_about_its_shortest_axis_losing_energy() {
         "mechanical energy grew: {} → {}",
         d.energy_early,
         d.energy_late
+    );
+}
+
+#[test]
+fn an_ellipsoid_dropped_tilted_comes_to_rest_on_its_shortest_axis_with_rolling_resistance() {
+    // The tilted drop above, under Hertz–Mindlin with rolling friction μ_r on the plane
+    // (issue 14): the rocking dies out within 4 s. Rolling friction can hold the body at a
+    // small static tilt θ, where gravity's restoring torque m g (b² − c²)/c · θ (tilt about
+    // the long axis a, the softer direction) meets the largest rolling torque μ_r R* m g
+    // (R* = the bounding radius, Hertz's effective radius against a plane): θ ≤
+    // μ_r R* c / (b² − c²), which lifts the centre by at most (b² − c²)/(2c) θ².
+    let mu_r = 0.05;
+    let d = drop_on_plane_with(
+        (
+            std::f64::consts::FRAC_PI_6,
+            std::f64::consts::FRAC_PI_6 / 2.0,
+        ),
+        0.02,
+        40_000,
+        10_000,
+        Some((1e7, mu_r)),
+    );
+    let body = &d.world.state.bodies[0];
+    let [a, b, c] = SEMI_AXES;
+    let theta = mu_r * a * c / (b * b - c * c);
+    let lift = (b * b - c * c) / (2.0 * c) * theta * theta;
+    assert!(
+        body.velocity.norm() < 1e-4,
+        "not at rest: {:?}",
+        body.velocity
+    );
+    assert!(
+        body.angular_velocity.norm() < 1e-3,
+        "still rocking: {:?}",
+        body.angular_velocity
+    );
+    assert!(
+        d.axis_z_min >= theta.cos(),
+        "shortest axis tilted by more than {theta} rad over the last second: cos = {}",
+        d.axis_z_min
+    );
+    // Static Hertz sinkage into the halo (5 % band), plus at most the tilt's lift.
+    let z = body.position.z;
+    let rest = c + d.margin - d.sinkage;
+    assert!(
+        z >= rest - 0.05 * d.sinkage && z <= rest + lift + 0.05 * d.sinkage,
+        "centre at {z}, expected c + margin − sinkage = {rest} (sinkage {}, lift ≤ {lift})",
+        d.sinkage
     );
 }
 
