@@ -9,6 +9,10 @@ ARGS     ?=
 TARGET   := $(or $(CARGO_TARGET_DIR),target)
 VENV     := .venv
 PY       := $(VENV)/bin/python
+# With `mpirun` installed, `make test` builds the solver with MPI and runs the distributed
+# tests (tests/distributed.rs); without it, it says so. `make build` never needs MPI.
+HAVE_MPI := $(shell command -v mpirun >/dev/null 2>&1 && echo yes)
+MPI_FEATURES := $(if $(HAVE_MPI),--features "msdem-solver/mpi msdem-e2e/mpi",)
 
 .PHONY: all build pipeline test lint pyenv bench clean-out
 
@@ -22,8 +26,8 @@ pipeline: build
 
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --release --quiet
+	$(CARGO) clippy --workspace --all-targets --release $(MPI_FEATURES) -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --release --quiet $(MPI_FEATURES)
 
 $(PY): tests/requirements.txt
 	python3 -m venv $(VENV)
@@ -32,8 +36,10 @@ $(PY): tests/requirements.txt
 
 pyenv: $(PY)
 
-test: lint pyenv build
-	MSDEM_PYTHON=$(abspath $(PY)) $(CARGO) test --workspace --release
+test: lint pyenv
+	$(if $(HAVE_MPI),,@echo "SKIPPED: mpirun not found: the distributed (MPI) tests do not run (apt-get install openmpi-bin libopenmpi-dev libclang-dev)")
+	$(CARGO) build --workspace --release --bins $(MPI_FEATURES)
+	MSDEM_PYTHON=$(abspath $(PY)) $(CARGO) test --workspace --release $(MPI_FEATURES)
 
 bench:
 	$(CARGO) bench --workspace

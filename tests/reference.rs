@@ -276,6 +276,7 @@ fn every_section_of_the_tables_lists_exactly_the_keys_its_parser_accepts() {
         ),
         (SCENARIO_KEYS, "limits", &["scenario", "limits"]),
         (SCENARIO_KEYS, "checkpoint", &["scenario", "checkpoint"]),
+        (SCENARIO_KEYS, "distributed", &["scenario", "distributed"]),
     ];
     let mut wrong = Vec::new();
     for &(keys, section, path) in sections {

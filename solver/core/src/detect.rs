@@ -129,6 +129,56 @@ impl Detector {
     ) -> Result<Detection, StepError> {
         let t0 = Instant::now();
         self.broad_phase(model, state)?;
+        wall.broad += t0.elapsed().as_secs_f64();
+        Ok(self.narrow(model, state, search, out, wall))
+    }
+
+    /// Every contact (merged, remark 1) of the given candidate pairs `pairs` at `state`
+    /// into `out`, found by `search` — [`Detector::detect`] with the broad phase done by
+    /// the caller (a distributed run passes the pairs its rank owns, in the broad phase's
+    /// order; the kept sets follow the pairs by their key). Adds the phase times to `wall`.
+    pub fn detect_candidates(
+        &mut self,
+        model: &Model,
+        state: &State,
+        search: Search,
+        pairs: &[CandidatePair],
+        out: &mut Vec<Contact>,
+        wall: &mut PhaseTimes,
+    ) -> Detection {
+        self.pairs.clear();
+        self.pairs.extend_from_slice(pairs);
+        self.narrow(model, state, search, out, wall)
+    }
+
+    /// Removes the kept sets of the pairs whose particle `a` `dest` sends to another rank
+    /// (`Some(rank)`, below `parts`) and returns them encoded per rank (empty where none);
+    /// [`Detector::insert_pair_states`] takes them in. A distributed run moves a pair's
+    /// kept set with the particle that owns the pair, so that the work (and so the
+    /// statistics) stay those of one process.
+    pub fn take_pair_states(
+        &mut self,
+        dest: impl FnMut(u32) -> Option<usize>,
+        parts: usize,
+    ) -> Vec<Vec<u8>> {
+        self.kept.take_states(dest, parts)
+    }
+
+    /// Adds kept sets taken by [`Detector::take_pair_states`]; an error says what did not
+    /// decode.
+    pub fn insert_pair_states(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.kept.insert_states(bytes)
+    }
+
+    /// The narrow phase and merge over `self.pairs`.
+    fn narrow(
+        &mut self,
+        model: &Model,
+        state: &State,
+        search: Search,
+        out: &mut Vec<Contact>,
+        wall: &mut PhaseTimes,
+    ) -> Detection {
         let t1 = Instant::now();
         let bodies = &state.bodies;
         let d = match search {
@@ -176,8 +226,7 @@ impl Detector {
                 }
             }
         };
-        wall.broad += (t1 - t0).as_secs_f64();
-        Ok(d)
+        d
     }
 
     /// Every contact of `state` found by `search` (a convenience form of

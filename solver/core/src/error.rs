@@ -166,6 +166,17 @@ pub enum StepError {
         /// The cluster's particle ids, e.g. `3, 7`.
         particles: String,
     },
+    /// A distributed run (feature `mpi`): an exchange between ranks failed or a message
+    /// did not decode.
+    #[error("step {step}: rank {rank}: {message}")]
+    Distributed {
+        /// Number of the step (1 = the first step).
+        step: u64,
+        /// The rank that found it.
+        rank: u32,
+        /// What failed.
+        message: String,
+    },
     /// Local time stepping: the interval needed more sweeps than allowed.
     #[error(
         "step {step}: {sweeps} sweeps did not reach the end of the interval (slowest particle at \

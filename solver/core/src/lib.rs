@@ -21,6 +21,7 @@
 
 pub mod contact;
 pub mod detect;
+pub mod distributed;
 pub mod error;
 /// On-disk run output (manifest, frames, statistics, timings): the crate `msdem-frames`.
 pub use msdem_frames as frames;

@@ -253,6 +253,19 @@ pub fn solve(
     out_dir: &Path,
     options: &RunOptions,
 ) -> Result<RunSummary, SolverError> {
+    solve_with(scenario, out_dir, options, |world| {
+        Ok(Stepper::new(&world.params))
+    })
+}
+
+/// [`solve`] with the stepper that `stepper` makes for the built world (a distributed run
+/// passes its own integrator; an error stops the run before anything is written).
+pub fn solve_with(
+    scenario: &Path,
+    out_dir: &Path,
+    options: &RunOptions,
+    stepper: impl FnOnce(&World) -> Result<Stepper, SolverError>,
+) -> Result<RunSummary, SolverError> {
     let scenario = crate::scenario::load_scenario(scenario)?;
     let max_steps = options.max_steps.unwrap_or(scenario.limits.max_steps);
     let needs = budget::estimate(&scenario, options.wall_times);
@@ -280,11 +293,8 @@ pub fn solve(
             .with(&scenario.checkpoint, &options.checkpoint_flags),
         ..options.clone()
     };
-    let result = if options.restart {
-        resume(world, out_dir, &options)
-    } else {
-        run(world, out_dir, &options)
-    };
+    let stepper = stepper(&world)?;
+    let result = start(world, out_dir, &options, options.restart, stepper);
     // Errors of the run loop name a step and a particle; say which scenario they belong to.
     result.map_err(|e| match e {
         SolverError::NonFinite { .. } | SolverError::Step(_) | SolverError::InvalidWorld { .. } => {
@@ -299,7 +309,8 @@ pub fn solve(
 
 /// Runs `world` to its end time, writing into `out_dir` (see the module documentation).
 pub fn run(world: World, out_dir: &Path, options: &RunOptions) -> Result<RunSummary, SolverError> {
-    start(world, out_dir, options, false)
+    let stepper = Stepper::new(&world.params);
+    start(world, out_dir, options, false, stepper)
 }
 
 /// Continues the run of `world` in `out_dir` from its checkpoint ([`checkpoint::load`]):
@@ -312,7 +323,8 @@ pub fn resume(
     out_dir: &Path,
     options: &RunOptions,
 ) -> Result<RunSummary, SolverError> {
-    start(world, out_dir, options, true)
+    let stepper = Stepper::new(&world.params);
+    start(world, out_dir, options, true, stepper)
 }
 
 fn start(
@@ -320,6 +332,7 @@ fn start(
     out_dir: &Path,
     options: &RunOptions,
     restart: bool,
+    mut stepper: Stepper,
 ) -> Result<RunSummary, SolverError> {
     check_world(&world)?;
     output::check_output_folder(out_dir)?;
@@ -374,7 +387,6 @@ fn start(
             };
             frames::write_record(&frames::frame_path(out_dir, index), &FRAME_MAGIC, &frame)
         };
-    let mut stepper = Stepper::new(&world.params);
     let World {
         model,
         mut state,

@@ -104,6 +104,8 @@
 //! checkpoint:                      # optional; the solver's flags override these
 //!   every_steps: 1000              # a checkpoint every N steps (default 0: off)
 //!   every_wall_s: 60               # and/or every T s of wall time (default 60; 0: off)
+//! distributed:                     # optional; used by runs over several MPI ranks only
+//!   rebalance_imbalance: 1.1       # recompute the domains above this max/mean load (≥ 1)
 //! ```
 //!
 //! **Halo** ([`HaloSpec`], module [`halo`]): the key says the unit. `halo` replaces
@@ -192,6 +194,7 @@ mod broadphase;
 mod cells;
 pub mod checkpoint;
 mod contact_law;
+pub mod distributed;
 mod error;
 mod generator;
 pub mod halo;
@@ -212,6 +215,7 @@ pub mod yaml;
 pub use broadphase::BroadPhaseSpec;
 pub use checkpoint::CheckpointSpec;
 pub use contact_law::ContactLawSpec;
+pub use distributed::{DistributedSpec, DEFAULT_REBALANCE_IMBALANCE};
 pub use error::ScenarioError;
 pub use generator::{PairsSpec, RingSpec, StackSpec};
 pub use halo::{HaloSpec, DEFAULT_RELATIVE_HALO, MAX_RELATIVE_HALO};

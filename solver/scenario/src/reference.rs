@@ -82,6 +82,7 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k("", "generators", "list", "-", "[]", "", "particle generators, each `{ KIND: {…} }`"),
     k("", "limits", "mapping", "-", "defaults below", "", "caps checked before anything is allocated"),
     k("", "checkpoint", "mapping", "-", "defaults below", "", "when the solver writes a checkpoint to resume a killed run from (`solver --restart`, `pipeline --resume`); the solver's flags override it"),
+    k("", "distributed", "mapping", "-", "defaults below", "", "settings of runs over several MPI ranks (`mpirun -np N solver …`, a build with the `mpi` feature); ignored by a run on one process"),
     k("time", "dt", "number", "s", "required", "> 0", "time step"),
     k("time", "end", "number", "s", "required", "> 0", "end time; steps = end/dt rounded up (within 10⁻⁹ of a whole number: that number)"),
     k("time", "output_every", "integer", "steps", "required", "≥ 1", "steps between two frames (frame 0 is the initial state)"),
@@ -209,6 +210,7 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k("limits", "disk_bytes", "integer", "bytes", "none", "≥ 1", "cap on the estimated output size (frames × frame size + per-step statistics), checked with the output folder's free space before the run"),
     k("checkpoint", "every_steps", "integer", "steps", "0", "≥ 0 (0: off)", "a checkpoint after every N steps; `--checkpoint-every-steps` overrides it"),
     k("checkpoint", "every_wall_s", "number", "s", "60", "finite, ≥ 0 (0: off)", "a checkpoint once this much wall time passed since the last; `--checkpoint-every-wall-s` overrides it; never changes the results"),
+    k("distributed", "rebalance_imbalance", "number", "-", "1.1", "finite, ≥ 1", "the domains (recursive coordinate bisection by particle cost: triangles per particle) are recomputed after a step whose largest rank load exceeds this multiple of the mean; never changes the results"),
 ];
 
 /// Markdown tables of `keys`, one per section in order of first appearance, each headed

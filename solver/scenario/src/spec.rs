@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::CheckpointSpec;
 use crate::contact_law::{self, ContactLawSpec};
+use crate::distributed::DistributedSpec;
 use crate::halo::{self, HaloSpec};
 use crate::integrator::IntegratorSpec;
 use crate::limits::LimitsSpec;
@@ -96,6 +97,9 @@ pub struct Scenario<G = MeshFiles> {
     /// When the solver writes checkpoints (see [`crate::checkpoint`]).
     #[serde(default, skip_serializing_if = "is_default")]
     pub checkpoint: CheckpointSpec,
+    /// Settings of runs over several MPI ranks (see [`crate::distributed`]).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub distributed: DistributedSpec,
     /// The scenario file (set by [`crate::load_scenario`] / [`crate::parse_scenario`]); relative paths are
     /// resolved against its folder.
     #[serde(skip)]
@@ -154,6 +158,7 @@ impl<G: GeometrySource> Scenario<G> {
             generators: self.generators.clone(),
             limits: self.limits,
             checkpoint: self.checkpoint,
+            distributed: self.distributed,
             file: self.file.clone(),
         }
     }

@@ -27,6 +27,8 @@ enum Rule {
     RelativeHalo,
     /// Finite and in `(−1, 0.5)` (Poisson's ratio of a stable isotropic solid).
     PoissonRatio,
+    /// Finite and `≥ 1` (a ratio of a maximum to a mean).
+    AtLeastOne,
 }
 
 // `Rule::RelativeHalo`'s message writes the bound.
@@ -41,6 +43,7 @@ impl Rule {
             Rule::Restitution => "a number in (0, 1]",
             Rule::RelativeHalo => "a fraction of the bounding diameter in (0, 0.5]",
             Rule::PoissonRatio => "a Poisson's ratio in (-1, 0.5)",
+            Rule::AtLeastOne => "a finite number ≥ 1",
         }
     }
 
@@ -53,6 +56,7 @@ impl Rule {
                 Rule::Restitution => v > 0.0 && v <= 1.0,
                 Rule::RelativeHalo => v > 0.0 && v <= MAX_RELATIVE_HALO,
                 Rule::PoissonRatio => v > -1.0 && v < 0.5,
+                Rule::AtLeastOne => v >= 1.0,
             }
     }
 }
@@ -142,6 +146,11 @@ pub(crate) fn relative_halo<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::E
 /// A finite number `≥ 0`.
 pub(crate) fn non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     number(d, Rule::NonNegative)
+}
+
+/// A finite number `≥ 1`.
+pub(crate) fn at_least_one<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(d, Rule::AtLeastOne)
 }
 
 /// A coefficient of restitution in `(0, 1]`.

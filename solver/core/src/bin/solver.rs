@@ -3,6 +3,10 @@
 //!
 //! Reads the scenario, loads the prebuilt trees, runs the simulation and writes the run
 //! folder (see `docs/cli.md`). Errors: one line on stderr, exit code 1, nothing written.
+//!
+//! Built with the feature `mpi`, `mpirun -np N solver …` runs the scenario over N ranks
+//! (`msdem_solver::distributed`); without it, a start by an MPI launcher with more than
+//! one rank is refused in one line.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -45,6 +49,10 @@ struct Args {
     /// (default 1e8). Accepts `1e9`.
     #[arg(long, value_name = "N", value_parser = step_cap)]
     max_steps: Option<u64>,
+    /// Distributed runs (`mpirun`): every rank prints its communication counters at the
+    /// end (bytes sent per step, ghosts, migrations, rebalances, load imbalance).
+    #[arg(long)]
+    traffic: bool,
 }
 
 fn step_cap(s: &str) -> Result<u64, String> {
@@ -83,6 +91,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(size) = msdem_solver::distributed::launch_env::launched_size_here() {
+        #[cfg(feature = "mpi")]
+        {
+            let _ = size;
+            return distributed(&args);
+        }
+        #[cfg(not(feature = "mpi"))]
+        if let Some(line) = msdem_solver::distributed::launch_env::refuse_without_mpi(Some(size)) {
+            eprintln!("error: {line}");
+            return ExitCode::FAILURE;
+        }
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -122,17 +142,18 @@ fn one_line(e: &anyhow::Error) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn run(args: &Args) -> anyhow::Result<()> {
+fn worker_threads(args: &Args) -> anyhow::Result<()> {
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(usize::from(n))
             .build_global()
             .context("--threads: cannot start the worker pool")?;
     }
-    // Held until the run ends, so that no second run (a `pipeline` on the same folder, a
-    // second solver) writes into this one (issue 16).
-    let _lock = msdem_frames::lock::lock_folder(&args.out, "solver")?;
-    let options = RunOptions {
+    Ok(())
+}
+
+fn options(args: &Args) -> RunOptions {
+    RunOptions {
         quiet: args.quiet,
         restart: args.restart,
         checkpoint_flags: CadenceFlags {
@@ -141,10 +162,67 @@ fn run(args: &Args) -> anyhow::Result<()> {
         },
         max_steps: args.max_steps,
         ..RunOptions::default()
-    };
-    let summary = solve(&args.scenario, &args.out, &options)?;
+    }
+}
+
+fn run(args: &Args) -> anyhow::Result<()> {
+    worker_threads(args)?;
+    // Held until the run ends, so that no second run (a `pipeline` on the same folder, a
+    // second solver) writes into this one (issue 16).
+    let _lock = msdem_frames::lock::lock_folder(&args.out, "solver")?;
+    let summary = solve(&args.scenario, &args.out, &options(args))?;
     if !args.quiet {
         println!("{summary}");
     }
     Ok(())
+}
+
+/// One rank of `mpirun -np N solver …` (rank 0 takes the folder lock and writes the run).
+#[cfg(feature = "mpi")]
+fn distributed(args: &Args) -> ExitCode {
+    use msdem_solver::distributed::launch::{report, solve, with_mpi, Outcome};
+    if let Err(e) = worker_threads(args) {
+        eprintln!("error: {}", one_line(&e));
+        return ExitCode::FAILURE;
+    }
+    let ran = with_mpi(|| match solve(&args.scenario, &args.out, &options(args)) {
+        Ok(outcome) => {
+            let traffic = match &outcome {
+                Outcome::Root(summary, t) => {
+                    if !args.quiet {
+                        println!("{summary}");
+                    }
+                    t
+                }
+                Outcome::Follower(t) => t,
+            };
+            if args.traffic {
+                let steps = traffic.steps.max(1) as f64;
+                let line = format!(
+                    "traffic: rank {} of {}: {:.0} bytes sent per step ({:.0} of them the gather \
+                     to rank 0), {:.1} ghosts per step, {} migrations, {} rebalances, \
+                     imbalance {:.4}\n",
+                    traffic.rank,
+                    traffic.ranks,
+                    traffic.bytes_sent as f64 / steps,
+                    traffic.bytes_gathered as f64 / steps,
+                    traffic.ghosts as f64 / steps,
+                    traffic.migrated,
+                    traffic.rebalances,
+                    traffic.imbalance
+                );
+                // One write, so that the ranks' lines do not interleave.
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(failure) => {
+            report(&failure);
+            ExitCode::FAILURE
+        }
+    });
+    ran.unwrap_or_else(|| {
+        eprintln!("error: started by an MPI launcher, but MPI could not be initialised");
+        ExitCode::FAILURE
+    })
 }

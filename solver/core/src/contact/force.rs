@@ -155,11 +155,90 @@ pub fn accumulate_forces(
     wrenches: &mut [Wrench],
     mut records: Option<&mut Vec<ContactRecord>>,
 ) -> f64 {
-    let mut energy = 0.0;
-    // Pass 1: normal forces per body pair, and the summed Coulomb limits per body for the
-    // friction regularisation.
+    let mut prepared = Vec::with_capacity(contacts.len());
+    let mut rolling = Vec::new();
+    let energy = prepare_forces(model, bodies, contacts, dt, &mut prepared, &mut rolling);
+    for r in &rolling {
+        let c = &contacts[r.first as usize];
+        wrenches[c.a as usize].torque += r.torque;
+        if let Other::Particle(j) = c.b {
+            wrenches[j as usize].torque -= r.torque;
+        }
+    }
+    // The summed Coulomb limits per body, for the friction regularisation.
     let mut load = vec![0.0; bodies.len()];
-    let mut prepared: Vec<(PairParams, Vec3, f64)> = Vec::with_capacity(contacts.len());
+    for (c, p) in contacts.iter().zip(&prepared) {
+        load[c.a as usize] += p.limit;
+        if let Other::Particle(j) = c.b {
+            load[j as usize] += p.limit;
+        }
+    }
+    for (c, p) in contacts.iter().zip(&prepared) {
+        let load_b = match c.b {
+            Other::Particle(j) => load[j as usize],
+            Other::Obstacle(_) => 0.0,
+        };
+        let w = contact_wrench(bodies, c, p, load[c.a as usize], load_b, dt);
+        let wa = &mut wrenches[c.a as usize];
+        wa.force += w.force;
+        wa.torque += w.torque_a;
+        if let Other::Particle(j) = c.b {
+            let wb = &mut wrenches[j as usize];
+            wb.force -= w.force;
+            wb.torque -= w.torque_b;
+        }
+        if let Some(r) = records.as_deref_mut() {
+            r.push(ContactRecord {
+                a: c.a,
+                b: c.b,
+                point: c.point.into(),
+                normal: c.normal.into(),
+                force: w.force.into(),
+            });
+        }
+    }
+    energy
+}
+
+/// What pass 1 of [`accumulate_forces`] finds for one contact.
+#[derive(Clone, Copy, Debug)]
+pub struct PreparedContact {
+    /// The pair's parameters.
+    pub pp: PairParams,
+    /// Relative velocity `v_a − v_b` at the contact point [m/s].
+    pub v_rel: Vec3,
+    /// Normal force magnitude \[N\].
+    pub normal: f64,
+    /// Coulomb limit `μ·F_n` \[N\], summed per body over all its contacts (in contact
+    /// order) for the friction regularisation.
+    pub limit: f64,
+}
+
+/// The rolling-resistance torque of a Hertz–Mindlin pair: `+torque` on the pair's
+/// particle `a`, `−torque` on a particle `b`.
+#[derive(Clone, Copy, Debug)]
+pub struct RollingTorque {
+    /// Index of the pair's first contact.
+    pub first: u32,
+    /// Torque on `a` \[N·m\].
+    pub torque: Vec3,
+}
+
+/// Pass 1 of [`accumulate_forces`]: the normal force and Coulomb limit of every contact
+/// (one entry per contact in `prepared`) and the rolling torques of the pairs (in pair
+/// order in `rolling`); returns the contacts' spring energy \[J\]. Both buffers are
+/// cleared first.
+pub fn prepare_forces(
+    model: &Model,
+    bodies: &[Body],
+    contacts: &[Contact],
+    dt: f64,
+    prepared: &mut Vec<PreparedContact>,
+    rolling: &mut Vec<RollingTorque>,
+) -> f64 {
+    prepared.clear();
+    rolling.clear();
+    let mut energy = 0.0;
     let mut start = 0;
     while start < contacts.len() {
         let (a, b) = (contacts[start].a, contacts[start].b);
@@ -188,11 +267,10 @@ pub fn accumulate_forces(
             let depth = group.iter().map(|c| c.depth).fold(0.0, f64::max);
             energy += hz.energy(depth.min(pp.margin));
             let limit = hz.rolling_friction * hz.radius * total;
-            let torque = rolling::rolling_torque(ba, bb, limit, dt);
-            wrenches[a as usize].torque += torque;
-            if let Other::Particle(j) = b {
-                wrenches[j as usize].torque -= torque;
-            }
+            rolling.push(RollingTorque {
+                first: start as u32,
+                torque: rolling::rolling_torque(ba, bb, limit, dt),
+            });
         }
         let damping = if pp.hertz.is_some() {
             0.0
@@ -211,50 +289,60 @@ pub fn accumulate_forces(
                 let spring = c.weight * pp.stiffness() * (pp.margin - c.dist).clamp(0.0, pp.margin);
                 (spring + damping * spring).max(0.0)
             };
-            let limit = pp.friction * normal;
-            load[c.a as usize] += limit;
-            if let Other::Particle(j) = c.b {
-                load[j as usize] += limit;
-            }
-            prepared.push((pp, v_rel, normal));
+            prepared.push(PreparedContact {
+                pp,
+                v_rel,
+                normal,
+                limit: pp.friction * normal,
+            });
         }
         start = end;
     }
-    // Pass 2: full forces and torques.
-    for (c, (pp, v_rel, normal)) in contacts.iter().zip(&prepared) {
-        let ba = &bodies[c.a as usize];
-        let other = match c.b {
-            Other::Particle(j) => Some((j as usize, &bodies[j as usize])),
-            Other::Obstacle(_) => None,
-        };
-        let t = slip_direction(v_rel, &c.normal);
-        let mut w_t = inverse_mass_along(ba, &c.point, &t);
-        let mut body_load = load[c.a as usize];
-        if let Some((j, bb)) = other {
-            w_t += inverse_mass_along(bb, &c.point, &t);
-            body_load = body_load.max(load[j]);
-        }
-        let v_reg = friction_regularisation(dt, w_t, body_load);
-        let f = friction_force(c, pp, v_rel, v_reg, *normal);
-        let wa = &mut wrenches[c.a as usize];
-        wa.force += f.force;
-        wa.torque += (c.point - ba.position).cross(&f.force);
-        if let Some((j, bb)) = other {
-            let wb = &mut wrenches[j];
-            wb.force -= f.force;
-            wb.torque -= (c.point - bb.position).cross(&f.force);
-        }
-        if let Some(r) = records.as_deref_mut() {
-            r.push(ContactRecord {
-                a: c.a,
-                b: c.b,
-                point: c.point.into(),
-                normal: c.normal.into(),
-                force: f.force.into(),
-            });
-        }
-    }
     energy
+}
+
+/// Pass 2 of [`accumulate_forces`] for one contact: its force on `a` (`−force` on a
+/// particle `b`) and the torques about the two centres of mass, given the summed Coulomb
+/// limits `load_a`, `load_b` of the two bodies \[N\] (`load_b` unused for an obstacle).
+pub fn contact_wrench(
+    bodies: &[Body],
+    c: &Contact,
+    p: &PreparedContact,
+    load_a: f64,
+    load_b: f64,
+    dt: f64,
+) -> ContactWrench {
+    let ba = &bodies[c.a as usize];
+    let other = match c.b {
+        Other::Particle(j) => Some(&bodies[j as usize]),
+        Other::Obstacle(_) => None,
+    };
+    let t = slip_direction(&p.v_rel, &c.normal);
+    let mut w_t = inverse_mass_along(ba, &c.point, &t);
+    let mut body_load = load_a;
+    if let Some(bb) = other {
+        w_t += inverse_mass_along(bb, &c.point, &t);
+        body_load = body_load.max(load_b);
+    }
+    let v_reg = friction_regularisation(dt, w_t, body_load);
+    let f = friction_force(c, &p.pp, &p.v_rel, v_reg, p.normal);
+    ContactWrench {
+        force: f.force,
+        torque_a: (c.point - ba.position).cross(&f.force),
+        torque_b: other.map_or_else(Vec3::zeros, |bb| (c.point - bb.position).cross(&f.force)),
+    }
+}
+
+/// One contact's share of the wrenches of its two bodies ([`contact_wrench`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactWrench {
+    /// Force on `a` \[N\] (`b` gets `−force`).
+    pub force: Vec3,
+    /// Torque on `a` about its centre of mass \[N·m\].
+    pub torque_a: Vec3,
+    /// `(x − x_b) × force` \[N·m\]: subtracted from a particle `b`'s torque (zero for an
+    /// obstacle).
+    pub torque_b: Vec3,
 }
 
 /// The pair dashpot of [`accumulate_forces`] relative to the pair's spring force, `D/S`

@@ -104,6 +104,41 @@ impl KeptSets {
         Ok(())
     }
 
+    /// Removes the states of the pairs whose particle `a` `dest` maps to `Some(rank)`
+    /// (`rank < parts`) and returns them postcard-encoded per rank (empty where none).
+    pub fn take_states(
+        &mut self,
+        mut dest: impl FnMut(u32) -> Option<usize>,
+        parts: usize,
+    ) -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<PairState>> = (0..parts).map(|_| Vec::new()).collect();
+        for s in std::mem::take(&mut self.states) {
+            match dest(s.key.1) {
+                Some(r) if r < parts => out[r].push(s),
+                _ => self.states.push(s),
+            }
+        }
+        out.iter()
+            .map(|v| match v.is_empty() {
+                true => Vec::new(),
+                false => postcard::to_allocvec(v).unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// Adds states taken by [`KeptSets::take_states`] (kept in key order); an error names
+    /// what did not decode.
+    pub fn insert_states(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let v: Vec<PairState> =
+            postcard::from_bytes(bytes).map_err(|e| format!("kept active sets: {e}"))?;
+        self.states.extend(v);
+        self.states.sort_by_key(|s| s.key);
+        Ok(())
+    }
+
     /// Starts a time step: forgets all kept sets (`restart`: Alg. 6 line 1 read
     /// literally, new sets start from the root pairs) or only the memory sets and vetoes
     /// (new sets start from one full descent).

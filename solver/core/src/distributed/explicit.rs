@@ -1,0 +1,789 @@
+//! Explicit Euler (seed 000 Alg. 1, the stages of [`crate::integrator::explicit`]) over a
+//! spatial domain decomposition, with frames and statistics byte-identical to one process.
+//!
+//! Every rank holds the whole model (shapes, trees, obstacles: read-only) and a
+//! particle-indexed body array of which only its **owned** particles (those whose centre
+//! lies in its [`super::rcb`] domain) and its **ghosts** are current. One step:
+//!
+//! 1. **ghosts** — every owned particle goes to each other rank whose domain lies within
+//!    `r + ε + R` of its centre (`R` the largest `r + ε` of the run: the interaction range;
+//!    ghosts are sent every step, so no skin is needed);
+//! 2. **candidate pairs** — a broad phase over owned + ghost spheres; a pair `(a, b)`,
+//!    `a < b`, and a particle–obstacle pair are evaluated only by the owner of `a` (the
+//!    ownership rule), in the one-process order (particle pairs ascending, then
+//!    particle–obstacle pairs);
+//! 3. **narrow phase** on those pairs through the run's [`Detector`]; a pair's kept active
+//!    set lives on the owner of `a` and moves with it;
+//! 4. **forces** in the two passes of [`crate::contact::force::accumulate_forces`]: each
+//!    contact's Coulomb limit goes to the owners of its bodies, which sum them in the global
+//!    contact order (key `(kind, a, b, index in the pair)`) and send the sums back to the
+//!    ranks holding the body as a ghost; then each contact's force and torques go to the
+//!    owners, which sum them in the one-process order (rolling torques first, then the
+//!    contacts). Same summands in the same order: the same bits;
+//! 5. **integration** of the owned particles;
+//! 6. **gather** to rank 0 of the owned bodies, the counters and (at output steps) the
+//!    contacts and wrenches: rank 0 then holds the whole state and computes the energies
+//!    and momenta exactly as one process does, and writes the run folder;
+//! 7. **rebalance** — rank 0 recomputes the bisection when the load imbalance
+//!    (`max / mean` of the ranks' summed [`super::cost`] weights) exceeds the threshold
+//!    `r` and has grown by `(r − 1)/2` since the last bisection (or attempt: a few heavy
+//!    particles may not split any better), and sends the new cuts to all when they
+//!    balance better;
+//! 8. **migration** — a particle whose centre left its rank's domain goes, with the kept
+//!    sets of its pairs, to the rank now holding it.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use mpi::topology::SimpleCommunicator;
+
+use super::cost::particle_weights;
+use super::exchange::exchange;
+use super::rcb::{bisect, imbalance, Decomposition, Domain, RcbError};
+use crate::contact::force::{
+    contact_wrench, prepare_forces, PreparedContact, RollingTorque, Wrench,
+};
+use crate::contact::Contact;
+use crate::detect::broad::{bounding_sphere, sphere_touches_aabb, CandidatePair};
+use crate::detect::{checks_per_level, stats_levels, Detector, Search};
+use crate::error::StepError;
+use crate::frames::{ContactRecord, PhaseTimes, StepStats};
+use crate::integrator::explicit::search_for;
+use crate::integrator::{check_finite, Integrator, Stepped};
+use crate::model::{Model, Other};
+use crate::motion::energy::observables;
+use crate::motion::explicit_euler;
+use crate::params::Params;
+use crate::state::{Body, State};
+use msdem_broadphase::{BroadPhase, BroadPhaseKind, HGridConfig, Sphere};
+use msdem_geom::math::Vec3;
+
+/// Position of a contact in the one-process contact order: (0 particle / 1 obstacle
+/// pair, particle `a`, other body, index within the pair).
+type ContactKey = (u8, u32, u32, u32);
+
+/// Order of a contribution to a body's wrench: rolling torques (0) before contact forces
+/// (1), each in contact order.
+type WrenchKey = (u8, ContactKey);
+
+/// A contribution to one body's wrench: force (absent for a rolling torque) and torque.
+type WrenchPart = (u32, WrenchKey, Option<[f64; 3]>, [f64; 3]);
+
+/// What every rank sends rank 0 after a step.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Report {
+    bodies: Vec<(u32, Body)>,
+    checks_per_level: Vec<u64>,
+    fallbacks: u64,
+    pairs: u32,
+    contacts: u32,
+    unfolds: u32,
+    narrows: u32,
+    skipped: u64,
+    records: Vec<(ContactKey, ContactRecord)>,
+    wrenches: Vec<(u32, [f64; 3], [f64; 3])>,
+}
+
+/// Contact records with their place in the one-process contact order.
+type KeyedRecords = Vec<(ContactKey, ContactRecord)>;
+
+/// What rank 0 assembles from the ranks' reports (the other ranks: placeholders).
+struct Gathered {
+    stats: StepStats,
+    contacts: Vec<ContactRecord>,
+    wrenches: Vec<Wrench>,
+    rebalanced: Option<Decomposition>,
+}
+
+/// Communication and balance counters of one rank.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Traffic {
+    /// This rank.
+    pub rank: u32,
+    /// Number of ranks.
+    pub ranks: u32,
+    /// Bytes this rank sent to other ranks, all exchanges of all steps so far.
+    pub bytes_sent: u64,
+    /// Of which the gather to rank 0 (frames and statistics).
+    pub bytes_gathered: u64,
+    /// Steps taken.
+    pub steps: u64,
+    /// Ghost particles received, summed over the steps.
+    pub ghosts: u64,
+    /// Particles that migrated to this rank, summed over the steps.
+    pub migrated: u64,
+    /// Rebalances (new bisections) so far.
+    pub rebalances: u32,
+    /// Load imbalance `max / mean` at the last step (rank 0; 0 elsewhere).
+    pub imbalance: f64,
+}
+
+/// The distributed explicit Euler integrator of one rank (see the module docs).
+pub struct DistributedExplicit {
+    dt: f64,
+    gravity: Vec3,
+    search: Search,
+    rank: u32,
+    size: u32,
+    decomposition: Decomposition,
+    domains: Vec<Domain>,
+    owned: Vec<u32>,
+    /// Owner of every particle as far as this rank knows (exact for owned and ghosts).
+    owner: Vec<u32>,
+    weights: Vec<f64>,
+    reach: f64,
+    rebalance_above: f64,
+    /// Rank 0: the imbalance at the last bisection or attempt at one.
+    tried_at: f64,
+    sent_ghosts: Vec<Vec<u32>>,
+    broad: Box<dyn BroadPhase>,
+    contacts: Vec<Contact>,
+    prepared: Vec<PreparedContact>,
+    rolling: Vec<RollingTorque>,
+    traffic: Traffic,
+    shared: Arc<Mutex<Traffic>>,
+}
+
+impl std::fmt::Debug for DistributedExplicit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DistributedExplicit")
+            .field("rank", &self.rank)
+            .field("size", &self.size)
+            .field("owned", &self.owned.len())
+            .field("traffic", &self.traffic)
+            .finish()
+    }
+}
+
+fn world() -> SimpleCommunicator {
+    SimpleCommunicator::world()
+}
+
+fn encode<T: serde::Serialize>(v: &T) -> Vec<u8> {
+    postcard::to_allocvec(v).unwrap_or_default()
+}
+
+impl DistributedExplicit {
+    /// The integrator of rank `rank` of `size` for the run of `model` from `state` with
+    /// `params` (the same on every rank): the initial bisection by [`particle_weights`],
+    /// rebalanced when the imbalance exceeds `rebalance_above` (≥ 1). Fails when the
+    /// decomposition leaves a rank without particles.
+    pub fn new(
+        model: &Model,
+        state: &State,
+        params: &Params,
+        rank: u32,
+        size: u32,
+        rebalance_above: f64,
+    ) -> Result<Self, RcbError> {
+        let weights = particle_weights(model, &state.bodies);
+        let points: Vec<[f64; 3]> = state.bodies.iter().map(|b| b.position.into()).collect();
+        let decomposition = bisect(&points, &weights, size)?;
+        let tried_at = imbalance(&decomposition.loads(&points, &weights));
+        let owner: Vec<u32> = points.iter().map(|x| decomposition.locate(x)).collect();
+        let owned = (0..owner.len() as u32)
+            .filter(|&i| owner[i as usize] == rank)
+            .collect();
+        let reach = state
+            .bodies
+            .iter()
+            .map(|b| b.radius + b.epsilon)
+            .fold(0.0, f64::max);
+        let broad = BroadPhaseKind::HGrid(HGridConfig::default())
+            .build()
+            .map_err(|e| RcbError::BadInput {
+                what: "coordinate",
+                index: 0,
+                value: e.to_string(),
+            })?;
+        Ok(DistributedExplicit {
+            dt: params.dt,
+            gravity: params.gravity,
+            search: search_for(params),
+            rank,
+            size,
+            domains: decomposition.domains(),
+            decomposition,
+            owned,
+            owner,
+            weights,
+            reach,
+            rebalance_above,
+            tried_at,
+            sent_ghosts: vec![Vec::new(); size as usize],
+            broad,
+            contacts: Vec::new(),
+            prepared: Vec::new(),
+            rolling: Vec::new(),
+            traffic: Traffic {
+                rank,
+                ranks: size,
+                ..Traffic::default()
+            },
+            shared: Arc::default(),
+        })
+    }
+
+    /// The particles this rank owns now, ascending.
+    pub fn owned(&self) -> &[u32] {
+        &self.owned
+    }
+
+    /// Communication and balance counters so far.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic
+    }
+
+    /// A handle on [`DistributedExplicit::traffic`], updated after every step (for a
+    /// caller that hands the integrator to the run loop).
+    pub fn shared_traffic(&self) -> Arc<Mutex<Traffic>> {
+        Arc::clone(&self.shared)
+    }
+
+    fn fail(&self, state: &State, message: impl Into<String>) -> StepError {
+        StepError::Distributed {
+            step: state.step + 1,
+            rank: self.rank,
+            message: message.into(),
+        }
+    }
+
+    fn swap(&mut self, state: &State, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, StepError> {
+        exchange(&world(), out, &mut self.traffic.bytes_sent).map_err(|m| self.fail(state, m))
+    }
+
+    fn decode<T: serde::de::DeserializeOwned>(
+        &self,
+        state: &State,
+        bytes: &[u8],
+        what: &str,
+    ) -> Result<T, StepError> {
+        postcard::from_bytes(bytes).map_err(|e| self.fail(state, format!("{what}: {e}")))
+    }
+
+    /// Step 1: sends owned particles to the ranks that need them as ghosts; returns the
+    /// ghosts received (id ascending).
+    fn exchange_ghosts(&mut self, state: &mut State) -> Result<Vec<u32>, StepError> {
+        let size = self.size as usize;
+        let mut out: Vec<Vec<(u32, &Body)>> = vec![Vec::new(); size];
+        for s in &mut self.sent_ghosts {
+            s.clear();
+        }
+        for &k in &self.owned {
+            let b = &state.bodies[k as usize];
+            let x: [f64; 3] = b.position.into();
+            // A little wider than the pair test needs: a ghost too many costs bytes, one
+            // too few a contact.
+            let range = (b.radius + b.epsilon + self.reach) * (1.0 + 1e-9);
+            for (r, d) in self.domains.iter().enumerate() {
+                if r != self.rank as usize && d.distance_sq(&x) <= range * range {
+                    out[r].push((k, b));
+                    self.sent_ghosts[r].push(k);
+                }
+            }
+        }
+        let bytes: Vec<Vec<u8>> = out.iter().map(encode).collect();
+        let got = self.swap(state, &bytes)?;
+        let mut ghosts = Vec::new();
+        for (src, m) in got.iter().enumerate() {
+            if m.is_empty() || src == self.rank as usize {
+                continue;
+            }
+            let list: Vec<(u32, Body)> = self.decode(state, m, "ghosts")?;
+            for (id, body) in list {
+                if id as usize >= state.bodies.len() {
+                    return Err(self.fail(state, format!("ghost particle {id} does not exist")));
+                }
+                state.bodies[id as usize] = body;
+                self.owner[id as usize] = src as u32;
+                ghosts.push(id);
+            }
+        }
+        ghosts.sort_unstable();
+        self.traffic.ghosts += ghosts.len() as u64;
+        Ok(ghosts)
+    }
+
+    /// Step 2: the candidate pairs this rank owns, in the one-process order.
+    fn owned_pairs(
+        &mut self,
+        model: &Model,
+        state: &State,
+        ghosts: &[u32],
+    ) -> Result<Vec<CandidatePair>, StepError> {
+        let mut local: Vec<u32> = self.owned.iter().chain(ghosts).copied().collect();
+        local.sort_unstable();
+        let spheres: Vec<Sphere> = local
+            .iter()
+            .map(|&i| bounding_sphere(&state.bodies[i as usize]))
+            .collect();
+        let mut found = Vec::new();
+        self.broad
+            .find_pairs(&spheres, &mut found)
+            .map_err(|e| self.fail(state, format!("broad phase: {e}")))?;
+        let mut pairs: Vec<CandidatePair> = found
+            .iter()
+            .map(|&(i, j)| (local[i as usize], local[j as usize]))
+            .filter(|&(a, _)| self.owner[a as usize] == self.rank)
+            .map(|(a, b)| CandidatePair {
+                a: a.min(b),
+                b: Other::Particle(a.max(b)),
+            })
+            .collect();
+        pairs.sort_unstable_by_key(|p| match p.b {
+            Other::Particle(j) => (p.a, j),
+            Other::Obstacle(o) => (p.a, o),
+        });
+        for &a in &self.owned {
+            let body = &state.bodies[a as usize];
+            for (o, ob) in model.obstacles.iter().enumerate() {
+                if sphere_touches_aabb(&body.position, body.radius + body.epsilon, &ob.aabb) {
+                    pairs.push(CandidatePair {
+                        a,
+                        b: Other::Obstacle(o as u32),
+                    });
+                }
+            }
+        }
+        Ok(pairs)
+    }
+
+    /// Keys of `self.contacts` in the one-process contact order.
+    fn contact_keys(&self) -> Vec<ContactKey> {
+        let mut keys = Vec::with_capacity(self.contacts.len());
+        let mut index = 0u32;
+        for (n, c) in self.contacts.iter().enumerate() {
+            let same = n > 0 && self.contacts[n - 1].a == c.a && self.contacts[n - 1].b == c.b;
+            index = if same { index + 1 } else { 0 };
+            keys.push(match c.b {
+                Other::Particle(j) => (0, c.a, j, index),
+                Other::Obstacle(o) => (1, c.a, o, index),
+            });
+        }
+        keys
+    }
+
+    /// Step 4a: the summed Coulomb limit of every owned and ghost body with a contact.
+    fn loads(&mut self, state: &State, keys: &[ContactKey]) -> Result<Vec<f64>, StepError> {
+        let size = self.size as usize;
+        let mut parts: Vec<(u32, ContactKey, f64)> = Vec::new();
+        let mut out: Vec<Vec<(u32, ContactKey, f64)>> = vec![Vec::new(); size];
+        for ((c, p), key) in self.contacts.iter().zip(&self.prepared).zip(keys) {
+            parts.push((c.a, *key, p.limit));
+            if let Other::Particle(j) = c.b {
+                match self.owner[j as usize] {
+                    r if r == self.rank => parts.push((j, *key, p.limit)),
+                    r => out[r as usize].push((j, *key, p.limit)),
+                }
+            }
+        }
+        let bytes: Vec<Vec<u8>> = out.iter().map(encode).collect();
+        for m in self.swap(state, &bytes)? {
+            if !m.is_empty() {
+                parts.extend(self.decode::<Vec<(u32, ContactKey, f64)>>(state, &m, "loads")?);
+            }
+        }
+        parts.sort_unstable_by_key(|&(body, key, _)| (body, key));
+        let mut load = vec![0.0; state.bodies.len()];
+        for (body, _, limit) in parts {
+            load[body as usize] += limit;
+        }
+        // The sums of this rank's particles to the ranks that hold them as ghosts.
+        let back: Vec<Vec<u8>> = self
+            .sent_ghosts
+            .iter()
+            .map(|ids| {
+                encode(
+                    &ids.iter()
+                        .map(|&k| (k, load[k as usize]))
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        for (src, m) in self.swap(state, &back)?.iter().enumerate() {
+            if m.is_empty() || src == self.rank as usize {
+                continue;
+            }
+            for (k, l) in self.decode::<Vec<(u32, f64)>>(state, m, "loads")? {
+                if let Some(slot) = load.get_mut(k as usize) {
+                    *slot = l;
+                }
+            }
+        }
+        Ok(load)
+    }
+
+    /// Step 4b: the wrench of every owned particle, summed in the one-process order;
+    /// the contact records (with their keys) when `record`.
+    fn wrenches(
+        &mut self,
+        state: &State,
+        keys: &[ContactKey],
+        load: &[f64],
+        record: bool,
+    ) -> Result<(Vec<Wrench>, KeyedRecords), StepError> {
+        let size = self.size as usize;
+        let bodies = &state.bodies;
+        let mut parts: Vec<WrenchPart> = Vec::new();
+        let mut out: Vec<Vec<WrenchPart>> = vec![Vec::new(); size];
+        let mut records = Vec::new();
+        let (rank, owner) = (self.rank, &self.owner);
+        let mut push = |part: WrenchPart| match owner[part.0 as usize] {
+            r if r == rank => parts.push(part),
+            r => out[r as usize].push(part),
+        };
+        let neg = |v: Vec3| -> [f64; 3] { (-v).into() };
+        for r in &self.rolling {
+            let c = &self.contacts[r.first as usize];
+            let key = (0, keys[r.first as usize]);
+            push((c.a, key, None, r.torque.into()));
+            if let Other::Particle(j) = c.b {
+                push((j, key, None, neg(r.torque)));
+            }
+        }
+        for ((c, p), key) in self.contacts.iter().zip(&self.prepared).zip(keys) {
+            let load_b = match c.b {
+                Other::Particle(j) => load[j as usize],
+                Other::Obstacle(_) => 0.0,
+            };
+            let w = contact_wrench(bodies, c, p, load[c.a as usize], load_b, self.dt);
+            push((c.a, (1, *key), Some(w.force.into()), w.torque_a.into()));
+            if let Other::Particle(j) = c.b {
+                push((j, (1, *key), Some(neg(w.force)), neg(w.torque_b)));
+            }
+            if record {
+                records.push((
+                    *key,
+                    ContactRecord {
+                        a: c.a,
+                        b: c.b,
+                        point: c.point.into(),
+                        normal: c.normal.into(),
+                        force: w.force.into(),
+                    },
+                ));
+            }
+        }
+        let bytes: Vec<Vec<u8>> = out.iter().map(encode).collect();
+        for m in self.swap(state, &bytes)? {
+            if !m.is_empty() {
+                parts.extend(self.decode::<Vec<WrenchPart>>(state, &m, "wrenches")?);
+            }
+        }
+        parts.sort_unstable_by_key(|&(body, key, _, _)| (body, key));
+        let mut wrenches = vec![Wrench::default(); bodies.len()];
+        for (body, _, force, torque) in parts {
+            let w = &mut wrenches[body as usize];
+            if let Some(f) = force {
+                w.force += Vec3::from(f);
+            }
+            w.torque += Vec3::from(torque);
+        }
+        Ok((wrenches, records))
+    }
+
+    /// Steps 6–7 on rank 0: the whole state, the statistics and the contacts and wrenches
+    /// of the frame; the new decomposition when the imbalance is over the threshold.
+    fn gather(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        report: Report,
+        record: bool,
+    ) -> Result<Gathered, StepError> {
+        let size = self.size as usize;
+        let mut out = vec![Vec::new(); size];
+        out[0] = encode(&report);
+        let before = self.traffic.bytes_sent;
+        let got = self.swap(state, &out)?;
+        self.traffic.bytes_gathered += self.traffic.bytes_sent - before;
+        let mut stats = StepStats {
+            checks_per_level: vec![
+                0;
+                checks_per_level(stats_levels(model), &Default::default()).len()
+            ],
+            iterations: 1,
+            converged: true,
+            ..StepStats::default()
+        };
+        let mut records: KeyedRecords = Vec::new();
+        let mut wrenches = vec![Wrench::default(); if record { state.bodies.len() } else { 0 }];
+        let mut loads = vec![0.0; size];
+        if self.rank != 0 {
+            return Ok(Gathered {
+                stats,
+                contacts: Vec::new(),
+                wrenches,
+                rebalanced: None,
+            });
+        }
+        for (r, m) in got.iter().enumerate() {
+            let rep: Report = self.decode(state, m, "report")?;
+            for (id, body) in rep.bodies {
+                loads[r] += self.weights[id as usize];
+                state.bodies[id as usize] = body;
+            }
+            for (s, c) in stats.checks_per_level.iter_mut().zip(&rep.checks_per_level) {
+                *s += c;
+            }
+            stats.fallbacks += rep.fallbacks;
+            stats.candidate_pairs += rep.pairs;
+            stats.contacts += rep.contacts;
+            stats.unfolds += rep.unfolds;
+            stats.narrows += rep.narrows;
+            stats.skipped += rep.skipped;
+            records.extend(rep.records);
+            for (id, f, t) in rep.wrenches {
+                if let Some(w) = wrenches.get_mut(id as usize) {
+                    *w = Wrench {
+                        force: f.into(),
+                        torque: t.into(),
+                    };
+                }
+            }
+        }
+        records.sort_unstable_by_key(|(k, _)| *k);
+        self.traffic.imbalance = imbalance(&loads);
+        let now = self.traffic.imbalance;
+        let worse = now > self.tried_at + 0.5 * (self.rebalance_above - 1.0);
+        let rebalanced = if now > self.rebalance_above && worse {
+            self.tried_at = now;
+            let points: Vec<[f64; 3]> = state.bodies.iter().map(|b| b.position.into()).collect();
+            // A bisection that fails (coincident particles) or does no better keeps the
+            // current domains.
+            bisect(&points, &self.weights, self.size).ok().filter(|d| {
+                let then = imbalance(&d.loads(&points, &self.weights));
+                if then < now {
+                    self.tried_at = then;
+                }
+                then < now
+            })
+        } else {
+            None
+        };
+        Ok(Gathered {
+            stats,
+            contacts: records.into_iter().map(|(_, r)| r).collect(),
+            wrenches,
+            rebalanced,
+        })
+    }
+
+    /// Step 8: rank 0's new decomposition to every rank, then the migration of particles
+    /// (and their pairs' kept sets) whose centre left this rank's domain.
+    fn migrate(
+        &mut self,
+        state: &mut State,
+        detector: &mut Detector,
+        rebalanced: Option<Decomposition>,
+    ) -> Result<(), StepError> {
+        let size = self.size as usize;
+        let mut out = vec![Vec::new(); size];
+        if self.rank == 0 {
+            let message = encode(&rebalanced);
+            out.iter_mut().for_each(|m| m.clone_from(&message));
+        }
+        let got = self.swap(state, &out)?;
+        if let Some(d) = self.decode::<Option<Decomposition>>(state, &got[0], "decomposition")? {
+            self.decomposition = d;
+            self.domains = self.decomposition.domains();
+            self.traffic.rebalances += 1;
+        }
+        let mut leaving: Vec<Vec<(u32, Body)>> = vec![Vec::new(); size];
+        let mut dest: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut kept = Vec::with_capacity(self.owned.len());
+        for &k in &self.owned {
+            let r = self
+                .decomposition
+                .locate(&state.bodies[k as usize].position.into());
+            if r == self.rank {
+                kept.push(k);
+            } else {
+                leaving[r as usize].push((k, state.bodies[k as usize].clone()));
+                dest.insert(k, r as usize);
+            }
+        }
+        self.owned = kept;
+        let sets = match dest.is_empty() {
+            true => vec![Vec::new(); size],
+            false => detector.take_pair_states(|a| dest.get(&a).copied(), size),
+        };
+        for (k, r) in &dest {
+            self.owner[*k as usize] = *r as u32;
+        }
+        let bytes: Vec<Vec<u8>> = leaving
+            .iter()
+            .zip(&sets)
+            .map(|(bodies, sets)| {
+                if bodies.is_empty() {
+                    Vec::new()
+                } else {
+                    encode(&(bodies, sets))
+                }
+            })
+            .collect();
+        for (src, m) in self.swap(state, &bytes)?.iter().enumerate() {
+            if m.is_empty() {
+                continue;
+            }
+            let (bodies, sets): (Vec<(u32, Body)>, Vec<u8>) = self.decode(state, m, "migration")?;
+            for (id, body) in bodies {
+                state.bodies[id as usize] = body;
+                self.owner[id as usize] = self.rank;
+                self.owned.push(id);
+                self.traffic.migrated += 1;
+            }
+            detector
+                .insert_pair_states(&sets)
+                .map_err(|e| self.fail(state, format!("migration from rank {src}: {e}")))?;
+        }
+        self.owned.sort_unstable();
+        Ok(())
+    }
+
+    /// One distributed explicit step (module docs). Every rank calls it; rank 0 returns
+    /// the step's statistics and (when `record_contacts`) contacts and wrenches of the
+    /// whole run, the others placeholder statistics.
+    pub fn advance(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        record_contacts: bool,
+    ) -> Result<Stepped, StepError> {
+        let mut wall = PhaseTimes::default();
+        let t0 = Instant::now();
+        let ghosts = self.exchange_ghosts(state)?;
+        let pairs = self.owned_pairs(model, state, &ghosts)?;
+        wall.broad += t0.elapsed().as_secs_f64();
+        if self.search == Search::Kept {
+            detector.begin_step(false);
+        }
+        let d = detector.detect_candidates(
+            model,
+            state,
+            self.search,
+            &pairs,
+            &mut self.contacts,
+            &mut wall,
+        );
+
+        let t_forces = Instant::now();
+        prepare_forces(
+            model,
+            &state.bodies,
+            &self.contacts,
+            self.dt,
+            &mut self.prepared,
+            &mut self.rolling,
+        );
+        let keys = self.contact_keys();
+        let load = self.loads(state, &keys)?;
+        let (wrenches, records) = self.wrenches(state, &keys, &load, record_contacts)?;
+        wall.forces += t_forces.elapsed().as_secs_f64();
+
+        let t_integrate = Instant::now();
+        for &k in &self.owned {
+            let w = wrenches[k as usize];
+            explicit_euler(
+                std::slice::from_mut(&mut state.bodies[k as usize]),
+                &[w],
+                &self.gravity,
+                self.dt,
+            );
+        }
+        wall.integrate = t_integrate.elapsed().as_secs_f64();
+
+        let report = Report {
+            bodies: self
+                .owned
+                .iter()
+                .map(|&k| (k, state.bodies[k as usize].clone()))
+                .collect(),
+            checks_per_level: checks_per_level(stats_levels(model), &d.stats),
+            fallbacks: d.stats.fallbacks,
+            pairs: d.pairs,
+            contacts: self.contacts.len() as u32,
+            unfolds: d.counts.unfolds,
+            narrows: d.counts.narrows,
+            skipped: d.skipped,
+            records,
+            wrenches: match record_contacts {
+                true => self
+                    .owned
+                    .iter()
+                    .map(|&k| {
+                        (
+                            k,
+                            wrenches[k as usize].force.into(),
+                            wrenches[k as usize].torque.into(),
+                        )
+                    })
+                    .collect(),
+                false => Vec::new(),
+            },
+        };
+        let Gathered {
+            mut stats,
+            contacts,
+            wrenches,
+            rebalanced,
+        } = self.gather(model, state, report, record_contacts)?;
+        if self.rank == 0 {
+            // The same check as one process, on the whole state; on failure the other
+            // ranks wait in the next exchange until the launcher aborts them.
+            check_finite(state)?;
+        }
+        self.migrate(state, detector, rebalanced)?;
+        state.step += 1;
+        state.time += self.dt;
+        self.traffic.steps += 1;
+        if let Ok(mut t) = self.shared.lock() {
+            *t = self.traffic;
+        }
+
+        stats.step = state.step;
+        stats.time = state.time;
+        if self.rank == 0 {
+            let obs = observables(&state.bodies, &self.gravity);
+            stats.kinetic_energy = obs.kinetic;
+            stats.potential_energy = obs.potential;
+            stats.linear_momentum = obs.linear_momentum.into();
+            stats.angular_momentum = obs.angular_momentum.into();
+        }
+        stats.wall = wall;
+        Ok(Stepped {
+            stats,
+            contacts,
+            wrenches: if record_contacts {
+                wrenches
+            } else {
+                Vec::new()
+            },
+            residual: 0.0,
+        })
+    }
+}
+
+impl Integrator for DistributedExplicit {
+    fn name(&self) -> &'static str {
+        "explicit"
+    }
+
+    fn step(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        record_contacts: bool,
+    ) -> Result<Stepped, StepError> {
+        self.advance(model, state, detector, record_contacts)
+    }
+
+    /// Distributed runs take no checkpoints yet (the kept sets are spread over the ranks):
+    /// refused rather than resumed differently.
+    fn restore(&mut self, _bytes: &[u8]) -> Result<(), String> {
+        Err("distributed runs cannot resume from a checkpoint yet; rerun with one rank".to_owned())
+    }
+}
