@@ -11,7 +11,8 @@ VENV     := .venv
 PY       := $(VENV)/bin/python
 # With `mpirun` installed, `make test` builds the solver with MPI and runs the distributed
 # tests (tests/distributed.rs); without it, it says so. `make build` never needs MPI.
-HAVE_MPI := $(shell command -v mpirun >/dev/null 2>&1 && echo yes)
+# (mpirun alone is not enough: the `mpi` crate needs the headers of libopenmpi-dev.)
+HAVE_MPI := $(shell command -v mpirun >/dev/null 2>&1 && printf '\043include <mpi.h>\n' | mpicc -E -x c - >/dev/null 2>&1 && echo yes)
 MPI_FEATURES := $(if $(HAVE_MPI),--features "msdem-solver/mpi msdem-e2e/mpi",)
 
 .PHONY: all build pipeline test lint pyenv bench clean-out
@@ -37,7 +38,7 @@ $(PY): tests/requirements.txt
 pyenv: $(PY)
 
 test: lint pyenv
-	$(if $(HAVE_MPI),,@echo "SKIPPED: mpirun not found: the distributed (MPI) tests do not run (apt-get install openmpi-bin libopenmpi-dev libclang-dev)")
+	$(if $(HAVE_MPI),,@echo "SKIPPED: mpirun or the MPI headers not found: the distributed (MPI) tests do not run (apt-get install openmpi-bin libopenmpi-dev libclang-dev)")
 	$(CARGO) build --workspace --release --bins $(MPI_FEATURES)
 	MSDEM_PYTHON=$(abspath $(PY)) $(CARGO) test --workspace --release $(MPI_FEATURES)
 
