@@ -157,8 +157,8 @@ pub fn resolve_cluster(
 }
 
 /// [`resolve_cluster`] with a warm start: `warm[i]` (world, on `a`) [N·s] is the impulse
-/// contact `i` starts from (missing entries, and `warm` shorter than `contacts`, start from
-/// 0; non-finite ones are ignored), typically the impulse of the same persistent contact at
+/// contact `i` starts from if it is resting (missing entries, and `warm` shorter than
+/// `contacts`, start from 0; non-finite ones are ignored; impacts always start from 0), typically the impulse of the same persistent contact at
 /// the previous collision. The converged impulses are the same as from a cold start (the
 /// compression solve converges to its solution from any start); only the sweeps they take
 /// change. `impulses` receives the accumulated impulse of every contact after the solve

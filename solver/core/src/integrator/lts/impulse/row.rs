@@ -55,6 +55,8 @@ pub struct Row {
     delta: Vec3,
     /// Index of the contact point in the caller's contacts.
     contact: u32,
+    /// The point approached slower than the resting speed (a persistent contact).
+    resting: bool,
 }
 
 /// `[r]× M [r]×` as a matrix: the rotational part of `K` for lever arm `r` (with a minus).
@@ -129,6 +131,7 @@ impl Row {
             pt: [0.0; 2],
             delta: Vec3::zeros(),
             contact: 0,
+            resting: approach >= -resting_speed,
         }
     }
 
@@ -147,8 +150,14 @@ impl Row {
     /// from, projected onto the constraints (`P_n ≥ 0`, `|P_t| ≤ μ·P_n`); returns whether it
     /// is non-zero ([`Row::apply`] then writes it into the velocities). The Picard sweeps
     /// converge to the same impulses from any start (each update is a projection that may
-    /// also lower the accumulated impulse), only in fewer sweeps from a good one.
+    /// also lower the accumulated impulse), only in fewer sweeps from a good one. Only
+    /// resting points (approaching slower than the resting speed) are warm-started: an
+    /// impact starts from zero, so that a solve cut short by its sweep limit never leaves
+    /// a pushing impulse that the contact did not need.
     pub fn warm(&mut self, p: &Vec3) -> bool {
+        if !self.resting {
+            return false;
+        }
         let pn = self.n.dot(p).max(0.0);
         let mut pt = [self.t1.dot(p), self.t2.dot(p)];
         let size = (pt[0] * pt[0] + pt[1] * pt[1]).sqrt();
