@@ -73,7 +73,7 @@ fn a_settled_stack_records_its_weight_in_the_contact_records() {
         let (records, wrenches) = lts.contact_records(&world.state.bodies);
         assert_eq!(wrenches.len(), n);
         // Load through the face below cube i: the weight of cubes i..n.
-        for i in 0..n {
+        for (i, wrench) in wrenches.iter().enumerate() {
             let below: f64 = records
                 .iter()
                 .filter(|r| match r.b {
@@ -94,9 +94,9 @@ fn a_settled_stack_records_its_weight_in_the_contact_records() {
             );
             // Net contact force on a resting cube balances its own weight.
             assert!(
-                (wrenches[i].force.z - weight).abs() <= 0.02 * weight,
+                (wrench.force.z - weight).abs() <= 0.02 * weight,
                 "interval {k}: cube {i} net contact force {} N, weight {weight} N",
-                wrenches[i].force.z
+                wrench.force.z
             );
         }
     }
