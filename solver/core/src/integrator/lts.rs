@@ -22,7 +22,10 @@
 //! 5. **masking** (eq. (2)): `t_mask = min_C (t_C + Δt_C)`; clusters with `t_C > t_mask`
 //!    wait (Def. 2.3). *Global adaptive*: every cluster ends at `t_mask`;
 //! 6. **collision** ([`collide`], [`impulse`]) of every active cluster at its new time
-//!    stamp, then **snapshot roll-over**: `t⁻ ← t_C`, `t ← t_C + Δt_C`.
+//!    stamp, resting contact points warm-started from the same persistent contact's impulse
+//!    at the previous collision ([`warm`]), then **snapshot roll-over**: `t⁻ ← t_C`,
+//!    `t ← t_C + Δt_C`. The kept contacts of every particle's last collision are the
+//!    frame's contact records ([`LocalTimeStepping::contact_records`]).
 //!
 //! Clusters are processed in parallel (rayon) and committed in cluster order, so the
 //! outcome does not depend on the thread count. Narrowing results of clusters whose
