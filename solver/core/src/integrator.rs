@@ -120,9 +120,14 @@ impl Integrator for lts::LocalTimeStepping {
         model: &Model,
         state: &mut State,
         _detector: &mut Detector,
-        _record_contacts: bool,
+        record_contacts: bool,
     ) -> Result<Stepped, StepError> {
         let (lts, wall) = self.advance_interval(model, state)?;
+        let (contacts, wrenches) = if record_contacts {
+            self.contact_records(&state.bodies)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let obs = crate::motion::energy::observables(&state.bodies, &self.gravity());
         let stats = StepStats {
             step: state.step,
@@ -144,8 +149,8 @@ impl Integrator for lts::LocalTimeStepping {
         };
         Ok(Stepped {
             stats,
-            contacts: Vec::new(),
-            wrenches: Vec::new(),
+            contacts,
+            wrenches,
             residual: 0.0,
         })
     }

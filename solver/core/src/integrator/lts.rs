@@ -22,7 +22,10 @@
 //! 5. **masking** (eq. (2)): `t_mask = min_C (t_C + Δt_C)`; clusters with `t_C > t_mask`
 //!    wait (Def. 2.3). *Global adaptive*: every cluster ends at `t_mask`;
 //! 6. **collision** ([`collide`], [`impulse`]) of every active cluster at its new time
-//!    stamp, then **snapshot roll-over**: `t⁻ ← t_C`, `t ← t_C + Δt_C`.
+//!    stamp, resting contact points warm-started from the same persistent contact's impulse
+//!    at the previous collision ([`warm`]), then **snapshot roll-over**: `t⁻ ← t_C`,
+//!    `t ← t_C + Δt_C`. The kept contacts of every particle's last collision are the
+//!    frame's contact records ([`LocalTimeStepping::contact_records`]).
 //!
 //! Clusters are processed in parallel (rayon) and committed in cluster order, so the
 //! outcome does not depend on the thread count. Narrowing results of clusters whose
@@ -41,6 +44,7 @@ mod sweep_broad;
 mod sweep_cluster;
 pub mod swept_grid;
 pub mod tube;
+pub mod warm;
 
 use std::time::Instant;
 
@@ -62,6 +66,7 @@ use snapshot::{Snapshot, Timeline};
 use step_size::{NarrowScratch, Narrowed};
 use swept_grid::SweptGrid;
 use tube::Tube;
+use warm::WarmStore;
 
 /// Local or global time steps (seed 004 §8), defined with the run parameters.
 pub use crate::params::LtsMode;
@@ -124,6 +129,8 @@ struct Advanced {
     start: Vec<Snapshot>,
     contacts: Vec<Contact>,
     impulse: impulse::ImpulseReport,
+    /// Accumulated impulse per contact after the collision [N·s].
+    impulses: Vec<Vec3>,
 }
 
 /// The local time stepping integrator (see the module docs) and its buffers.
@@ -161,6 +168,8 @@ pub struct LocalTimeStepping {
     violations: Vec<String>,
     closest_real: f64,
     last: Option<(LtsStepStats, LtsPhaseTimes)>,
+    /// Contact points of every particle's last collision (warm start, frame records).
+    warm: WarmStore,
 }
 
 impl std::fmt::Debug for LocalTimeStepping {
@@ -207,6 +216,7 @@ impl LocalTimeStepping {
             violations: Vec::new(),
             closest_real: f64::INFINITY,
             last: None,
+            warm: WarmStore::default(),
         }
     }
 
@@ -239,6 +249,19 @@ impl LocalTimeStepping {
         &self.timelines
     }
 
+    /// The contact records of the synchronised state after a step (every particle's last
+    /// collision, force = impulse over its step) and every particle's wrench from them
+    /// ([`WarmStore::records`]).
+    pub fn contact_records(
+        &self,
+        bodies: &[Body],
+    ) -> (
+        Vec<crate::frames::ContactRecord>,
+        Vec<crate::contact::force::Wrench>,
+    ) {
+        self.warm.records(bodies)
+    }
+
     /// The statistics and phase times of the last step.
     pub fn last_stats(&self) -> Option<&(LtsStepStats, LtsPhaseTimes)> {
         self.last.as_ref()
@@ -261,7 +284,9 @@ impl LocalTimeStepping {
             self.versions = vec![0; state.bodies.len()];
             self.cache.clear();
             self.tube_interval = f64::NAN;
+            self.warm.clear();
         }
+        self.warm.resize(state.bodies.len());
         self.cache.resize_with(state.bodies.len(), || None);
     }
 
@@ -405,15 +430,28 @@ impl LocalTimeStepping {
             {
                 let settings = &self.impulse;
                 let clusters = &self.clusters;
+                let warm = &self.warm;
+                let plans = &plans;
                 let step_now = step;
                 advanced.par_iter_mut().enumerate().for_each_init(
-                    CollideScratch::default,
-                    |s, (c, slot)| {
+                    || (CollideScratch::default(), Vec::new()),
+                    |(s, start), (c, slot)| {
                         if let Some(Ok(adv)) = slot {
-                            match resolve(model, &mut adv.bodies, &adv.contacts, settings, s) {
+                            let members = clusters.members(c);
+                            let span = plans[c].end - plans[c].time;
+                            warm.lookup(members, &adv.bodies, &adv.contacts, span, start);
+                            let result = resolve(
+                                model,
+                                &mut adv.bodies,
+                                &adv.contacts,
+                                start,
+                                settings,
+                                s,
+                                &mut adv.impulses,
+                            );
+                            match result {
                                 Ok(report) => adv.impulse = report,
                                 Err(e) => {
-                                    let members = clusters.members(c);
                                     *slot = Some(Err(match e {
                                         StepError::NonFinite {
                                             particle, quantity, ..
@@ -485,6 +523,13 @@ impl LocalTimeStepping {
                     };
                     self.versions[p] += 1;
                 }
+                self.warm.commit(
+                    self.clusters.members(c),
+                    &adv.bodies,
+                    &adv.contacts,
+                    &adv.impulses,
+                    plan.end - plan.time,
+                );
             }
             let t6 = Instant::now();
             wall.broad += (t1 - t0).as_secs_f64();

@@ -8,3 +8,4 @@ mod bodies;
 mod cases;
 mod stack;
 mod threads;
+mod warm;

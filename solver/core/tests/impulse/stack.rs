@@ -8,11 +8,11 @@ use msdem_solver::integrator::lts::impulse::ImpulseSettings;
 use msdem_solver::model::Other;
 use msdem_solver::state::Body;
 
-const SIDE: f64 = 0.1;
+pub const SIDE: f64 = 0.1;
 
 /// Four corner contacts of the face between `a` and the body below (another cube, or the
 /// floor `z = 0` as obstacle 0), normal +z, in the middle of the gap.
-fn face_contacts(bodies: &[Body], a: u32, out: &mut Vec<Contact>) {
+pub fn face_contacts(bodies: &[Body], a: u32, out: &mut Vec<Contact>) {
     let top = &bodies[a as usize];
     let (below_z, b) = if a == 0 {
         (0.0, Other::Obstacle(0))

@@ -7,6 +7,7 @@
 mod common;
 
 mod gas;
+mod ground;
 mod pairs;
 mod scenes;
 mod stack;

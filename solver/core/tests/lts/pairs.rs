@@ -96,16 +96,17 @@ fn local_and_global_give_the_same_outcome_for_every_pair() {
 
 #[test]
 fn outputs_are_byte_identical_at_one_and_two_threads() {
-    let go = |threads: usize, mode: LtsMode, gas: bool| {
+    // Scenes: the pairs, the gas, and a resting stack (warm-started impulses, issue 12).
+    let go = |threads: usize, mode: LtsMode, scene: u32| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .expect("pool");
         pool.install(|| {
-            let mut w = if gas {
-                crate::scenes::gas_world(6, 9, 0.05, 0.3).0
-            } else {
-                pairs_world(24, 5, 0.02, 0.2).0
+            let mut w = match scene {
+                0 => pairs_world(24, 5, 0.02, 0.2).0,
+                1 => crate::scenes::gas_world(6, 9, 0.05, 0.3).0,
+                _ => crate::scenes::stack_world(5, 1e-3, 0.1).0,
             };
             let stats = run(&mut w, mode, |_, _| {});
             let bits: Vec<u64> = w
@@ -125,17 +126,17 @@ fn outputs_are_byte_identical_at_one_and_two_threads() {
             (bits, stats)
         })
     };
-    for gas in [false, true] {
+    for gas in [0, 1, 2] {
         for mode in [LtsMode::Local, LtsMode::Global] {
             let (b1, s1) = go(1, mode, gas);
             let (b2, s2) = go(2, mode, gas);
             assert_eq!(
                 b1, b2,
-                "{mode:?} (gas {gas}): states differ at 1 and 2 threads"
+                "{mode:?} (scene {gas}): states differ at 1 and 2 threads"
             );
             assert_eq!(
                 s1, s2,
-                "{mode:?} (gas {gas}): statistics differ at 1 and 2 threads"
+                "{mode:?} (scene {gas}): statistics differ at 1 and 2 threads"
             );
         }
     }

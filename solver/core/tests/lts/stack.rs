@@ -3,7 +3,8 @@
 
 use crate::scenes::{min_mesh_distance, run, stack_world};
 use msdem_mesh::generate::plane;
-use msdem_solver::integrator::lts::LtsMode;
+use msdem_solver::integrator::lts::{LocalTimeStepping, LtsMode};
+use msdem_solver::model::Other;
 
 #[test]
 fn a_settled_stack_of_cubes_stays_at_rest_without_step_collapse() {
@@ -47,4 +48,60 @@ fn a_settled_stack_of_cubes_stays_at_rest_without_step_collapse() {
     assert!(max_speed <= 2.0 * g * dt, "jitter: speed {max_speed} m/s");
     assert!(hi - lo <= 0.25 * eps, "top cube drifts by {} m", hi - lo);
     assert!(closest > 0.0, "real meshes touched: {closest}");
+}
+
+/// The frame's contact records of a settled stack (issue 12): every face carries the
+/// weight of the cubes above it (force = impulse over the step), the floor all four, and
+/// the wrenches sum the records; the warm start keeps the impulse sweeps per collision low.
+#[test]
+fn a_settled_stack_records_its_weight_in_the_contact_records() {
+    let dt = 1e-3;
+    let (mut world, _) = stack_world(4, dt, 0.4);
+    let mut lts = LocalTimeStepping::new(&world.params, LtsMode::Local);
+    let n = world.state.bodies.len();
+    let weight = world.state.bodies[0].mass * 9.81;
+    let (mut sweeps, mut collisions) = (0_u64, 0_u64);
+    for k in 0..400 {
+        let (stats, _) = lts
+            .advance_interval(&world.model, &mut world.state)
+            .unwrap_or_else(|e| panic!("{e}"));
+        if k < 100 {
+            continue;
+        }
+        sweeps += stats.impulse_iterations;
+        collisions += stats.collisions;
+        let (records, wrenches) = lts.contact_records(&world.state.bodies);
+        assert_eq!(wrenches.len(), n);
+        // Load through the face below cube i: the weight of cubes i..n.
+        for (i, wrench) in wrenches.iter().enumerate() {
+            let below: f64 = records
+                .iter()
+                .filter(|r| match r.b {
+                    Other::Obstacle(_) => i == 0,
+                    Other::Particle(j) => r.a as usize == i && j as usize == i - 1,
+                })
+                .map(|r| r.force[2])
+                .sum::<f64>()
+                + records
+                    .iter()
+                    .filter(|r| i > 0 && r.a as usize == i - 1 && r.b == Other::Particle(i as u32))
+                    .map(|r| -r.force[2])
+                    .sum::<f64>();
+            let carried = (n - i) as f64 * weight;
+            assert!(
+                (below - carried).abs() <= 0.02 * carried,
+                "interval {k}: face below cube {i} carries {below} N, weight above {carried} N"
+            );
+            // Net contact force on a resting cube balances its own weight.
+            assert!(
+                (wrench.force.z - weight).abs() <= 0.02 * weight,
+                "interval {k}: cube {i} net contact force {} N, weight {weight} N",
+                wrench.force.z
+            );
+        }
+    }
+    eprintln!(
+        "settled 4-cube stack: {sweeps} impulse sweeps in {collisions} cluster collisions ({:.1} per collision)",
+        sweeps as f64 / collisions.max(1) as f64
+    );
 }

@@ -83,3 +83,43 @@ fn a_time_step_collapse_stops_with_one_line_and_keeps_the_frames() {
     assert!(!frames::frame_path(&out, k + 1).exists());
     assert_eq!(lts_stats(&out).steps.len(), k as usize);
 }
+
+/// LTS frames carry contact records like the explicit integrator's (issue 12): a cube
+/// resting on the floor shows its contact points with the floor, their forces (impulse over
+/// the step) carrying the cube's weight, and the particle load summing them.
+#[test]
+fn local_time_stepping_frames_carry_the_contact_records() {
+    let f = Fixture::new();
+    let body = "integrator: local_time_stepping
+gravity: [0, 0, -9.81]
+obstacles:
+  - { name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, halo: { absolute_m: 0.002 } }
+particles:
+  - { shape: cube, material: rock, position: [0, 0, 0.0505] }
+";
+    let text = scenario_text("{ dt: 0.001, end: 0.2, output_every: 50 }", body);
+    let world = build_world(&load_scenario(&f.scenario("rest.yaml", &text)).unwrap()).unwrap();
+    let weight = world.state.bodies[0].mass * 9.81;
+    let out = f.path().join("run");
+    let opts = RunOptions {
+        quiet: true,
+        ..RunOptions::default()
+    };
+    run(world, &out, &opts).unwrap();
+    let last: Frame = frames::read_record(&frames::frame_path(&out, 4), &FRAME_MAGIC).unwrap();
+    assert!(last.contacts.len() >= 3, "{:?}", last.contacts);
+    let mut total = 0.0;
+    for c in &last.contacts {
+        assert_eq!((c.a, c.b), (0, frames::Other::Obstacle(0)));
+        assert!((c.normal[2] - 1.0).abs() < 1e-6, "{:?}", c.normal);
+        assert!(c.point[2].abs() < 5e-3, "{:?}", c.point);
+        total += c.force[2];
+    }
+    assert!(
+        (total - weight).abs() <= 0.02 * weight,
+        "{total} N vs weight {weight} N"
+    );
+    let load = &last.loads[0];
+    assert_eq!(load.contacts as usize, last.contacts.len());
+    assert!((load.force[2] - total).abs() <= 1e-9 * weight, "{load:?}");
+}

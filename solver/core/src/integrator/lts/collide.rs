@@ -3,10 +3,10 @@
 //! tubes reach, found by the detection layer's complete search from the roots (seed 000
 //! Alg. 5 over the surrogate trees, [`crate::detect::dispatch::roots_pair`]) and merged as
 //! in every integrator ([`crate::contact::patch::pair_contacts`]) — [`detect_cluster`];
-//! then the momentum exchange by sequential impulses ([`super::impulse::resolve_cluster`])
+//! then the momentum exchange by sequential impulses ([`super::impulse::resolve_cluster_warm`])
 //! — [`resolve`].
 
-use super::impulse::{resolve_cluster, ImpulseReport, ImpulseScratch, ImpulseSettings};
+use super::impulse::{resolve_cluster_warm, ImpulseReport, ImpulseScratch, ImpulseSettings};
 use crate::contact::patch::pair_contacts;
 use crate::contact::{Contact, RawContact};
 use crate::detect::broad::{sphere_touches_aabb, CandidatePair};
@@ -15,6 +15,7 @@ use crate::error::StepError;
 use crate::model::{Model, Other};
 use crate::params::{DetectionMode, KernelChoice};
 use crate::state::Body;
+use msdem_geom::math::Vec3;
 use msdem_tree::LevelStats;
 
 /// Reusable buffers of one worker's collisions.
@@ -85,16 +86,29 @@ pub fn detect_cluster(
 }
 
 /// Resolves `contacts` of the cluster `bodies` (velocities by impulses, positions by the
-/// separation term); the default report without contacts.
+/// separation term), each contact starting from its impulse in `warm` (warm start, see
+/// [`resolve_cluster_warm`]); the accumulated impulses into `impulses`. The default report
+/// without contacts.
 pub fn resolve(
     model: &Model,
     bodies: &mut [Body],
     contacts: &[Contact],
+    warm: &[Vec3],
     settings: &ImpulseSettings,
     scratch: &mut CollideScratch,
+    impulses: &mut Vec<Vec3>,
 ) -> Result<ImpulseReport, StepError> {
+    impulses.clear();
     if contacts.is_empty() {
         return Ok(ImpulseReport::default());
     }
-    resolve_cluster(model, bodies, contacts, settings, &mut scratch.impulse)
+    resolve_cluster_warm(
+        model,
+        bodies,
+        contacts,
+        warm,
+        settings,
+        &mut scratch.impulse,
+        impulses,
+    )
 }

@@ -144,6 +144,35 @@ pub fn resolve_cluster(
     settings: &ImpulseSettings,
     scratch: &mut ImpulseScratch,
 ) -> Result<ImpulseReport, StepError> {
+    let mut impulses = Vec::new();
+    resolve_cluster_warm(
+        model,
+        bodies,
+        contacts,
+        &[],
+        settings,
+        scratch,
+        &mut impulses,
+    )
+}
+
+/// [`resolve_cluster`] with a warm start: `warm[i]` (world, on `a`) [N·s] is the impulse
+/// contact `i` starts from if it is resting (missing entries, and `warm` shorter than
+/// `contacts`, start from 0; non-finite ones are ignored; impacts always start from 0), typically the impulse of the same persistent contact at
+/// the previous collision. The converged impulses are the same as from a cold start (the
+/// compression solve converges to its solution from any start); only the sweeps they take
+/// change. `impulses` receives the accumulated impulse of every contact after the solve
+/// (world, on `a`; zero for contacts that do not touch), in the order of `contacts`.
+pub fn resolve_cluster_warm(
+    model: &Model,
+    bodies: &mut [Body],
+    contacts: &[Contact],
+    warm: &[Vec3],
+    settings: &ImpulseSettings,
+    scratch: &mut ImpulseScratch,
+    impulses: &mut Vec<Vec3>,
+) -> Result<ImpulseReport, StepError> {
+    impulses.clear();
     validate::input(model, bodies, contacts)?;
     let defaults = ImpulseSettings::default();
     let omega = sanitised(
@@ -187,7 +216,7 @@ pub fn resolve_cluster(
         let state = &scratch.state;
         scratch
             .rows
-            .push(Row::new(c, b, pair, bodies, state, resting));
+            .push(Row::new(c, b, pair, bodies, state, resting).with_contact(*i));
         scratch
             .separation
             .push(SeparationRow::new(c, b, pair.margin, fraction, state));
@@ -200,6 +229,14 @@ pub fn resolve_cluster(
         converged: true,
         ..ImpulseReport::default()
     };
+    // Warm start: the previous impulses, projected onto the constraints, applied once.
+    for row in scratch.rows.iter_mut() {
+        if let Some(p) = warm.get(row.contact() as usize) {
+            if row.warm(p) {
+                row.apply(&mut scratch.state);
+            }
+        }
+    }
     let picard = Picard {
         max_iterations: settings.max_iterations,
         tolerance,
@@ -246,6 +283,10 @@ pub fn resolve_cluster(
     }
 
     validate::output(&scratch.state, &scratch.shifts)?;
+    impulses.resize(contacts.len(), Vec3::zeros());
+    for row in &scratch.rows {
+        impulses[row.contact() as usize] = row.impulse();
+    }
     for (i, body) in bodies.iter_mut().enumerate() {
         body.velocity = scratch.state.velocity[i];
         body.angular_velocity = scratch.state.angular[i];

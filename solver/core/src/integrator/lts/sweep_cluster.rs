@@ -168,6 +168,7 @@ impl LocalTimeStepping {
             start,
             contacts,
             impulse: ImpulseReport::default(),
+            impulses: Vec::new(),
         })
     }
 }

@@ -53,6 +53,10 @@ pub struct Row {
     pt: [f64; 2],
     /// Impulse change of the last update (world) [N·s].
     delta: Vec3,
+    /// Index of the contact point in the caller's contacts.
+    contact: u32,
+    /// The point approached slower than the resting speed (a persistent contact).
+    resting: bool,
 }
 
 /// `[r]× M [r]×` as a matrix: the rotational part of `K` for lever arm `r` (with a minus).
@@ -126,7 +130,53 @@ impl Row {
             pn: 0.0,
             pt: [0.0; 2],
             delta: Vec3::zeros(),
+            contact: 0,
+            resting: approach >= -resting_speed,
         }
+    }
+
+    /// Remembers that this row is contact `index` of the caller's contacts.
+    pub fn with_contact(mut self, index: u32) -> Row {
+        self.contact = index;
+        self
+    }
+
+    /// The caller's index of this row's contact point.
+    pub fn contact(&self) -> u32 {
+        self.contact
+    }
+
+    /// Warm start: takes the impulse `p` [N·s] (world) as the accumulated impulse to start
+    /// from, projected onto the constraints (`P_n ≥ 0`, `|P_t| ≤ μ·P_n`); returns whether it
+    /// is non-zero ([`Row::apply`] then writes it into the velocities). The Picard sweeps
+    /// converge to the same impulses from any start (each update is a projection that may
+    /// also lower the accumulated impulse), only in fewer sweeps from a good one. Only
+    /// resting points (approaching slower than the resting speed) are warm-started: an
+    /// impact starts from zero, so that a solve cut short by its sweep limit never leaves
+    /// a pushing impulse that the contact did not need.
+    pub fn warm(&mut self, p: &Vec3) -> bool {
+        if !self.resting {
+            return false;
+        }
+        let pn = self.n.dot(p).max(0.0);
+        let mut pt = [self.t1.dot(p), self.t2.dot(p)];
+        let size = (pt[0] * pt[0] + pt[1] * pt[1]).sqrt();
+        let bound = self.mu * pn;
+        if size > bound {
+            let scale = if size > 0.0 { bound / size } else { 0.0 };
+            pt = [pt[0] * scale, pt[1] * scale];
+        }
+        if !(pn.is_finite() && pt[0].is_finite() && pt[1].is_finite()) {
+            return false;
+        }
+        self.pn = 0.0;
+        self.pt = [0.0; 2];
+        self.accept(pn, pt) > 0.0
+    }
+
+    /// The accumulated impulse on `a` (world) [N·s].
+    pub fn impulse(&self) -> Vec3 {
+        self.pn * self.n + self.pt[0] * self.t1 + self.pt[1] * self.t2
     }
 
     /// One damped Picard update (relaxation `omega` in (0, 1]) from the velocities of
