@@ -48,7 +48,10 @@ mod tests {
         let e = Args::try_parse_from(["x", "--steps", "many"]).unwrap_err();
         let line = clap_one_line(&e);
         assert!(!line.contains('\n'), "{line}");
-        assert!(line.starts_with("invalid value 'many' for '--steps"), "{line}");
+        assert!(
+            line.starts_with("invalid value 'many' for '--steps"),
+            "{line}"
+        );
         assert!(!line.contains("Usage") && !line.contains("tip:"), "{line}");
     }
 

@@ -68,7 +68,6 @@ fn parse_format(s: &str) -> Result<VtkFormat, String> {
     })
 }
 
-
 fn main() -> ExitCode {
     let args = match Args::try_parse() {
         Ok(args) => args,

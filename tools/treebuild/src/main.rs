@@ -1,9 +1,9 @@
 //! `treebuild` — pipeline stage 2: surrogate-tree builder (docs/cli.md). Thin: parses the
 //! arguments, calls [`msdem_tree::run_treebuild`], prints the summary.
 
-use msdem_cli::{clap_one_line, one_line};
 use anyhow::Result;
 use clap::Parser;
+use msdem_cli::{clap_one_line, one_line};
 use msdem_tree::{run_treebuild, BuildParams, TreebuildJob, TreebuildOutcome};
 use std::path::PathBuf;
 
@@ -63,8 +63,6 @@ fn main() {
         std::process::exit(1);
     }
 }
-
-
 
 fn run(cli: Cli) -> Result<()> {
     // Writing the tree over its own mesh would destroy the input.

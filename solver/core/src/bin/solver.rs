@@ -113,8 +113,6 @@ fn main() -> ExitCode {
     }
 }
 
-
-
 fn worker_threads(args: &Args) -> anyhow::Result<()> {
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new()
