@@ -1,6 +1,7 @@
 //! `export` — pipeline stage 4: a solver run folder to VTK (.vtp/.pvd), PLY, plots and a
 //! preview picture (see `docs/cli.md`).
 
+use msdem_cli::clap_one_line;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -65,19 +66,6 @@ fn parse_format(s: &str) -> Result<VtkFormat, String> {
         let names: Vec<&str> = VtkFormat::ALL.iter().map(|(n, _)| *n).collect();
         format!("expected one of {}, got {s:?}", names.join(", "))
     })
-}
-
-/// Clap's message on one line: the lines before its usage block, without the `error: `
-/// prefix and the `tip:` lines.
-fn clap_one_line(e: &clap::Error) -> String {
-    let text = e.to_string();
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
-        .collect();
-    lines.join(" ").trim_start_matches("error: ").to_owned()
 }
 
 fn main() -> ExitCode {

@@ -8,6 +8,7 @@
 //! (`msdem_solver::distributed`); without it, a start by an MPI launcher with more than
 //! one rank is refused in one line.
 
+use msdem_cli::{clap_one_line, one_line};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -110,36 +111,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Clap's message on one line: the lines before its usage block, without the `error: `
-/// prefix and the `tip:` lines.
-fn clap_one_line(e: &clap::Error) -> String {
-    let text = e.to_string();
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
-        .filter(|l| !l.is_empty() && !l.starts_with("tip:"))
-        .collect();
-    lines.join(" ").trim_start_matches("error: ").to_owned()
-}
-
-/// An error and its causes on one line, leaving out a cause whose text the message
-/// already contains (library errors print their I/O cause themselves).
-fn one_line(e: &anyhow::Error) -> String {
-    let mut message = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if message.contains(&text) {
-            continue;
-        }
-        if !message.is_empty() {
-            message.push_str(": ");
-        }
-        message.push_str(&text);
-    }
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn worker_threads(args: &Args) -> anyhow::Result<()> {
