@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use msdem_solver::contact::RawContact;
 use msdem_solver::detect::broad::CandidatePair;
 use msdem_solver::detect::dispatch::{kept_pair, KeptCaches, KeptPair, KeptScratches};
-use msdem_solver::detect::{Detector, KeptPass, PairSides};
+use msdem_solver::detect::{Detection, Detector, KeptPass, PairSides};
 use msdem_solver::integrator::explicit::ExplicitEuler;
 use msdem_solver::params::KernelChoice;
 use msdem_solver::state::Body;
@@ -153,7 +153,7 @@ impl Ours {
 
     /// One explicit step's detection: memory sets forgotten, then the kept set settled at
     /// the poses `bodies`.
-    pub fn step(&mut self, world: &World, kernel: KernelChoice, bodies: &[Body]) {
+    pub fn step(&mut self, world: &World, kernel: KernelChoice, bodies: &[Body]) -> Detection {
         self.kept.forget();
         self.raw.clear();
         self.coarse.clear();
@@ -168,7 +168,7 @@ impl Ours {
             KeptPass::Settle,
             &mut self.raw,
             &mut self.coarse,
-        );
+        )
     }
 
     /// The source-mesh triangle pairs of the last step, sorted.
@@ -214,15 +214,22 @@ pub struct Checked {
     pub parry_wrong: (usize, usize),
     /// Our fine contacts summed over the steps (a timed pass must find as many).
     pub ours_contacts: usize,
+    /// Our detection reports summed over the steps without and with sure pairs.
+    pub reports: [Detection; 2],
+    /// Our thread-CPU time in this single pass over the steps without and with sure
+    /// pairs \[ns\] (a rough split; the timed passes give the medians).
+    pub split_ns: [u64; 2],
+    /// parry's, likewise.
+    pub parry_split_ns: [u64; 2],
 }
 
 /// Checks both sides against the exact oracle at every step.
 pub fn check(
     world: &World,
+    kernel: KernelChoice,
     traj: &Trajectory,
     shapes: &Shapes,
 ) -> Result<Checked> {
-    let kernel = world.params.kernel;
     let mut ours = Ours::default();
     ours.reset(world);
     let mut parry = parry_side::Query::default();
@@ -233,8 +240,11 @@ pub fn check(
         ours_wrong: (0, 0),
         parry_wrong: (0, 0),
         ours_contacts: 0,
+        reports: [Detection::default(); 2],
+        split_ns: [0; 2],
+        parry_split_ns: [0; 2],
     };
-    for (k, bodies) in traj.steps.iter().enumerate() {
+    for (step, bodies) in traj.steps.iter().enumerate() {
         let sides = PairSides::of(&world.model, bodies, &PAIR).context("not a mesh pair")?;
         let margin = sides.eps_a + sides.eps_b;
         let a = posed(&shapes.tris[0], &msdem_geom::math::Iso3::identity());
@@ -244,20 +254,21 @@ pub fn check(
         c.sure += sure;
         c.band += near.len() - sure;
         c.touching += usize::from(sure > 0);
-        ours.step(world, kernel, bodies);
+        let t = super::timing::thread_cpu_ns();
+        let d = ours.step(world, kernel, bodies);
+        let k = usize::from(sure > 0);
+        c.split_ns[k] += super::timing::thread_cpu_ns() - t;
+        c.reports[k] = c.reports[k] + d;
         c.ours_contacts += ours.raw.len();
         let w = score(&ours.pairs(&sides), &near, margin);
         if w.0 > 0 {
-            let f = ours.pairs(&sides);
-            for x in near.iter().filter(|x| x.2 <= margin - BAND_M && f.binary_search(&(x.0, x.1)).is_err()).take(5) {
-                eprintln!("missed {:?}", x);
-            }
-            eprintln!("found {} e.g. {:?}; near {} e.g. {:?}", f.len(), &f[..f.len().min(5)], near.len(), &near[..near.len().min(5)]);
-            bail!("step {}: ours missed {} oracle pairs", traj.first_step + k as u64, w.0);
+            bail!("step {}: ours missed {} oracle pairs", traj.first_step + step as u64, w.0);
         }
         c.ours_wrong = (c.ours_wrong.0 + w.0, c.ours_wrong.1 + w.1);
         let pos12 = parry_side::pose(&sides.b_to_a());
+        let t = super::timing::thread_cpu_ns();
         parry.run(&pos12, &shapes.parry[0], &shapes.parry[1], margin as f32, false);
+        c.parry_split_ns[k] += super::timing::thread_cpu_ns() - t;
         let w = score(&parry.pairs(margin as f32), &near, margin);
         c.parry_wrong = (c.parry_wrong.0 + w.0, c.parry_wrong.1 + w.1);
     }
