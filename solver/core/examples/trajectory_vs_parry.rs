@@ -97,7 +97,10 @@ fn main() -> Result<()> {
         "oracle: {} pairs (+{} borderline) over {} touching steps; ours misses/extras {}/{}, parry misses/extras {}/{}",
         c.sure, c.band, c.touching, c.ours_wrong.0, c.ours_wrong.1, c.parry_wrong.0, c.parry_wrong.1
     );
-    for (k, name) in ["steps without pairs", "steps with pairs"].iter().enumerate() {
+    for (k, name) in ["steps without pairs", "steps with pairs"]
+        .iter()
+        .enumerate()
+    {
         let r = &c.reports[k];
         println!(
             "{name}: ours {:.1} µs, {} kernel checks, {} skipped by certificates, {} screened, {} widenings, {} narrowings; parry {:.1} µs (one pass)",
@@ -110,6 +113,10 @@ fn main() -> Result<()> {
             c.parry_split_ns[k] as f64 / 1e3
         );
     }
+    println!(
+        "largest active set along the trajectory: {} element pairs",
+        c.max_active
+    );
     let poses: Vec<_> = traj
         .steps
         .iter()
@@ -130,7 +137,11 @@ fn main() -> Result<()> {
                     n += ours.raw.len();
                 }
                 let dt = (timing::thread_cpu_ns() - t) as f64;
-                anyhow::ensure!(n == c.ours_contacts, "pass {pass}: {n} contacts, checked {}", c.ours_contacts);
+                anyhow::ensure!(
+                    n == c.ours_contacts,
+                    "pass {pass}: {n} contacts, checked {}",
+                    c.ours_contacts
+                );
                 if pass > 0 {
                     t_ours.push(dt);
                 }
@@ -148,12 +159,21 @@ fn main() -> Result<()> {
         }
     }
     drop(parry);
-    let (o, p) = (timing::median(&t_ours) / 1e6, timing::median(&t_parry) / 1e6);
+    let (o, p) = (
+        timing::median(&t_ours) / 1e6,
+        timing::median(&t_parry) / 1e6,
+    );
     let n = traj.steps.len() as f64;
     println!("| side | median pass ms | µs per step |");
     println!("|---|---|---|");
-    println!("| ours, kept active sets + certificates | {o:.3} | {:.2} |", 1e3 * o / n);
-    println!("| parry3d 0.31, persistent workspace + manifolds | {p:.3} | {:.2} |", 1e3 * p / n);
+    println!(
+        "| ours, kept active sets + certificates | {o:.3} | {:.2} |",
+        1e3 * o / n
+    );
+    println!(
+        "| parry3d 0.31, persistent workspace + manifolds | {p:.3} | {:.2} |",
+        1e3 * p / n
+    );
     println!("({} passes each, thread-CPU, interleaved)", t_ours.len());
     println!("trajectory_ratio_vs_parry = {:.2}", p / o);
     Ok(())

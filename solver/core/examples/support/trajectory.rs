@@ -36,7 +36,10 @@ pub struct Trajectory {
 /// separation).
 pub fn record(world: &mut World, steps: u64) -> Result<Trajectory> {
     if world.state.bodies.len() != 2 {
-        bail!("a trajectory needs two particles, the scenario has {}", world.state.bodies.len());
+        bail!(
+            "a trajectory needs two particles, the scenario has {}",
+            world.state.bodies.len()
+        );
     }
     let mut ex = ExplicitEuler::new(&world.params);
     let mut det = Detector::new(&world.params);
@@ -74,7 +77,11 @@ pub const PAIR: CandidatePair = CandidatePair {
 /// the surrogate triangles), in `f32` as stored; `Err` unless every source index appears
 /// once.
 pub fn real_triangles(t: &msdem_tree::SurrogateTree) -> Result<Vec<[[f32; 3]; 3]>> {
-    let n = t.source.iter().filter(|&&s| s != msdem_tree::NO_TRIANGLE).count();
+    let n = t
+        .source
+        .iter()
+        .filter(|&&s| s != msdem_tree::NO_TRIANGLE)
+        .count();
     let mut out = vec![None; n];
     for (tri, &s) in t.soup.iter().zip(&t.source) {
         if s == msdem_tree::NO_TRIANGLE {
@@ -108,7 +115,10 @@ pub fn posed(tris: &[[[f32; 3]; 3]], iso: &msdem_geom::math::Iso3) -> Vec<T64> {
 /// A parry shape of real triangles (triangle `i` of the shape is source triangle `i`).
 pub fn parry_shape(tris: &[[[f32; 3]; 3]]) -> Result<parry3d::shape::TriMesh> {
     let mesh = msdem_mesh::TriMesh {
-        vertices: tris.iter().flat_map(|t| t.map(|p| p.map(f64::from))).collect(),
+        vertices: tris
+            .iter()
+            .flat_map(|t| t.map(|p| p.map(f64::from)))
+            .collect(),
         triangles: (0..tris.len() as u32)
             .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
             .collect(),
@@ -171,6 +181,11 @@ impl Ours {
         )
     }
 
+    /// Active element pairs of the kept set (the leaves of its cut).
+    pub fn active_len(&self) -> usize {
+        self.kept.active_len()
+    }
+
     /// The source-mesh triangle pairs of the last step, sorted.
     pub fn pairs(&self, sides: &PairSides) -> Vec<(u32, u32)> {
         let (sa, sb) = (&sides.tree_a.source, &sides.tree_b.source);
@@ -221,6 +236,8 @@ pub struct Checked {
     pub split_ns: [u64; 2],
     /// parry's, likewise.
     pub parry_split_ns: [u64; 2],
+    /// Largest active set (leaves of the cut) along the trajectory.
+    pub max_active: usize,
 }
 
 /// Checks both sides against the exact oracle at every step.
@@ -243,6 +260,7 @@ pub fn check(
         reports: [Detection::default(); 2],
         split_ns: [0; 2],
         parry_split_ns: [0; 2],
+        max_active: 0,
     };
     for (step, bodies) in traj.steps.iter().enumerate() {
         let sides = PairSides::of(&world.model, bodies, &PAIR).context("not a mesh pair")?;
@@ -259,15 +277,26 @@ pub fn check(
         let k = usize::from(sure > 0);
         c.split_ns[k] += super::timing::thread_cpu_ns() - t;
         c.reports[k] = c.reports[k] + d;
+        c.max_active = c.max_active.max(ours.active_len());
         c.ours_contacts += ours.raw.len();
         let w = score(&ours.pairs(&sides), &near, margin);
         if w.0 > 0 {
-            bail!("step {}: ours missed {} oracle pairs", traj.first_step + step as u64, w.0);
+            bail!(
+                "step {}: ours missed {} oracle pairs",
+                traj.first_step + step as u64,
+                w.0
+            );
         }
         c.ours_wrong = (c.ours_wrong.0 + w.0, c.ours_wrong.1 + w.1);
         let pos12 = parry_side::pose(&sides.b_to_a());
         let t = super::timing::thread_cpu_ns();
-        parry.run(&pos12, &shapes.parry[0], &shapes.parry[1], margin as f32, false);
+        parry.run(
+            &pos12,
+            &shapes.parry[0],
+            &shapes.parry[1],
+            margin as f32,
+            false,
+        );
         c.parry_split_ns[k] += super::timing::thread_cpu_ns() - t;
         let w = score(&parry.pairs(margin as f32), &near, margin);
         c.parry_wrong = (c.parry_wrong.0 + w.0, c.parry_wrong.1 + w.1);
