@@ -1,0 +1,209 @@
+//! The trajectory query of issue #15: every step of the `particle_pair` collision
+//! (`pipelines/particle_pair.yaml`, seed 000 §6.1) in which the broad phase pairs the two
+//! noisy spheres, queried for every triangle pair within the margin `ε_a + ε_b` —
+//!
+//! * ours: the solver's explicit-step detection on the kept active sets with separation
+//!   certificates (`Search::Kept`, seed 000 Alg. 6 with remarks 4–6, through
+//!   `detect::dispatch::kept_pair`), cold at the first step;
+//! * parry3d 0.31: `contact_manifolds` with one persistent workspace and manifold vector
+//!   (its contact-manifold cache) along the trajectory, cold at the first step.
+//!
+//! The poses come from a solver run of the pipeline's scenario (meshes and trees generated
+//! into a cache folder). Before anything is timed, both sides are stepped along the whole
+//! trajectory and every step's pair set is checked against the exact `f64` oracle of
+//! `msdem-tree`'s `vs_parry` bench (ours must miss nothing; parry's misses are reported).
+//! For reference, a third side runs our descent from the roots (seed 000 Alg. 5) at every
+//! step, as a cold query would. Timing: thread-CPU time of whole passes over the
+//! trajectory, the sides interleaved pass by pass (the first side rotates), medians of
+//! `--passes` passes each.
+//!
+//! ```text
+//! cargo run --release -p msdem-solver --example trajectory_vs_parry
+//! ```
+//!
+//! Last line: `trajectory_ratio_vs_parry = X` (parry's median pass over ours).
+
+#[path = "support/pipeline_scene.rs"]
+mod pipeline_scene;
+#[path = "support/trajectory.rs"]
+mod trajectory;
+
+#[path = "../../tree/benches/vs_parry/oracle.rs"]
+mod oracle;
+#[path = "../../tree/benches/vs_parry/parry_side.rs"]
+mod parry_side;
+#[path = "../../tree/benches/vs_parry/timing.rs"]
+#[allow(dead_code)] // the pass timing uses the clock and the median only
+mod timing;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use msdem_solver::detect::dispatch::{roots_pair, RootsScratches};
+use msdem_solver::detect::PairSides;
+use msdem_solver::params::{DetectionMode, KernelChoice};
+use msdem_solver::setup::build_world;
+use msdem_tree::traverse::LevelStats;
+use std::path::PathBuf;
+use trajectory::{Ours, PAIR};
+
+#[derive(Parser, Debug)]
+#[command(about = "Trajectory query: kept active sets vs parry3d's persistent contact manifolds")]
+struct Args {
+    /// Pipeline file of a two-particle collision.
+    #[arg(long, default_value = "pipelines/particle_pair.yaml")]
+    pipeline: PathBuf,
+    /// Folder for the generated meshes and trees.
+    #[arg(long, default_value = "target/trajectory_vs_parry")]
+    cache: PathBuf,
+    /// Steps of the run (default: the scenario's end time over dt).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Triangle kernel of our side: `exact` or `hybrid` (default: the scenario's).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Timed passes per side (medians; at least 1).
+    #[arg(long, default_value_t = 21)]
+    passes: usize,
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let at_root = |p: &PathBuf| if p.exists() { p.clone() } else { root.join(p) };
+    let scenario = pipeline_scene::scenario_from_pipeline(&at_root(&args.pipeline), &args.cache)?;
+    let mut world = build_world(&scenario)?;
+    let steps = args
+        .steps
+        .unwrap_or((world.params.end / world.params.dt).round() as u64);
+    let start = world.clone();
+    let traj = trajectory::record(&mut world, steps)?;
+    let world = start;
+    let sides = PairSides::of(&world.model, &traj.steps[0], &PAIR).context("not a mesh pair")?;
+    let shapes = trajectory::Shapes::of(&sides)?;
+    let margin = (sides.eps_a + sides.eps_b) as f32;
+    println!(
+        "{} of {} steps with the pair a candidate (from step {}), {} + {} triangles, margin {:.4} m",
+        traj.steps.len(),
+        traj.run_steps,
+        traj.first_step,
+        shapes.tris[0].len(),
+        shapes.tris[1].len(),
+        margin
+    );
+    let kernel = match args.kernel.as_deref() {
+        None => world.params.kernel,
+        Some("exact") => KernelChoice::Exact,
+        Some("hybrid") => KernelChoice::Hybrid,
+        Some(k) => anyhow::bail!("--kernel {k}: use exact or hybrid"),
+    };
+    let c = trajectory::check(&world, kernel, &traj, &shapes)?;
+    println!(
+        "oracle: {} pairs (+{} borderline) over {} touching steps; ours misses/extras {}/{}, parry misses/extras {}/{}",
+        c.sure, c.band, c.touching, c.ours_wrong.0, c.ours_wrong.1, c.parry_wrong.0, c.parry_wrong.1
+    );
+    for (k, name) in ["steps without pairs", "steps with pairs"]
+        .iter()
+        .enumerate()
+    {
+        let r = &c.reports[k];
+        println!(
+            "{name}: ours {:.1} µs, {} kernel checks, {} skipped by certificates, {} screened, {} widenings, {} narrowings; parry {:.1} µs (one pass)",
+            c.split_ns[k] as f64 / 1e3,
+            r.stats.total(),
+            r.skipped,
+            r.bounds,
+            r.counts.unfolds,
+            r.counts.narrows,
+            c.parry_split_ns[k] as f64 / 1e3
+        );
+    }
+    println!(
+        "largest active set along the trajectory: {} element pairs",
+        c.max_active
+    );
+    let poses: Vec<_> = traj
+        .steps
+        .iter()
+        .map(|b| PairSides::of(&world.model, b, &PAIR).map(|s| parry_side::pose(&s.b_to_a())))
+        .collect::<Option<_>>()
+        .context("not a mesh pair")?;
+    let mut ours = Ours::default();
+    let mut parry = parry_side::Query::default();
+    let (mut t_ours, mut t_parry, mut t_roots) = (Vec::new(), Vec::new(), Vec::new());
+    let mut roots = RootsScratches::default();
+    let mut raw = Vec::new();
+    let mut stats = LevelStats::default();
+    for pass in 0..=args.passes.max(1) {
+        for side in [pass % 3, (pass + 1) % 3, (pass + 2) % 3] {
+            // Each side starts cold (outside the timed span).
+            ours.reset(&world);
+            parry = parry_side::Query::default();
+            let t = timing::thread_cpu_ns();
+            let mut n = 0;
+            match side {
+                0 => {
+                    for bodies in &traj.steps {
+                        ours.step(&world, kernel, bodies);
+                        n += ours.raw.len();
+                    }
+                }
+                1 => {
+                    for pos12 in &poses {
+                        parry.run(pos12, &shapes.parry[0], &shapes.parry[1], margin, false);
+                    }
+                    n = c.ours_contacts;
+                }
+                _ => {
+                    for bodies in &traj.steps {
+                        raw.clear();
+                        let h = DetectionMode::Hierarchy;
+                        roots_pair(
+                            &world.model,
+                            bodies,
+                            &PAIR,
+                            h,
+                            kernel,
+                            &mut roots,
+                            &mut raw,
+                            &mut stats,
+                        );
+                        n += raw.len();
+                    }
+                }
+            }
+            let dt = (timing::thread_cpu_ns() - t) as f64;
+            anyhow::ensure!(
+                n == c.ours_contacts,
+                "pass {pass}: {n} contacts, checked {}",
+                c.ours_contacts
+            );
+            if pass > 0 {
+                [&mut t_ours, &mut t_parry, &mut t_roots][side].push(dt);
+            }
+        }
+    }
+    drop(parry);
+    let (o, p) = (
+        timing::median(&t_ours) / 1e6,
+        timing::median(&t_parry) / 1e6,
+    );
+    let r = timing::median(&t_roots) / 1e6;
+    let n = traj.steps.len() as f64;
+    println!("| side | median pass ms | µs per step |");
+    println!("|---|---|---|");
+    println!(
+        "| ours, kept active sets + certificates | {o:.3} | {:.2} |",
+        1e3 * o / n
+    );
+    println!(
+        "| ours, descent from the roots every step (Alg. 5) | {r:.3} | {:.2} |",
+        1e3 * r / n
+    );
+    println!(
+        "| parry3d 0.31, persistent workspace + manifolds | {p:.3} | {:.2} |",
+        1e3 * p / n
+    );
+    println!("({} passes each, thread-CPU, interleaved)", t_ours.len());
+    println!("trajectory_ratio_vs_parry = {:.2}", p / o);
+    Ok(())
+}
