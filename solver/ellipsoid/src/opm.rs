@@ -41,7 +41,7 @@
 
 use crate::contact::{Contact, Status};
 use crate::math::{Iso3, Mat2, Real, Vec2, Vec3};
-use crate::sensitivity::{direction_in_frame, frame_from, PairGeometry};
+use crate::sensitivity::{frame_from, PairGeometry};
 use crate::shape::Ellipsoid;
 
 /// Iteration caps and tolerances of [`opm`]. The defaults suit aspect ratios up to 100.
@@ -109,6 +109,15 @@ fn newton_step(grad: &Vec2, hess: &Mat2) -> (Vec2, bool) {
     )
 }
 
+/// The point of the unit sphere at angles `α` of the frame `(c, e₁, e₂)`:
+/// `(c + α₁ e₁ + α₂ e₂) / |·|`, which agrees with the seed's parametrisation
+/// (`direction_in_frame`) to second order at `α = 0` (both are
+/// `c (1 − |α|²/2) + α₁ e₁ + α₂ e₂ + O(|α|³)`), so the gradient and Hessian of eqs. (3),
+/// (4) taken at the pole are those of `f` along it, without trigonometric calls.
+fn retract(frame: &[Vec3; 3], alpha: &Vec2) -> Vec3 {
+    (frame[0] + frame[1] * alpha.x + frame[2] * alpha.y).normalize()
+}
+
 /// Relative rounding unit of the stopping rule and the line search's allowance.
 const ROUNDING: Real = 64.0 * Real::EPSILON;
 
@@ -119,8 +128,7 @@ fn newton(geom: &PairGeometry, start: &Vec3, scale: Real, params: &OpmParams) ->
     while iterations < params.max_iterations {
         iterations += 1;
         let frame = frame_from(&c);
-        let (_, c_a, c_aa) = direction_in_frame(&frame, &Vec2::zeros());
-        let sens = geom.sensitivities(&c, &c_a, &c_aa);
+        let sens = geom.sensitivities_at_pole(&frame);
         f = sens.f;
         let (step, positive_definite) = newton_step(&sens.grad, &sens.hess);
         let len = step.norm();
@@ -137,8 +145,7 @@ fn newton(geom: &PairGeometry, start: &Vec3, scale: Real, params: &OpmParams) ->
         if positive_definite && (stationary || len <= params.angle_tolerance) {
             if !stationary {
                 // Take the full step: the error left is O(len²) by quadratic convergence.
-                let (trial, _, _) = direction_in_frame(&frame, &step);
-                c = trial.normalize();
+                c = retract(&frame, &step);
                 f = geom.f(&c);
             }
             return Run {
@@ -160,8 +167,7 @@ fn newton(geom: &PairGeometry, start: &Vec3, scale: Real, params: &OpmParams) ->
         let mut t = 1.0;
         let mut accepted = None;
         for _ in 0..40 {
-            let (trial, _, _) = direction_in_frame(&frame, &(step * t));
-            let trial = trial.normalize();
+            let trial = retract(&frame, &(step * t));
             let f_trial = geom.f(&trial);
             if f_trial <= f + 1e-4 * t * slope + allowance {
                 accepted = Some((trial, f_trial));
