@@ -29,7 +29,6 @@ pub mod math;
 pub mod opm;
 pub mod plane;
 pub mod point_distance;
-pub mod pole;
 pub mod sensitivity;
 pub mod shape;
 pub mod table2;

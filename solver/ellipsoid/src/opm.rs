@@ -17,15 +17,8 @@
 //! # Iteration
 //! Newton on `(α₁, α₂)` with the Hessian shifted to be positive definite where it is not,
 //! the step capped at [`OpmParams::max_step`] \[rad\] (trust safeguard), and an Armijo
-//! backtracking line search (with an allowance for the rounding of `f`).
-//!
-//! # Stopping rule
-//! On the optimality conditions, never on a step the line search shortened: at a
-//! positive definite Hessian (eq. (4)), converged when the full Newton step is below
-//! [`OpmParams::angle_tolerance`] \[rad\] (that step is then taken, so the angle left is
-//! of its square), or when the gradient (eq. (3)) is at its rounding floor
-//! `2 |d| (|∂d/∂α₁| + |∂d/∂α₂|) · 64 ε` (relative to the pair's scale: no iteration can
-//! lower it). The step is an angle, not a multiple of the gradient, because the gradient
+//! backtracking line search. Converged when the Newton step is below
+//! [`OpmParams::angle_tolerance`] \[rad\]: an angular criterion, because the gradient
 //! vanishes with `|d|` near touching.
 //!
 //! # Starts (deterministic)
@@ -41,7 +34,7 @@
 
 use crate::contact::{Contact, Status};
 use crate::math::{Iso3, Mat2, Real, Vec2, Vec3};
-use crate::sensitivity::{frame_from, PairGeometry};
+use crate::sensitivity::{direction_in_frame, frame_from, PairGeometry};
 use crate::shape::Ellipsoid;
 
 /// Iteration caps and tolerances of [`opm`]. The defaults suit aspect ratios up to 100.
@@ -49,8 +42,7 @@ use crate::shape::Ellipsoid;
 pub struct OpmParams {
     /// Newton iterations per start.
     pub max_iterations: u32,
-    /// Converged when the full Newton step at a positive definite Hessian is shorter than
-    /// this \[rad\] (see the module doc's stopping rule).
+    /// Converged when the Newton step is shorter than this \[rad\].
     pub angle_tolerance: Real,
     /// Largest step \[rad\] (trust region radius on the angles).
     pub max_step: Real,
@@ -79,13 +71,12 @@ struct Run {
     iterations: u32,
 }
 
-/// Newton step for the 2×2 system, with the Hessian shifted to be positive definite;
-/// the flag says whether the Hessian was used unshifted (positive definite as it is).
-fn newton_step(grad: &Vec2, hess: &Mat2) -> (Vec2, bool) {
+/// Newton step for the 2×2 system, with the Hessian shifted to be positive definite.
+fn newton_step(grad: &Vec2, hess: &Mat2) -> Vec2 {
     let (h11, h12, h22) = (hess[(0, 0)], hess[(0, 1)], hess[(1, 1)]);
     let norm = h11.abs().max(h22.abs()).max(h12.abs());
     if norm.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !norm.is_finite() {
-        return (-grad, false);
+        return -grad;
     }
     let half_gap = (0.25 * (h11 - h22) * (h11 - h22) + h12 * h12).sqrt();
     let lambda_min = 0.5 * (h11 + h22) - half_gap;
@@ -98,56 +89,25 @@ fn newton_step(grad: &Vec2, hess: &Mat2) -> (Vec2, bool) {
     let (a, b, c) = (h11 + shift, h12, h22 + shift);
     let det = a * c - b * b;
     if det.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-        return (-grad / norm, false);
+        return -grad / norm;
     }
-    (
-        Vec2::new(
-            -(c * grad.x - b * grad.y) / det,
-            -(a * grad.y - b * grad.x) / det,
-        ),
-        shift == 0.0,
+    Vec2::new(
+        -(c * grad.x - b * grad.y) / det,
+        -(a * grad.y - b * grad.x) / det,
     )
 }
 
-/// The point of the unit sphere at angles `α` of the frame `(c, e₁, e₂)`:
-/// `(c + α₁ e₁ + α₂ e₂) / |·|`, which agrees with the seed's parametrisation
-/// (`direction_in_frame`) to second order at `α = 0` (both are
-/// `c (1 − |α|²/2) + α₁ e₁ + α₂ e₂ + O(|α|³)`), so the gradient and Hessian of eqs. (3),
-/// (4) taken at the pole are those of `f` along it, without trigonometric calls.
-fn retract(frame: &[Vec3; 3], alpha: &Vec2) -> Vec3 {
-    (frame[0] + frame[1] * alpha.x + frame[2] * alpha.y).normalize()
-}
-
-/// Relative rounding unit of the stopping rule and the line search's allowance.
-const ROUNDING: Real = 64.0 * Real::EPSILON;
-
-fn newton(geom: &PairGeometry, start: &Vec3, scale: Real, params: &OpmParams) -> Run {
+fn newton(geom: &PairGeometry, start: &Vec3, params: &OpmParams) -> Run {
     let mut c = *start;
     let mut f = geom.f(&c);
     let mut iterations = 0;
     while iterations < params.max_iterations {
         iterations += 1;
         let frame = frame_from(&c);
-        let sens = geom.sensitivities_at_pole(&frame);
+        let (_, c_a, c_aa) = direction_in_frame(&frame, &Vec2::zeros());
+        let sens = geom.sensitivities(&c, &c_a, &c_aa);
         f = sens.f;
-        let (step, positive_definite) = newton_step(&sens.grad, &sens.hess);
-        let len = step.norm();
-        if !len.is_finite() {
-            break;
-        }
-        // Optimality conditions (seed 002 §2): a stationary point (the gradient of eq. (3)
-        // at its rounding floor `2|d| |∂d| ε`, which no iteration can lower) or a full,
-        // unshifted Newton step within the angle tolerance (the Newton decrement in the
-        // angle metric), at a positive definite Hessian (eq. (4)), i.e. a minimum.
-        let d_norm = sens.d.norm();
-        let grad_floor = 2.0 * ROUNDING * d_norm * (sens.dd[0].norm() + sens.dd[1].norm());
-        let stationary = sens.grad.norm() <= grad_floor;
-        if positive_definite && (stationary || len <= params.angle_tolerance) {
-            if !stationary {
-                // Take the full step: the error left is O(len²) by quadratic convergence.
-                c = retract(&frame, &step);
-                f = geom.f(&c);
-            }
+        if sens.grad.x == 0.0 && sens.grad.y == 0.0 {
             return Run {
                 c,
                 f,
@@ -155,21 +115,22 @@ fn newton(geom: &PairGeometry, start: &Vec3, scale: Real, params: &OpmParams) ->
                 iterations,
             };
         }
-        let mut step = step;
+        let mut step = newton_step(&sens.grad, &sens.hess);
+        let len = step.norm();
+        if !len.is_finite() {
+            break;
+        }
         if len > params.max_step {
             step *= params.max_step / len;
         }
         let slope = sens.grad.dot(&step);
-        // Armijo with an allowance for the rounding of `f = |d|²` (`d` is good to about
-        // `ε · scale`): near the minimum a true decrease is below `f`'s rounding, and
-        // convergence is judged on the gradient above, not on `f`.
-        let allowance = ROUNDING * d_norm * scale;
         let mut t = 1.0;
         let mut accepted = None;
         for _ in 0..40 {
-            let trial = retract(&frame, &(step * t));
+            let (trial, _, _) = direction_in_frame(&frame, &(step * t));
+            let trial = trial.normalize();
             let f_trial = geom.f(&trial);
-            if f_trial <= f + 1e-4 * t * slope + allowance {
+            if f_trial <= f + 1e-4 * t * slope {
                 accepted = Some((trial, f_trial));
                 break;
             }
@@ -179,8 +140,26 @@ fn newton(geom: &PairGeometry, start: &Vec3, scale: Real, params: &OpmParams) ->
             Some((trial, f_trial)) => {
                 c = trial;
                 f = f_trial;
+                if t * step.norm() <= params.angle_tolerance {
+                    return Run {
+                        c,
+                        f,
+                        converged: true,
+                        iterations,
+                    };
+                }
             }
-            None => break,
+            None => {
+                // No decrease representable in floating point: at the numerical floor if
+                // the proposed step was already tiny.
+                let converged = step.norm() <= 1e3 * params.angle_tolerance.max(1e-10);
+                return Run {
+                    c,
+                    f,
+                    converged,
+                    iterations,
+                };
+            }
         }
     }
     Run {
@@ -257,7 +236,7 @@ pub fn opm_with(
         }
     };
     if q.norm() > 1e-12 * scale {
-        let run = newton(&geom, &q.normalize(), scale, params);
+        let run = newton(&geom, &q.normalize(), params);
         iterations += run.iterations;
         if run.converged && (separated(&geom, &run.c) || certified_depth(a, b, &q, &run)) {
             return finish(&geom, &run, iterations);
@@ -278,7 +257,7 @@ pub fn opm_with(
     }
     starts.sort_by(|x, y| x.0.total_cmp(&y.0));
     for (_, start) in starts.iter().take(params.extra_starts.max(1)) {
-        let run = newton(&geom, start, scale, params);
+        let run = newton(&geom, start, params);
         iterations += run.iterations;
         consider(&mut best, run);
     }

@@ -29,9 +29,6 @@ pub struct Sensitivity {
     pub d: Vec3,
     /// `f = dᵀd` \[m²\].
     pub f: Real,
-    /// `∂d/∂αᵢ` (eq. applied to `∂c/∂αᵢ`) \[m/rad\]: with `d` it bounds the
-    /// rounding error of the gradient (OpM's stopping rule).
-    pub dd: [Vec3; 2],
     /// `∂f/∂αᵢ = 2 dᵀ ∂d/∂αᵢ` (eq. (3)) \[m²/rad\].
     pub grad: Vec2,
     /// `∂²f/∂αᵢ∂αⱼ = 2 [(∂d/∂αᵢ)ᵀ ∂d/∂αⱼ + dᵀ ∂²d/∂αᵢ∂αⱼ]` (eq. (4)) \[m²/rad²\].
@@ -129,7 +126,6 @@ impl PairGeometry {
         Sensitivity {
             d,
             f: d.norm_squared(),
-            dd,
             grad: Vec2::new(2.0 * d.dot(&dd[0]), 2.0 * d.dot(&dd[1])),
             hess,
         }
