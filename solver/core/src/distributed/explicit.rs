@@ -779,9 +779,13 @@ impl DistributedExplicit {
             load += self.weights[k as usize];
             terms.push((k, particle_terms(b, &self.gravity)));
             if non_finite.is_none() {
-                non_finite = crate::motion::first_non_finite(std::slice::from_ref(b)).map(|(_, q)| {
-                    (k, NON_FINITE.iter().position(|n| *n == q).unwrap_or(0) as u8)
-                });
+                non_finite =
+                    crate::motion::first_non_finite(std::slice::from_ref(b)).map(|(_, q)| {
+                        (
+                            k,
+                            NON_FINITE.iter().position(|n| *n == q).unwrap_or(0) as u8,
+                        )
+                    });
             }
         }
         let report = Report {
