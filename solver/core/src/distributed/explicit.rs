@@ -24,8 +24,8 @@
 //! 6. **reduce** to rank 0 of the counters, the ranks' summed [`super::cost`] weights,
 //!    the lowest non-finite particle and, per owned particle, the eight numbers it adds to
 //!    the energies and momenta ([`ParticleTerms`]): rank 0 sums these in particle order,
-//!    exactly as one process does ([`observables`]), so the statistics keep their bits
-//!    without the bodies. Only at output steps (`output_every`) do the owned bodies, the
+//!    as one process does ([`crate::motion::energy::observables`]), so the statistics
+//!    keep their bits without the bodies. Only at output steps (`output_every`) do the owned bodies, the
 //!    contacts and the wrenches go to rank 0, which then holds the whole state and writes
 //!    the frame (distributed runs take no checkpoints);
 //! 7. **rebalance** — rank 0 recomputes the bisection when the load imbalance
