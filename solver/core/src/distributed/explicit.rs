@@ -21,14 +21,18 @@
 //!    owners, which sum them in the one-process order (rolling torques first, then the
 //!    contacts). Same summands in the same order: the same bits;
 //! 5. **integration** of the owned particles;
-//! 6. **gather** to rank 0 of the owned bodies, the counters and (at output steps) the
-//!    contacts and wrenches: rank 0 then holds the whole state and computes the energies
-//!    and momenta exactly as one process does, and writes the run folder;
+//! 6. **reduce** to rank 0 of the counters, the ranks' summed [`super::cost`] weights,
+//!    the lowest non-finite particle and, per owned particle, the eight numbers it adds to
+//!    the energies and momenta ([`ParticleTerms`]): rank 0 sums these in particle order,
+//!    as one process does ([`crate::motion::energy::observables`]), so the statistics
+//!    keep their bits without the bodies. Only at output steps (`output_every`) do the owned bodies, the
+//!    contacts and the wrenches go to rank 0, which then holds the whole state and writes
+//!    the frame (distributed runs take no checkpoints);
 //! 7. **rebalance** — rank 0 recomputes the bisection when the load imbalance
-//!    (`max / mean` of the ranks' summed [`super::cost`] weights) exceeds the threshold
-//!    `r` and has grown by `(r − 1)/2` since the last bisection (or attempt: a few heavy
-//!    particles may not split any better), and sends the new cuts to all when they
-//!    balance better;
+//!    (`max / mean` of the ranks' summed weights) exceeds the threshold `r` and has grown
+//!    by `(r − 1)/2` since the last bisection (or attempt: a few heavy particles may not
+//!    split any better): it asks every rank for its particles' centres, bisects, and
+//!    sends the new cuts to all when they balance better;
 //! 8. **migration** — a particle whose centre left its rank's domain goes, with the kept
 //!    sets of its pairs, to the rank now holding it.
 
@@ -50,9 +54,9 @@ use crate::detect::{checks_per_level, stats_levels, Detector, Search};
 use crate::error::StepError;
 use crate::frames::{ContactRecord, PhaseTimes, StepStats};
 use crate::integrator::explicit::search_for;
-use crate::integrator::{check_finite, Integrator, Stepped};
+use crate::integrator::{Integrator, Stepped};
 use crate::model::{Model, Other};
-use crate::motion::energy::observables;
+use crate::motion::energy::{particle_terms, Observables, ParticleTerms};
 use crate::motion::explicit_euler;
 use crate::params::Params;
 use crate::state::{Body, State};
@@ -70,10 +74,22 @@ type WrenchKey = (u8, ContactKey);
 /// A contribution to one body's wrench: force (absent for a rolling torque) and torque.
 type WrenchPart = (u32, WrenchKey, Option<[f64; 3]>, [f64; 3]);
 
+/// The quantities [`crate::motion::first_non_finite`] names, by the code a [`Report`]
+/// carries.
+const NON_FINITE: [&str; 4] = ["position", "orientation", "velocity", "angular velocity"];
+
 /// What every rank sends rank 0 after a step.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Report {
+    /// The owned bodies: output steps only.
     bodies: Vec<(u32, Body)>,
+    /// The owned particles' terms of the energies and momenta, id ascending.
+    terms: Vec<(u32, ParticleTerms)>,
+    /// Sum of the owned particles' cost weights, id ascending.
+    load: f64,
+    /// The lowest owned particle with a non-finite state and the quantity's code in
+    /// [`NON_FINITE`].
+    non_finite: Option<(u32, u8)>,
     checks_per_level: Vec<u64>,
     fallbacks: u64,
     pairs: u32,
@@ -93,7 +109,12 @@ struct Gathered {
     stats: StepStats,
     contacts: Vec<ContactRecord>,
     wrenches: Vec<Wrench>,
-    rebalanced: Option<Decomposition>,
+    /// Rank 0: the energies and momenta of the whole state.
+    observables: Observables,
+    /// Rank 0: the lowest non-finite particle, with the quantity.
+    non_finite: Option<(u32, &'static str)>,
+    /// Rank 0: whether to try a new bisection.
+    rebalance: bool,
 }
 
 /// Communication and balance counters of one rank.
@@ -515,15 +536,26 @@ impl DistributedExplicit {
                 stats,
                 contacts: Vec::new(),
                 wrenches,
-                rebalanced: None,
+                observables: Observables::default(),
+                non_finite: None,
+                rebalance: false,
             });
         }
+        let mut terms: Vec<(u32, ParticleTerms)> = Vec::with_capacity(state.bodies.len());
+        let mut non_finite: Option<(u32, u8)> = None;
         for (r, m) in got.iter().enumerate() {
             let rep: Report = self.decode(state, m, "report")?;
+            loads[r] = rep.load;
             for (id, body) in rep.bodies {
-                loads[r] += self.weights[id as usize];
-                state.bodies[id as usize] = body;
+                if let Some(slot) = state.bodies.get_mut(id as usize) {
+                    *slot = body;
+                }
             }
+            terms.extend(rep.terms);
+            non_finite = match (non_finite, rep.non_finite) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             for (s, c) in stats.checks_per_level.iter_mut().zip(&rep.checks_per_level) {
                 *s += c;
             }
@@ -544,51 +576,95 @@ impl DistributedExplicit {
             }
         }
         records.sort_unstable_by_key(|(k, _)| *k);
+        // The one-process summation order: particle id ascending.
+        terms.sort_unstable_by_key(|&(id, _)| id);
+        let mut observables = Observables::default();
+        for (_, t) in &terms {
+            observables.add(t);
+        }
         self.traffic.imbalance = imbalance(&loads);
         let now = self.traffic.imbalance;
         let worse = now > self.tried_at + 0.5 * (self.rebalance_above - 1.0);
-        let rebalanced = if now > self.rebalance_above && worse {
+        let rebalance = now > self.rebalance_above && worse;
+        if rebalance {
             self.tried_at = now;
-            let points: Vec<[f64; 3]> = state.bodies.iter().map(|b| b.position.into()).collect();
-            // A bisection that fails (coincident particles) or does no better keeps the
-            // current domains.
-            bisect(&points, &self.weights, self.size).ok().filter(|d| {
-                let then = imbalance(&d.loads(&points, &self.weights));
-                if then < now {
-                    self.tried_at = then;
-                }
-                then < now
-            })
-        } else {
-            None
-        };
+        }
         Ok(Gathered {
             stats,
             contacts: records.into_iter().map(|(_, r)| r).collect(),
             wrenches,
-            rebalanced,
+            observables,
+            non_finite: non_finite.map(|(id, q)| (id, NON_FINITE[usize::from(q) % 4])),
+            rebalance,
         })
     }
 
-    /// Step 8: rank 0's new decomposition to every rank, then the migration of particles
-    /// (and their pairs' kept sets) whose centre left this rank's domain.
+    /// Step 7 when rank 0 asked for it (`rebalance`, the same on every rank): the owned
+    /// centres to rank 0, which bisects them; the new decomposition when it balances
+    /// better than the current one (a bisection that fails on coincident particles, or
+    /// does no better, keeps the current domains).
+    fn rebalance(&mut self, state: &State) -> Result<Option<Decomposition>, StepError> {
+        let size = self.size as usize;
+        let mut out = vec![Vec::new(); size];
+        out[0] = encode(
+            &self
+                .owned
+                .iter()
+                .map(|&k| (k, <[f64; 3]>::from(state.bodies[k as usize].position)))
+                .collect::<Vec<_>>(),
+        );
+        let got = self.swap(state, &out)?;
+        if self.rank != 0 {
+            return Ok(None);
+        }
+        let mut points = vec![[0.0; 3]; state.bodies.len()];
+        for m in &got {
+            for (k, x) in self.decode::<Vec<(u32, [f64; 3])>>(state, m, "centres")? {
+                if let Some(slot) = points.get_mut(k as usize) {
+                    *slot = x;
+                }
+            }
+        }
+        let now = self.traffic.imbalance;
+        Ok(bisect(&points, &self.weights, self.size).ok().filter(|d| {
+            let then = imbalance(&d.loads(&points, &self.weights));
+            if then < now {
+                self.tried_at = then;
+            }
+            then < now
+        }))
+    }
+
+    /// Steps 7–8: rank 0's verdict (rebalance or not) to every rank, the rebalance when
+    /// asked for, then the migration of particles (and their pairs' kept sets) whose
+    /// centre left this rank's domain.
     fn migrate(
         &mut self,
         state: &mut State,
         detector: &mut Detector,
-        rebalanced: Option<Decomposition>,
+        rebalance: bool,
     ) -> Result<(), StepError> {
         let size = self.size as usize;
         let mut out = vec![Vec::new(); size];
         if self.rank == 0 {
-            let message = encode(&rebalanced);
-            out.iter_mut().for_each(|m| m.clone_from(&message));
+            out.iter_mut().for_each(|m| m.push(u8::from(rebalance)));
         }
         let got = self.swap(state, &out)?;
-        if let Some(d) = self.decode::<Option<Decomposition>>(state, &got[0], "decomposition")? {
-            self.decomposition = d;
-            self.domains = self.decomposition.domains();
-            self.traffic.rebalances += 1;
+        if got[0].first() == Some(&1) {
+            let mut out = vec![Vec::new(); size];
+            if self.rank == 0 {
+                let message = encode(&self.rebalance(state)?);
+                out.iter_mut().for_each(|m| m.clone_from(&message));
+            } else {
+                self.rebalance(state)?;
+            }
+            let got = self.swap(state, &out)?;
+            let d = self.decode::<Option<Decomposition>>(state, &got[0], "decomposition")?;
+            if let Some(d) = d {
+                self.decomposition = d;
+                self.domains = self.decomposition.domains();
+                self.traffic.rebalances += 1;
+            }
         }
         let mut leaving: Vec<Vec<(u32, Body)>> = vec![Vec::new(); size];
         let mut dest: BTreeMap<u32, usize> = BTreeMap::new();
@@ -695,12 +771,35 @@ impl DistributedExplicit {
         }
         wall.integrate = t_integrate.elapsed().as_secs_f64();
 
+        let mut load = 0.0;
+        let mut non_finite = None;
+        let mut terms = Vec::with_capacity(self.owned.len());
+        for &k in &self.owned {
+            let b = &state.bodies[k as usize];
+            load += self.weights[k as usize];
+            terms.push((k, particle_terms(b, &self.gravity)));
+            if non_finite.is_none() {
+                non_finite =
+                    crate::motion::first_non_finite(std::slice::from_ref(b)).map(|(_, q)| {
+                        (
+                            k,
+                            NON_FINITE.iter().position(|n| *n == q).unwrap_or(0) as u8,
+                        )
+                    });
+            }
+        }
         let report = Report {
-            bodies: self
-                .owned
-                .iter()
-                .map(|&k| (k, state.bodies[k as usize].clone()))
-                .collect(),
+            bodies: match record_contacts {
+                true => self
+                    .owned
+                    .iter()
+                    .map(|&k| (k, state.bodies[k as usize].clone()))
+                    .collect(),
+                false => Vec::new(),
+            },
+            terms,
+            load,
+            non_finite,
             checks_per_level: checks_per_level(stats_levels(model), &d.stats),
             fallbacks: d.stats.fallbacks,
             pairs: d.pairs,
@@ -728,14 +827,20 @@ impl DistributedExplicit {
             mut stats,
             contacts,
             wrenches,
-            rebalanced,
+            observables: obs,
+            non_finite,
+            rebalance,
         } = self.gather(model, state, report, record_contacts)?;
-        if self.rank == 0 {
-            // The same check as one process, on the whole state; on failure the other
-            // ranks wait in the next exchange until the launcher aborts them.
-            check_finite(state)?;
+        if let Some((particle, quantity)) = non_finite {
+            // The error one process reports (its lowest non-finite particle), from rank
+            // 0; the other ranks wait in the next exchange until the launcher aborts them.
+            return Err(StepError::NonFinite {
+                step: state.step + 1,
+                particle,
+                quantity,
+            });
         }
-        self.migrate(state, detector, rebalanced)?;
+        self.migrate(state, detector, rebalance)?;
         state.step += 1;
         state.time += self.dt;
         self.traffic.steps += 1;
@@ -746,7 +851,6 @@ impl DistributedExplicit {
         stats.step = state.step;
         stats.time = state.time;
         if self.rank == 0 {
-            let obs = observables(&state.bodies, &self.gravity);
             stats.kinetic_energy = obs.kinetic;
             stats.potential_energy = obs.potential;
             stats.linear_momentum = obs.linear_momentum.into();

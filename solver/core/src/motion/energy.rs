@@ -17,17 +17,50 @@ pub struct Observables {
     pub angular_momentum: Vec3,
 }
 
-/// Observables of `bodies` in the gravity field `g` [m/s²].
+/// The terms one particle adds to the [`Observables`]: the summands of [`observables`],
+/// so that a sum over particles split across processes (the distributed statistics of
+/// `crate::distributed`) can be redone in particle order with the same bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ParticleTerms {
+    /// `½Mv² + ½ωᵀI_wω` \[J\].
+    pub kinetic: f64,
+    /// `M g·x` \[J\] (subtracted from the potential energy).
+    pub weight_height: f64,
+    /// `M v` [kg·m/s].
+    pub momentum: [f64; 3],
+    /// `x × Mv + I_w ω` [kg·m²/s].
+    pub angular_momentum: [f64; 3],
+}
+
+/// The [`ParticleTerms`] of body `b` in the gravity field `g` [m/s²].
+pub fn particle_terms(b: &Body, g: &Vec3) -> ParticleTerms {
+    let r = b.orientation.to_rotation_matrix();
+    let spin = r.matrix() * (b.inertia * (r.matrix().transpose() * b.angular_velocity));
+    let p = b.mass * b.velocity;
+    ParticleTerms {
+        kinetic: 0.5 * p.dot(&b.velocity) + 0.5 * b.angular_velocity.dot(&spin),
+        weight_height: b.mass * g.dot(&b.position),
+        momentum: p.into(),
+        angular_momentum: (b.position.cross(&p) + spin).into(),
+    }
+}
+
+impl Observables {
+    /// Adds one particle's terms (the step of the sum in [`observables`]).
+    pub fn add(&mut self, t: &ParticleTerms) {
+        self.kinetic += t.kinetic;
+        self.potential -= t.weight_height;
+        self.linear_momentum += Vec3::from(t.momentum);
+        self.angular_momentum += Vec3::from(t.angular_momentum);
+    }
+}
+
+/// Observables of `bodies` in the gravity field `g` [m/s²]: the [`ParticleTerms`]
+/// summed in body order.
 pub fn observables(bodies: &[Body], g: &Vec3) -> Observables {
     let mut o = Observables::default();
     for b in bodies {
-        let r = b.orientation.to_rotation_matrix();
-        let spin = r.matrix() * (b.inertia * (r.matrix().transpose() * b.angular_velocity));
-        let p = b.mass * b.velocity;
-        o.kinetic += 0.5 * p.dot(&b.velocity) + 0.5 * b.angular_velocity.dot(&spin);
-        o.potential -= b.mass * g.dot(&b.position);
-        o.linear_momentum += p;
-        o.angular_momentum += b.position.cross(&p) + spin;
+        o.add(&particle_terms(b, g));
     }
     o
 }
