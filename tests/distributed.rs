@@ -313,7 +313,12 @@ mod mpi {
     /// that they collide within the short run: the bisection's first cut (the longest
     /// extent, x) separates the partners of both pairs, so the contacts cross ranks.
     fn implicit_pairs(integrator: &str, picard: &str) -> Prepared {
-        prepare(
+        implicit_pairs_expecting(integrator, picard, true)
+    }
+
+    /// [`implicit_pairs`], with the one-process run expected to succeed or to fail.
+    fn implicit_pairs_expecting(integrator: &str, picard: &str, success: bool) -> Prepared {
+        prepare_expecting(
             &pipelines_dir().join("particle_pair_implicit.yaml"),
             &[
                 ("end: 0.2, output_every: 25", "end: 0.03, output_every: 25"),
@@ -335,6 +340,7 @@ mod mpi {
                     "export: { vtk: false, ply: false, plots: false, animation: false } #",
                 ),
             ],
+            success,
         )
     }
 
@@ -360,23 +366,28 @@ mod mpi {
     }
 
     #[test]
-    fn the_implicit_pairs_are_byte_identical_on_1_to_4_ranks_with_surrogate_picard_and_the_midpoint_rule(
+    fn the_implicit_pairs_with_surrogate_picard_midpoint_rule_and_substeps_are_byte_identical_on_1_to_4_ranks(
     ) {
         let _one = serial();
         let p = implicit_pairs(
             "integrator: implicit_surrogate",
-            "picard: { tolerance: 0.01, max_iterations: 50, scheme: midpoint }",
+            "picard: { tolerance: 0.01, max_iterations: 4, scheme: midpoint }",
         );
         let (_, contacts) = same_at_every_rank_count(&p);
         if mpirun().is_some() {
             assert!(contacts > 0, "the spheres collide");
+            // Four iterations are too few for some contact steps: they are split.
+            let stats = StatsFile::read(&stats_path(&p.out.join("run"))).unwrap();
+            let substeps: u32 = stats.steps.iter().map(|s| s.substeps).sum();
+            assert!(substeps > 0, "some steps were split into substeps");
         }
     }
 
     #[test]
     fn the_implicit_slope_is_byte_identical_on_1_to_4_ranks() {
         let _one = serial();
-        // Four spheres side by side on the slope, dropped from different heights.
+        // Four spheres side by side on the slope, dropped from different heights; the
+        // last one thrown across the others' path.
         let p = prepare(
             &pipelines_dir().join("particle_on_slope_implicit.yaml"),
             &[
@@ -390,7 +401,7 @@ mod mpi {
                      - { shape: sphere, material: rock, position: [-0.125, -1.2, 0.9] }\n    \
                      - { shape: sphere, material: rock, position: [0.125, -1.2, 0.8], \
                      angular_velocity: [0, 0, 5] }\n    - { shape: sphere, material: rock, \
-                     position: [0.375, -1.2, 0.7], velocity: [-0.2, 0, 0] }",
+                     position: [0.375, -0.9, 0.85], velocity: [-1.2, 0, 0] }",
                 ),
                 (
                     "export: {",
@@ -398,10 +409,57 @@ mod mpi {
                 ),
             ],
         );
-        let (_, contacts) = same_at_every_rank_count(&p);
+        let (moved, contacts) = same_at_every_rank_count(&p);
         if mpirun().is_some() {
             assert!(contacts > 0, "the spheres reach the slope");
+            // The fast sphere crosses the first cut: it migrates with its force (reused
+            // in the next step's first iteration) and its pairs' kept sets.
+            assert!(moved > 0, "particles migrated between domains");
         }
+    }
+
+    #[test]
+    fn a_picard_step_that_fails_even_in_substeps_stops_every_rank_with_one_message() {
+        let _one = serial();
+        let Some(mpirun) = mpirun() else {
+            return;
+        };
+        // Tolerance 1e-3 in at most four iterations: step 45 fails even at Δt/16.
+        let p = implicit_pairs_expecting(
+            "integrator: implicit_surrogate",
+            "picard: { tolerance: 0.001, max_iterations: 4, scheme: midpoint }",
+            false,
+        );
+        let scenario = p.out.join("scenario.yaml");
+        let one = p.out.join("run_one");
+        let output = Command::new(binary("solver"))
+            .arg(&scenario)
+            .arg("-o")
+            .arg(&one)
+            .args(["--quiet"])
+            .output()
+            .unwrap();
+        let (_, serial_err) = texts(&output);
+        assert!(!output.status.success());
+        let message = serial_err
+            .lines()
+            .find_map(|l| l.strip_prefix("error: "))
+            .unwrap()
+            .to_owned();
+        assert!(message.contains("did not converge"), "{serial_err}");
+        let run = p.out.join("run_np2");
+        let output = launch(&mpirun, 2, &scenario, &run, &[]);
+        let (_, stderr) = texts(&output);
+        assert!(!output.status.success());
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(
+            errors,
+            [format!("error: rank 0 of 2: {message}")],
+            "{stderr}"
+        );
+        let (a, b) = (run_outputs(&one), run_outputs(&run));
+        assert!(a.len() > 2, "frames were written before the failure");
+        assert!(a == b, "the frames written before the failure differ");
     }
 
     #[test]
