@@ -16,12 +16,13 @@
 //!    the owner of the pair's particle `a` and move with it);
 //! 3. **forces** of the owned particles, summed in the one-process contact order (plus the
 //!    damped coarse estimates of multiscale Picard);
-//! 4. **residual** of the owned particles ([`Relaxation::measure`]), then one collective
-//!    reduction: every rank gets the largest relative update, the number of widened
-//!    pairs (the convergence decision) and every particle's Aitken secant terms, which it
-//!    sums **in particle order** ([`Relaxation::adapt_system`]) — the system's ω, and so
-//!    every update, has the bits of one process whatever the decomposition;
-//! 5. **update** of the owned wrenches ([`Relaxation::apply`]) and the owned particles'
+//! 4. **residual** of the owned particles (`Relaxation::measure` of
+//!    `integrator/implicit/relax.rs`), then one collective reduction: every rank gets the
+//!    largest relative update, the number of widened pairs (the convergence decision) and
+//!    every particle's Aitken secant terms, which it sums **in particle order**
+//!    (`Relaxation::adapt_system`) — the system's ω, and so every update, has the bits of
+//!    one process whatever the decomposition;
+//! 5. **update** of the owned wrenches (`Relaxation::apply`) and the owned particles'
 //!    next guess, then a reduction of the lowest non-finite particle.
 //!
 //! Every decision (convergence, substeps, failure) is taken from reduced values, so all
@@ -77,6 +78,9 @@ struct Tally {
     /// Time step of the last attempt \[s\].
     dt: f64,
 }
+
+/// A particle's force and torque of the last evaluation, sent along when it migrates.
+type CarriedForce = (u32, [f64; 3], [f64; 3]);
 
 /// What every rank contributes to the convergence decision of one iteration.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -647,7 +651,7 @@ impl DistributedImplicit {
     /// first iteration.
     fn carry_forces(&mut self, state: &State, before: &[u32]) -> Result<(), StepError> {
         let size = self.core.size as usize;
-        let mut out: Vec<Vec<(u32, [f64; 3], [f64; 3])>> = vec![Vec::new(); size];
+        let mut out: Vec<Vec<CarriedForce>> = vec![Vec::new(); size];
         for &k in before {
             let r = self.core.owner[k as usize] as usize;
             if r != self.core.rank as usize && r < size {
@@ -663,7 +667,7 @@ impl DistributedImplicit {
             if m.is_empty() {
                 continue;
             }
-            let got: Vec<(u32, [f64; 3], [f64; 3])> = self.core.decode(state, &m, "forces")?;
+            let got: Vec<CarriedForce> = self.core.decode(state, &m, "forces")?;
             for (k, f, t) in got {
                 if let Some(w) = self.computed.get_mut(k as usize) {
                     *w = Wrench {

@@ -16,9 +16,9 @@ use crate::world::World;
 #[derive(Debug)]
 pub enum DistributedIntegrator {
     /// `integrator: explicit`.
-    Explicit(DistributedExplicit),
+    Explicit(Box<DistributedExplicit>),
     /// `integrator: implicit_*`.
-    Implicit(DistributedImplicit),
+    Implicit(Box<DistributedImplicit>),
 }
 
 impl DistributedIntegrator {
@@ -35,12 +35,12 @@ impl DistributedIntegrator {
         match params.integrator {
             IntegratorChoice::Explicit => {
                 DistributedExplicit::new(model, state, params, rank, size, rebalance_above)
-                    .map(Self::Explicit)
+                    .map(|i| Self::Explicit(Box::new(i)))
                     .map_err(|e| e.to_string())
             }
             IntegratorChoice::Implicit(variant) => {
                 DistributedImplicit::new(model, state, params, variant, rank, size, rebalance_above)
-                    .map(Self::Implicit)
+                    .map(|i| Self::Implicit(Box::new(i)))
             }
             IntegratorChoice::Lts(_) => Err(format!(
                 "distributed runs support the explicit and implicit integrators, not `{}` \
@@ -68,8 +68,8 @@ impl DistributedIntegrator {
 
     fn inner(&mut self) -> &mut dyn Integrator {
         match self {
-            Self::Explicit(i) => i,
-            Self::Implicit(i) => i,
+            Self::Explicit(i) => i.as_mut(),
+            Self::Implicit(i) => i.as_mut(),
         }
     }
 }
