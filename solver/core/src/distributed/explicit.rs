@@ -25,18 +25,27 @@
 //!    the lowest non-finite particle and, per owned particle, the eight numbers it adds to
 //!    the energies and momenta ([`ParticleTerms`]): rank 0 sums these in particle order,
 //!    as one process does ([`crate::motion::energy::observables`]), so the statistics
-//!    keep their bits without the bodies. Only at output steps (`output_every`) do the owned bodies, the
-//!    contacts and the wrenches go to rank 0, which then holds the whole state and writes
-//!    the frame (distributed runs take no checkpoints);
+//!    keep their bits without the bodies. Only at output steps (`output_every`) do the
+//!    owned bodies, the contacts and the wrenches go to rank 0, which then holds the whole
+//!    state and writes the frame;
 //! 7. **rebalance** — rank 0 recomputes the bisection when the load imbalance
 //!    (`max / mean` of the ranks' summed weights) exceeds the threshold `r` and has grown
 //!    by `(r − 1)/2` since the last bisection (or attempt: a few heavy particles may not
 //!    split any better): it asks every rank for its particles' centres, bisects, and
 //!    sends the new cuts to all when they balance better;
 //! 8. **migration** — a particle whose centre left its rank's domain goes, with the kept
-//!    sets of its pairs, to the rank now holding it.
+//!    sets of its pairs, to the rank now holding it;
+//! 9. **checkpoint** — when the run loop announced one after this step
+//!    ([`Integrator::checkpoint_follows`], rank 0's word travels with the rebalance
+//!    verdict), every rank sends its owned bodies and its pairs' kept sets to rank 0, which
+//!    then writes the checkpoint one process writes ([`restart`]).
+//!
+//! The run starts with [`DistributedExplicit::begin`] on every rank: rank 0 sends the
+//! state it starts from (a restored checkpoint's, re-decomposed for this rank count, with
+//! each rank's kept sets) or says that it takes no step.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -62,6 +71,8 @@ use crate::params::Params;
 use crate::state::{Body, State};
 use msdem_broadphase::{BroadPhase, BroadPhaseKind, HGridConfig, Sphere};
 use msdem_geom::math::Vec3;
+
+pub mod restart;
 
 /// Position of a contact in the one-process contact order: (0 particle / 1 obstacle
 /// pair, particle `a`, other body, index within the pair).
@@ -164,6 +175,11 @@ pub struct DistributedExplicit {
     rolling: Vec<RollingTorque>,
     traffic: Traffic,
     shared: Arc<Mutex<Traffic>>,
+    /// Whether [`DistributedExplicit::begin`] ran (shared with the launcher, which
+    /// releases the other ranks itself when rank 0 took no step).
+    began: Arc<AtomicBool>,
+    /// Rank 0: the run loop writes a checkpoint after the current step.
+    checkpoint_next: bool,
 }
 
 impl std::fmt::Debug for DistributedExplicit {
@@ -199,13 +215,7 @@ impl DistributedExplicit {
         rebalance_above: f64,
     ) -> Result<Self, RcbError> {
         let weights = particle_weights(model, &state.bodies);
-        let points: Vec<[f64; 3]> = state.bodies.iter().map(|b| b.position.into()).collect();
-        let decomposition = bisect(&points, &weights, size)?;
-        let tried_at = imbalance(&decomposition.loads(&points, &weights));
-        let owner: Vec<u32> = points.iter().map(|x| decomposition.locate(x)).collect();
-        let owned = (0..owner.len() as u32)
-            .filter(|&i| owner[i as usize] == rank)
-            .collect();
+        let (decomposition, owner, owned, tried_at) = decompose(state, &weights, rank, size)?;
         let reach = state
             .bodies
             .iter()
@@ -243,7 +253,27 @@ impl DistributedExplicit {
                 ..Traffic::default()
             },
             shared: Arc::default(),
+            began: Arc::default(),
+            checkpoint_next: false,
         })
+    }
+
+    /// A new bisection of the particles of `state` (a restored checkpoint's).
+    fn redecompose(&mut self, state: &State) -> Result<(), RcbError> {
+        let (decomposition, owner, owned, tried_at) =
+            decompose(state, &self.weights, self.rank, self.size)?;
+        self.domains = decomposition.domains();
+        self.decomposition = decomposition;
+        self.owner = owner;
+        self.owned = owned;
+        self.tried_at = tried_at;
+        Ok(())
+    }
+
+    /// A handle on whether [`DistributedExplicit::begin`] ran, for the launcher of rank 0
+    /// ([`restart::release`] when it did not).
+    pub fn shared_began(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.began)
     }
 
     /// The particles this rank owns now, ascending.
@@ -647,10 +677,12 @@ impl DistributedExplicit {
         let size = self.size as usize;
         let mut out = vec![Vec::new(); size];
         if self.rank == 0 {
-            out.iter_mut().for_each(|m| m.push(u8::from(rebalance)));
+            let verdict = u8::from(rebalance) | (u8::from(self.checkpoint_next) << 1);
+            out.iter_mut().for_each(|m| m.push(verdict));
         }
         let got = self.swap(state, &out)?;
-        if got[0].first() == Some(&1) {
+        let verdict = got[0].first().copied().unwrap_or(0);
+        if verdict & 1 != 0 {
             let mut out = vec![Vec::new(); size];
             if self.rank == 0 {
                 let message = encode(&self.rebalance(state)?);
@@ -715,6 +747,9 @@ impl DistributedExplicit {
                 .map_err(|e| self.fail(state, format!("migration from rank {src}: {e}")))?;
         }
         self.owned.sort_unstable();
+        if verdict & 2 != 0 {
+            self.gather_checkpoint(state, detector)?;
+        }
         Ok(())
     }
 
@@ -728,6 +763,10 @@ impl DistributedExplicit {
         detector: &mut Detector,
         record_contacts: bool,
     ) -> Result<Stepped, StepError> {
+        if !self.began.load(Ordering::Relaxed) {
+            // Rank 0's first step (the others begin before their loop).
+            self.begin(state, detector)?;
+        }
         let mut wall = PhaseTimes::default();
         let t0 = Instant::now();
         let ghosts = self.exchange_ghosts(state)?;
@@ -841,6 +880,7 @@ impl DistributedExplicit {
             });
         }
         self.migrate(state, detector, rebalance)?;
+        self.checkpoint_next = false;
         state.step += 1;
         state.time += self.dt;
         self.traffic.steps += 1;
@@ -885,9 +925,39 @@ impl Integrator for DistributedExplicit {
         self.advance(model, state, detector, record_contacts)
     }
 
-    /// Distributed runs take no checkpoints yet (the kept sets are spread over the ranks):
-    /// refused rather than resumed differently.
-    fn restore(&mut self, _bytes: &[u8]) -> Result<(), String> {
-        Err("distributed runs cannot resume from a checkpoint yet; rerun with one rank".to_owned())
+    fn checkpoint_follows(&mut self, due: bool) {
+        self.checkpoint_next = due;
     }
+
+    /// Explicit Euler carries nothing beyond the state and the kept sets (which the
+    /// detector restores on rank 0 and [`DistributedExplicit::begin`] hands out): only the
+    /// empty snapshot of one process's explicit run is accepted.
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        match bytes.is_empty() {
+            true => Ok(()),
+            false => Err(format!(
+                "explicit carries no state, but the checkpoint holds {} bytes for it",
+                bytes.len()
+            )),
+        }
+    }
+}
+
+/// The bisection of the particles of `state` by `weights` into `size` domains: the
+/// decomposition, every particle's owner, the particles `rank` owns (ascending) and the
+/// imbalance of the bisection.
+fn decompose(
+    state: &State,
+    weights: &[f64],
+    rank: u32,
+    size: u32,
+) -> Result<(Decomposition, Vec<u32>, Vec<u32>, f64), RcbError> {
+    let points: Vec<[f64; 3]> = state.bodies.iter().map(|b| b.position.into()).collect();
+    let decomposition = bisect(&points, weights, size)?;
+    let tried_at = imbalance(&decomposition.loads(&points, weights));
+    let owner: Vec<u32> = points.iter().map(|x| decomposition.locate(x)).collect();
+    let owned = (0..owner.len() as u32)
+        .filter(|&i| owner[i as usize] == rank)
+        .collect();
+    Ok((decomposition, owner, owned, tried_at))
 }
