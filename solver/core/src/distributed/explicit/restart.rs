@@ -118,7 +118,7 @@ impl DistributedExplicit {
         }
     }
 
-    /// Step 9 (module docs of [`super`]): the owned bodies and the kept sets of every
+    /// Step 8 (module docs of [`super`]): the owned bodies and the kept sets of every
     /// rank to rank 0, whose state and detector then hold the whole run for the
     /// checkpoint. Rank 0's detector drops the other ranks' sets again at its next
     /// detection (they are not among its candidate pairs); the other ranks keep theirs.
