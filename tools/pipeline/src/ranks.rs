@@ -5,7 +5,10 @@
 //!   ranks share the machine's cores instead of each starting one thread per core. When
 //!   N exceeds the cores, the ranks share cores: OpenMPI is told that this is wanted
 //!   through its environment (`OMPI_MCA_rmaps_base_oversubscribe=1`, which other MPI
-//!   launchers ignore; a command-line `--oversubscribe` would be refused by MPICH's).
+//!   launchers ignore; a command-line `--oversubscribe` would be refused by MPICH's), and
+//!   to yield the core while a rank waits for a message instead of polling
+//!   (`OMPI_MCA_mpi_yield_when_idle=1`: polling ranks take the cores from the ranks that
+//!   compute; measured in docs/performance.md).
 //! * **Cache.** The rank count and the threads are not part of the solve stage's stamp:
 //!   a distributed run writes the same files, byte for byte, on any number of ranks and
 //!   threads (tests/distributed.rs), so a rerun at another rank count reuses the stage
@@ -22,6 +25,9 @@ use crate::error::PipelineError;
 
 /// The environment variable that lets OpenMPI start more ranks than cores.
 pub const OVERSUBSCRIBE_ENV: &str = "OMPI_MCA_rmaps_base_oversubscribe";
+
+/// The environment variable that makes a waiting OpenMPI rank yield its core.
+pub const YIELD_ENV: &str = "OMPI_MCA_mpi_yield_when_idle";
 
 /// How the solve stage is launched over MPI.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,7 +92,10 @@ impl Ranks {
         all.extend(args.iter().cloned());
         all.extend(["--threads".to_owned(), self.threads().to_string()]);
         let env = match self.oversubscribed() {
-            true => vec![(OVERSUBSCRIBE_ENV.to_owned(), "1".to_owned())],
+            true => vec![
+                (OVERSUBSCRIBE_ENV.to_owned(), "1".to_owned()),
+                (YIELD_ENV.to_owned(), "1".to_owned()),
+            ],
             false => Vec::new(),
         };
         (self.mpirun.clone(), all, env)
@@ -119,7 +128,13 @@ mod tests {
         assert!(env.is_empty());
         let (_, args, env) = r(3, 2).launch(Path::new("/b/solver"), &[]);
         assert_eq!(args, ["-np", "3", "/b/solver", "--threads", "1"]);
-        assert_eq!(env, [(OVERSUBSCRIBE_ENV.to_owned(), "1".to_owned())]);
+        assert_eq!(
+            env,
+            [
+                (OVERSUBSCRIBE_ENV.to_owned(), "1".to_owned()),
+                (YIELD_ENV.to_owned(), "1".to_owned())
+            ]
+        );
         assert_eq!(r(2, 2).threads(), 1);
         assert!(!r(2, 2).oversubscribed());
     }

@@ -931,10 +931,10 @@ fn a_run_folder_held_by_another_solver_stops_the_solve_stage() {
     assert_eq!(ran(&report), ["solve fake", "export fake"]);
 }
 
-/// mpirun -np N PROGRAM ARGS…: logs its command line and the oversubscription switch,
-/// then runs PROGRAM ARGS (one "rank").
+/// mpirun -np N PROGRAM ARGS…: logs its command line and the oversubscription and yield
+/// switches, then runs PROGRAM ARGS (one "rank").
 const MPIRUN: &str = r#"#!/bin/sh
-echo "mpirun $* oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-unset}" >> calls.log
+echo "mpirun $* oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-unset} yield=${OMPI_MCA_mpi_yield_when_idle:-unset}" >> calls.log
 shift 2
 exec "$@"
 "#;
@@ -956,7 +956,7 @@ fn ranks_launch_the_solver_under_mpirun_and_a_rerun_at_another_count_reuses_it()
     let calls = s.calls();
     assert!(
         calls.contains(&format!(
-            "mpirun -np 3 {solver} scenario.yaml -o run.partial --threads 1 oversubscribe=1"
+            "mpirun -np 3 {solver} scenario.yaml -o run.partial --threads 1 oversubscribe=1 yield=1"
         )),
         "{calls:?}"
     );
@@ -983,7 +983,7 @@ fn ranks_launch_the_solver_under_mpirun_and_a_rerun_at_another_count_reuses_it()
     assert_eq!(
         s.calls()[0],
         format!(
-            "mpirun -np 2 {solver} scenario.yaml -o run.partial --threads 4 oversubscribe=unset"
+            "mpirun -np 2 {solver} scenario.yaml -o run.partial --threads 4 oversubscribe=unset yield=unset"
         )
     );
 }
