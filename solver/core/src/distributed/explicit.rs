@@ -353,8 +353,8 @@ impl DistributedExplicit {
         }
         let mut verdict = 0;
         if self.rank == 0 {
-            verdict = u8::from(self.rebalance_next) * VERDICT_REBALANCE
-                | u8::from(self.checkpoint_next) * VERDICT_CHECKPOINT;
+            verdict = (u8::from(self.rebalance_next) * VERDICT_REBALANCE)
+                | (u8::from(self.checkpoint_next) * VERDICT_CHECKPOINT);
             self.rebalance_next = false;
         }
         let bytes: Vec<Vec<u8>> = out.iter().map(|m| encode(&(verdict, m))).collect();

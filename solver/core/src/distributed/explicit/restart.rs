@@ -3,7 +3,7 @@
 //! A distributed run writes the checkpoint one process writes ([`crate::run::checkpoint`]:
 //! versioned, checksummed, written atomically by rank 0): at a checkpoint step every rank
 //! sends rank 0 its owned bodies and the kept active sets of the pairs it owns
-//! ([`DistributedExplicit::gather_checkpoint`]), so that rank 0 holds the whole state and
+//! (step 8 of [`super`]), so that rank 0 holds the whole state and
 //! the one-process [`crate::detect::Detector::snapshot`] (the union of the ranks' kept
 //! sets, in pair order). The kept sets are part of the checkpoint because the statistics
 //! (tree checks per level, unfolds, narrows, skipped pairs) depend on them: without them a
