@@ -7,7 +7,9 @@
 //!   `stats.msdem` byte for byte as the uninterrupted one-process run;
 //! * **rebalancing** — a lattice drifting fast across the bisection's cuts unbalances
 //!   the ranks beyond `distributed.rebalance_imbalance`; the domains are recomputed
-//!   (counted in the ranks' `--traffic` lines) and the results stay those of one process.
+//!   (counted in the ranks' `--traffic` lines) and the results stay those of one process;
+//! * **`pipeline --ranks N`** — runs the solve stage under `mpirun` with the results of a
+//!   one-process pipeline, and a rerun at another rank count reuses the stage.
 //!
 //! Needs the feature `mpi` and `mpirun` on the `PATH` (see tests/distributed.rs); says
 //! loudly when it skips.
@@ -283,5 +285,45 @@ mod mpi {
                 assert!(a == b, "{ranks} ranks: {name} differs from one process");
             }
         }
+    }
+
+    #[test]
+    fn pipeline_ranks_runs_the_solver_under_mpirun_and_another_count_reuses_it() {
+        if mpirun().is_none() {
+            return;
+        }
+        let (_dir, out) = prepare(&[]);
+        let reference = run_outputs(&out.join("run"));
+        let pipeline = out
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .join("mpi_lattice.yaml");
+        let elsewhere = tempfile::tempdir().unwrap();
+        let run = |ranks: &str| {
+            let output = Command::new(pipeline_binary())
+                .arg(&pipeline)
+                .args(["--ranks", ranks, "--out"])
+                .arg(elsewhere.path())
+                .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+                .output()
+                .unwrap();
+            let (stdout, stderr) = texts(&output);
+            assert!(
+                output.status.success(),
+                "--ranks {ranks}\n{stdout}\n{stderr}"
+            );
+            stdout
+        };
+        let stdout = run("2");
+        assert!(stdout.contains(" on 2 MPI ranks × "), "{stdout}");
+        assert!(run_outputs(&elsewhere.path().join("run")) == reference);
+        let stdout = run("3");
+        assert!(
+            stdout.contains("skip  solve mpi_lattice (up to date)"),
+            "{stdout}"
+        );
     }
 }

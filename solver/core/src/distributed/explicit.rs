@@ -560,8 +560,9 @@ impl DistributedExplicit {
         Ok((wrenches, records))
     }
 
-    /// Step 7 on rank 0, from the reports: the whole state, the statistics and the contacts and wrenches
-    /// of the frame; whether the imbalance asks for a new bisection (next step).
+    /// Step 7 on rank 0, from the reports: the whole state, the statistics and the
+    /// contacts and wrenches of the frame; whether the imbalance asks for a new bisection
+    /// (at the next step).
     fn summarise(
         &mut self,
         model: &Model,
