@@ -245,25 +245,6 @@ mod mpi {
     }
 
     #[test]
-    fn checkpoints_and_resumes_are_refused_in_one_line() {
-        let _one = serial();
-        let Some(mpirun) = mpirun() else {
-            return;
-        };
-        let p = prepare(&test_pipelines_dir().join("tiny.yaml"), &[]);
-        let scenario = p.out.join("scenario.yaml");
-        for flag in [&["--restart"][..], &["--checkpoint-every-steps", "10"]] {
-            let run = p.out.join("run_np2");
-            let output = launch(&mpirun, 2, &scenario, &run, flag);
-            let (_, stderr) = texts(&output);
-            assert!(!output.status.success());
-            let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-            assert_eq!(errors.len(), 1, "{stderr}");
-            assert!(errors[0].contains("cannot resume yet"), "{stderr}");
-        }
-    }
-
-    #[test]
     fn a_blow_up_aborts_every_rank_with_its_message_and_keeps_the_frames_written() {
         let _one = serial();
         let Some(mpirun) = mpirun() else {

@@ -164,6 +164,14 @@ impl Detector {
         self.kept.take_states(dest, parts)
     }
 
+    /// The kept sets of every pair, encoded as [`Detector::take_pair_states`] encodes
+    /// them, without removing them: a distributed checkpoint gathers them on rank 0,
+    /// which adds them with [`Detector::insert_pair_states`] so that its
+    /// [`Detector::snapshot`] is that of one process.
+    pub fn pair_states(&self) -> Vec<u8> {
+        self.kept.copy_states()
+    }
+
     /// Adds kept sets taken by [`Detector::take_pair_states`]; an error says what did not
     /// decode.
     pub fn insert_pair_states(&mut self, bytes: &[u8]) -> Result<(), String> {

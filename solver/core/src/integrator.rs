@@ -69,6 +69,12 @@ pub trait Integrator: std::fmt::Debug + Send {
         Vec::new()
     }
 
+    /// Told by the run loop before every step whether it writes a checkpoint after that
+    /// step ([`crate::run::checkpoint`]). An integrator whose state is spread over
+    /// processes (a distributed run) gathers it during that step, so that its
+    /// [`Integrator::snapshot`] and the [`State`] hold the whole run; the default ignores it.
+    fn checkpoint_follows(&mut self, _due: bool) {}
+
     /// Restores a [`Integrator::snapshot`] of the same integrator and scenario; an error
     /// says what did not decode. The default accepts only the empty snapshot.
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {

@@ -440,6 +440,13 @@ fn start(
     let mut failure = None;
     for n in state.step + 1..=steps {
         let output_step = n % every == 0;
+        // Decided before the step, so that a distributed integrator gathers its state
+        // during it (the wall time is read at the step's start rather than its end).
+        let checkpoint_due = n < steps
+            && options
+                .checkpoint
+                .due(n, last_checkpoint.elapsed().as_secs_f64());
+        stepper.checkpoint_follows(checkpoint_due);
         match stepper.step(&model, &mut state, output_step) {
             Ok(mut out) => {
                 if !out.stats.converged {
@@ -474,11 +481,7 @@ fn start(
                     }
                     summary.frames += 1;
                 }
-                if n < steps
-                    && options
-                        .checkpoint
-                        .due(n, last_checkpoint.elapsed().as_secs_f64())
-                {
+                if checkpoint_due {
                     let (detector, integrator) = stepper.snapshot();
                     let marks = match streams.marks() {
                         Ok(m) => m,

@@ -61,6 +61,12 @@ pub enum PipelineError {
         /// Where it was expected.
         path: PathBuf,
     },
+    /// `--ranks N` without an `mpirun` on the `PATH`.
+    #[error("--ranks {ranks}: mpirun not found on the PATH (install OpenMPI, e.g. `apt-get install openmpi-bin`, and a solver built with `--features msdem-solver/mpi`; or run without --ranks)")]
+    MpirunMissing {
+        /// The rank count asked for.
+        ranks: u32,
+    },
     /// A stage's input does not exist (only possible with `--only`).
     #[error("{stage}: input {} is missing; run the earlier stages first (without --only)", path.display())]
     InputMissing {

@@ -51,6 +51,7 @@ pub mod outputs;
 pub mod packing;
 pub mod plan;
 mod process;
+pub mod ranks;
 pub mod reference;
 mod report;
 pub mod run_facts;

@@ -27,6 +27,11 @@ struct Args {
     /// Output folder instead of out/NAME.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Run the solve stage on N MPI ranks (`mpirun -np N solver …`, a solver built with
+    /// the feature `mpi`), each with cores/N threads; the results are those of one
+    /// process, so the rank count does not invalidate the stage.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65536))]
+    ranks: Option<u32>,
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
@@ -36,6 +41,12 @@ fn run(args: Args) -> anyhow::Result<()> {
         .parent()
         .context("the pipeline executable has no parent folder")?
         .to_owned();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let ranks = match args.ranks {
+        Some(n) => msdem_pipeline::ranks::ranks(n, std::env::var_os("PATH").as_deref(), cores)
+            .map_err(|e| anyhow::anyhow!("{e}"))?,
+        None => None,
+    };
     let opts = RunOptions {
         pipeline: args.pipeline,
         out_dir: args.out,
@@ -44,6 +55,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         only: args.only,
         resume: args.resume,
         command: std::env::args().collect(),
+        ranks,
     };
     // The library's messages already carry their causes: no error chain on top.
     run_pipeline(&opts, &mut std::io::stdout()).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -13,12 +13,14 @@ use crate::plan::Stage;
 /// terminal, for plain lines otherwise.
 pub const PROGRESS_ENV: &str = "MSDEM_PROGRESS";
 
-/// Runs the stage binary in `out_dir`; its stderr is passed through and its warnings (lines
+/// Runs the stage binary (`program` with `stage.args` and the variables `env` added to the
+/// environment) in `out_dir`; its stderr is passed through and its warnings (lines
 /// starting with `warning` after the stage's `NAME: ` prefix, if any) are appended to
 /// `warnings`; its error message is kept for [`PipelineError::StageFailed`].
 pub fn execute(
     program: &Path,
     stage: &Stage,
+    env: &[(String, String)],
     out_dir: &Path,
     warnings: &mut Vec<String>,
 ) -> Result<(), PipelineError> {
@@ -39,6 +41,7 @@ pub fn execute(
             .current_dir(out_dir)
             .stdin(Stdio::null())
             .env(PROGRESS_ENV, progress)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stderr(Stdio::piped());
         die_with_parent(&mut command);
         command.spawn()

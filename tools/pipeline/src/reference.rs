@@ -124,8 +124,8 @@ pub const OUTPUT_FILES: &[OutputDoc] = &[
     o("run/plots/steps.csv", "export", "yes", "every step's statistics (columns in tools/export/src/steps_csv.rs)"),
     o("run/preview.png", "export", "yes", "one frame rendered without ParaView, 1024 × 768"),
     o("run/preview_animation.png", "export", "yes", "animated PNG of the whole run, ≤ 100 frames, 640 × 480"),
-    o("run.log", "pipeline", "no: times and dates", "text: command, versions, pipeline hash, parameters, stages (ran or reused, seconds), solver counts and phase breakdown, warnings"),
-    o(".stamps/KIND-NAME.stamp", "pipeline", "yes (solve's: no, it records timings.msdem)", "SHA-256 of a stage's inputs, command line and binary, and the path, size and SHA-256 of every file the stage made: the stage is skipped while both match"),
+    o("run.log", "pipeline", "no: times and dates", "text: command, versions, pipeline hash, parameters, stage selection (with `--ranks N`), stages (ran or reused, seconds), solver counts and phase breakdown, warnings"),
+    o(".stamps/KIND-NAME.stamp", "pipeline", "yes (solve's: no, it records timings.msdem)", "SHA-256 of a stage's inputs, command line and binary, and the path, size and SHA-256 of every file the stage made: the stage is skipped while both match (`pipeline --ranks N` is not part of it: the results are the same on any number of ranks)"),
     o(".stamps/KIND-NAME.warnings", "pipeline", "yes", "the warnings a stage printed, repeated in run.log when the stage is reused"),
     o(".stamps/solve-NAME.started", "pipeline", "yes", "the solve stage's stamp digest, written before the solver starts, removed when it succeeded; a killed run leaves it beside `run.partial/` (the folder the solver writes, swapped in as run/ when it succeeded) and its checkpoints: `pipeline --resume` continues only a checkpoint of this digest"),
 ];

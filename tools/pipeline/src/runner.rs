@@ -14,6 +14,7 @@ use crate::load::load_pipeline;
 use crate::outputs::{self, Mismatch};
 use crate::plan::{self, Stage, StageKind, SCENARIO_FILE};
 use crate::process::execute;
+use crate::ranks::Ranks;
 use crate::report::{describe, report_products, say};
 use crate::run_log::{self, Outcome, RunLog, StageEntry, RUN_LOG_FILE};
 use crate::spec::PipelineSpec;
@@ -37,6 +38,8 @@ pub struct RunOptions {
     pub resume: bool,
     /// The command line as typed, for the run log (empty: not recorded).
     pub command: Vec<String>,
+    /// `--ranks N`: the solve stage over MPI ([`crate::ranks`]); `None`: one process.
+    pub ranks: Option<Ranks>,
 }
 
 /// What happened to one stage.
@@ -168,7 +171,10 @@ pub fn run_pipeline(opts: &RunOptions, log: &mut dyn Write) -> Result<RunReport,
                 (Some(o), true) => format!("--only {o}, --force"),
             },
             if opts.resume { ", --resume" } else { "" }
-        ),
+        ) + &opts
+            .ranks
+            .as_ref()
+            .map_or(String::new(), |r| format!(", --ranks {}", r.count)),
         binaries: Vec::new(),
         stages: selected
             .iter()
@@ -271,6 +277,7 @@ fn run_selected(
             StageMode {
                 force: opts.force,
                 resume: opts.resume,
+                ranks: opts.ranks.as_ref(),
             },
             position,
             &mut entry.warnings,
@@ -329,13 +336,15 @@ fn remove_path(path: &Path) -> Result<(), PipelineError> {
     }
 }
 
-/// `--force` and `--resume`, as one stage sees them.
+/// `--force`, `--resume` and `--ranks`, as one stage sees them.
 #[derive(Clone, Copy, Debug)]
-struct StageMode {
+struct StageMode<'a> {
     /// Run it even when its stamp is current.
     force: bool,
     /// Continue it from its checkpoint when it has one of the same run.
     resume: bool,
+    /// Run a solve stage over MPI (not part of its stamp: the results are the same).
+    ranks: Option<&'a Ranks>,
 }
 
 /// The checkpoint `stage` can be continued from: the first of its [`crate::plan::Restart`]
@@ -476,7 +485,24 @@ fn run_stage(
     }
     let started = Instant::now();
     let first_warning = warnings.len();
-    execute(program, &command, out_dir, warnings)?;
+    match mode.ranks.filter(|_| stage.kind == StageKind::Solve) {
+        Some(ranks) => {
+            let (mpirun, args, env) = ranks.launch(program, &command.args);
+            say(
+                log,
+                format_args!(
+                    "{position} on {} MPI ranks × {} threads: {} {}",
+                    ranks.count,
+                    ranks.threads(),
+                    mpirun.display(),
+                    args.join(" ")
+                ),
+            );
+            command.args = args;
+            execute(&mpirun, &command, &env, out_dir, warnings)?;
+        }
+        None => execute(program, &command, &[], out_dir, warnings)?,
+    }
     let seconds = started.elapsed().as_secs_f64();
     if let Some((written, target)) = &stage.staging {
         let target = out_dir.join(target);

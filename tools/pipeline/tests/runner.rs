@@ -112,6 +112,7 @@ impl Setup {
             only: None,
             resume: false,
             command: Vec::new(),
+            ranks: None,
         }
     }
 
@@ -928,4 +929,75 @@ fn a_run_folder_held_by_another_solver_stops_the_solve_stage() {
     drop(holder);
     let (report, _) = s.run();
     assert_eq!(ran(&report), ["solve fake", "export fake"]);
+}
+
+/// mpirun -np N PROGRAM ARGS…: logs its command line and the oversubscription and yield
+/// switches, then runs PROGRAM ARGS (one "rank").
+const MPIRUN: &str = r#"#!/bin/sh
+echo "mpirun $* oversubscribe=${OMPI_MCA_rmaps_base_oversubscribe:-unset} yield=${OMPI_MCA_mpi_yield_when_idle:-unset}" >> calls.log
+shift 2
+exec "$@"
+"#;
+
+#[test]
+fn ranks_launch_the_solver_under_mpirun_and_a_rerun_at_another_count_reuses_it() {
+    let s = Setup::new();
+    fs::create_dir(s.path("mpi")).unwrap();
+    write_script(&s.path("mpi/mpirun"), MPIRUN);
+    let path = s.path("mpi").into_os_string();
+    let with = |count: u32, cores: usize| RunOptions {
+        ranks: msdem_pipeline::ranks::ranks(count, Some(&path), cores).unwrap(),
+        ..s.options()
+    };
+    // 3 ranks on 2 cores: one thread each, oversubscribed.
+    let (result, log) = s.run_with(&with(3, 2));
+    assert_eq!(ran(&result.unwrap()), ALL);
+    let solver = s.path("bin/solver").display().to_string();
+    let calls = s.calls();
+    assert!(
+        calls.contains(&format!(
+            "mpirun -np 3 {solver} scenario.yaml -o run.partial --threads 1 oversubscribe=1 yield=1"
+        )),
+        "{calls:?}"
+    );
+    assert!(
+        calls.contains(&"solver scenario.yaml -o run.partial --threads 1".to_owned()),
+        "{calls:?}"
+    );
+    assert!(log.contains("[7/8] on 3 MPI ranks × 1 threads: "), "{log}");
+    let run_log = fs::read_to_string(s.out().join("run.log")).unwrap();
+    assert!(run_log.contains("--ranks 3"), "{run_log}");
+    // The same results on any number of ranks: the solve stage is up to date at 2 ranks
+    // and in one process.
+    for opts in [with(2, 8), s.options()] {
+        let (result, _) = s.run_with(&opts);
+        assert!(ran(&result.unwrap()).is_empty());
+    }
+    // 2 ranks on 8 cores, forced: four threads each, no oversubscription.
+    let (result, _) = s.run_with(&RunOptions {
+        force: true,
+        only: Some("solve".to_owned()),
+        ..with(2, 8)
+    });
+    assert_eq!(ran(&result.unwrap()), ["solve fake"]);
+    assert_eq!(
+        s.calls()[0],
+        format!(
+            "mpirun -np 2 {solver} scenario.yaml -o run.partial --threads 4 oversubscribe=unset yield=unset"
+        )
+    );
+}
+
+#[test]
+fn ranks_without_mpirun_are_refused_in_one_line() {
+    let s = Setup::new();
+    fs::create_dir(s.path("empty")).unwrap();
+    let e = msdem_pipeline::ranks::ranks(4, Some(s.path("empty").as_os_str()), 2).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "--ranks 4: mpirun not found on the PATH (install OpenMPI, e.g. `apt-get install \
+         openmpi-bin`, and a solver built with `--features msdem-solver/mpi`; or run without \
+         --ranks)"
+    );
+    assert!(matches!(e, PipelineError::MpirunMissing { ranks: 4 }));
 }

@@ -126,6 +126,15 @@ impl KeptSets {
             .collect()
     }
 
+    /// Every state, encoded as [`KeptSets::take_states`] encodes one rank's (empty when
+    /// there is none), without removing any.
+    pub fn copy_states(&self) -> Vec<u8> {
+        match self.states.is_empty() {
+            true => Vec::new(),
+            false => postcard::to_allocvec(&self.states).unwrap_or_default(),
+        }
+    }
+
     /// Adds states taken by [`KeptSets::take_states`] (kept in key order); an error names
     /// what did not decode.
     pub fn insert_states(&mut self, bytes: &[u8]) -> Result<(), String> {

@@ -21,22 +21,37 @@
 //!    owners, which sum them in the one-process order (rolling torques first, then the
 //!    contacts). Same summands in the same order: the same bits;
 //! 5. **integration** of the owned particles;
-//! 6. **reduce** to rank 0 of the counters, the ranks' summed [`super::cost`] weights,
-//!    the lowest non-finite particle and, per owned particle, the eight numbers it adds to
-//!    the energies and momenta ([`ParticleTerms`]): rank 0 sums these in particle order,
-//!    as one process does ([`crate::motion::energy::observables`]), so the statistics
-//!    keep their bits without the bodies. Only at output steps (`output_every`) do the owned bodies, the
-//!    contacts and the wrenches go to rank 0, which then holds the whole state and writes
-//!    the frame (distributed runs take no checkpoints);
-//! 7. **rebalance** — rank 0 recomputes the bisection when the load imbalance
-//!    (`max / mean` of the ranks' summed weights) exceeds the threshold `r` and has grown
-//!    by `(r − 1)/2` since the last bisection (or attempt: a few heavy particles may not
-//!    split any better): it asks every rank for its particles' centres, bisects, and
-//!    sends the new cuts to all when they balance better;
-//! 8. **migration** — a particle whose centre left its rank's domain goes, with the kept
-//!    sets of its pairs, to the rank now holding it.
+//! 6. **rebalance** — when rank 0's verdict (sent with its ghosts in step 1) asks for it:
+//!    rank 0 decided after the previous step that the load imbalance (`max / mean` of the
+//!    ranks' summed weights) exceeds the threshold `r` and has grown by `(r − 1)/2` since
+//!    the last bisection (or attempt: a few heavy particles may not split any better); it
+//!    asks every rank for its particles' centres, bisects, and sends the new cuts to all
+//!    when they balance better. A step late costs nothing: the domains never change the
+//!    results;
+//! 7. **report and migration, one exchange** — every rank sends rank 0 its counters, its
+//!    summed [`super::cost`] weights, its lowest non-finite particle and, per owned
+//!    particle, the eight numbers it adds to the energies and momenta ([`ParticleTerms`]),
+//!    which rank 0 sums in particle order as one process does
+//!    ([`crate::motion::energy::observables`]), so the statistics keep their bits without
+//!    the bodies (only at output steps do the owned bodies, the contacts and the wrenches
+//!    go too, for the frame); in the same exchange a particle whose centre left its rank's
+//!    domain goes, with the kept sets of its pairs, to the rank now holding it;
+//! 8. **checkpoint** — when the run loop announced one after this step
+//!    ([`Integrator::checkpoint_follows`], rank 0's word travels with its ghosts), every
+//!    rank sends its owned bodies and its pairs' kept sets to rank 0, which then writes
+//!    the checkpoint one process writes ([`restart`]).
+//!
+//! Five exchanges per step (ghosts with the verdict; Coulomb limits; their sums back;
+//! wrench contributions; report with migration), each an `MPI_Alltoall` of the sizes and
+//! an `MPI_Alltoallv` of the bytes ([`super::exchange`]); two more only when rebalancing,
+//! one more at a checkpoint.
+//!
+//! The run starts with [`DistributedExplicit::begin`] on every rank: rank 0 sends the
+//! state it starts from (a restored checkpoint's, re-decomposed for this rank count, with
+//! each rank's kept sets) or says that it takes no step.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -62,6 +77,8 @@ use crate::params::Params;
 use crate::state::{Body, State};
 use msdem_broadphase::{BroadPhase, BroadPhaseKind, HGridConfig, Sphere};
 use msdem_geom::math::Vec3;
+
+pub mod restart;
 
 /// Position of a contact in the one-process contact order: (0 particle / 1 obstacle
 /// pair, particle `a`, other body, index within the pair).
@@ -103,6 +120,13 @@ pub(super) struct Report {
     /// Implicit steps: the checks per level of every Picard iteration (explicit: none).
     pub(super) iteration_checks: Vec<Vec<u64>>,
 }
+
+/// Bit of rank 0's verdict (sent with its ghosts): recompute the bisection before this
+/// step's migration (asked for by the previous step's loads).
+const VERDICT_REBALANCE: u8 = 1;
+
+/// Bit of rank 0's verdict: the run loop writes a checkpoint after this step.
+const VERDICT_CHECKPOINT: u8 = 2;
 
 /// Contact records with their place in the one-process contact order.
 pub(super) type KeyedRecords = Vec<(ContactKey, ContactRecord)>;
@@ -167,6 +191,13 @@ pub struct DistributedExplicit {
     pub(super) rolling: Vec<RollingTorque>,
     pub(super) traffic: Traffic,
     pub(super) shared: Arc<Mutex<Traffic>>,
+    /// Whether [`DistributedExplicit::begin`] ran (shared with the launcher, which
+    /// releases the other ranks itself when rank 0 took no step).
+    began: Arc<AtomicBool>,
+    /// Rank 0: the run loop writes a checkpoint after the current step.
+    checkpoint_next: bool,
+    /// Rank 0: the last step's loads ask for a new bisection (sent with the next ghosts).
+    pub(super) rebalance_next: bool,
 }
 
 impl std::fmt::Debug for DistributedExplicit {
@@ -202,13 +233,7 @@ impl DistributedExplicit {
         rebalance_above: f64,
     ) -> Result<Self, RcbError> {
         let weights = particle_weights(model, &state.bodies);
-        let points: Vec<[f64; 3]> = state.bodies.iter().map(|b| b.position.into()).collect();
-        let decomposition = bisect(&points, &weights, size)?;
-        let tried_at = imbalance(&decomposition.loads(&points, &weights));
-        let owner: Vec<u32> = points.iter().map(|x| decomposition.locate(x)).collect();
-        let owned = (0..owner.len() as u32)
-            .filter(|&i| owner[i as usize] == rank)
-            .collect();
+        let (decomposition, owner, owned, tried_at) = decompose(state, &weights, rank, size)?;
         let reach = state
             .bodies
             .iter()
@@ -246,7 +271,28 @@ impl DistributedExplicit {
                 ..Traffic::default()
             },
             shared: Arc::default(),
+            began: Arc::default(),
+            checkpoint_next: false,
+            rebalance_next: false,
         })
+    }
+
+    /// A new bisection of the particles of `state` (a restored checkpoint's).
+    fn redecompose(&mut self, state: &State) -> Result<(), RcbError> {
+        let (decomposition, owner, owned, tried_at) =
+            decompose(state, &self.weights, self.rank, self.size)?;
+        self.domains = decomposition.domains();
+        self.decomposition = decomposition;
+        self.owner = owner;
+        self.owned = owned;
+        self.tried_at = tried_at;
+        Ok(())
+    }
+
+    /// A handle on whether [`DistributedExplicit::begin`] ran, for the launcher of rank 0
+    /// ([`restart::release`] when it did not).
+    pub fn shared_began(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.began)
     }
 
     /// The particles this rank owns now, ascending.
@@ -273,11 +319,7 @@ impl DistributedExplicit {
         }
     }
 
-    pub(super) fn swap(
-        &mut self,
-        state: &State,
-        out: &[Vec<u8>],
-    ) -> Result<Vec<Vec<u8>>, StepError> {
+    pub(super) fn swap(&mut self, state: &State, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, StepError> {
         exchange(&world(), out, &mut self.traffic.bytes_sent).map_err(|m| self.fail(state, m))
     }
 
@@ -290,9 +332,10 @@ impl DistributedExplicit {
         postcard::from_bytes(bytes).map_err(|e| self.fail(state, format!("{what}: {e}")))
     }
 
-    /// Step 1: sends owned particles to the ranks that need them as ghosts; returns the
-    /// ghosts received (id ascending).
-    pub(super) fn exchange_ghosts(&mut self, state: &mut State) -> Result<Vec<u32>, StepError> {
+    /// Step 1: sends owned particles to the ranks that need them as ghosts, rank 0 with
+    /// its verdict ([`VERDICT_REBALANCE`], [`VERDICT_CHECKPOINT`]); returns the ghosts
+    /// received (id ascending) and the verdict.
+    pub(super) fn exchange_ghosts(&mut self, state: &mut State) -> Result<(Vec<u32>, u8), StepError> {
         let size = self.size as usize;
         let mut out: Vec<Vec<(u32, &Body)>> = vec![Vec::new(); size];
         for s in &mut self.sent_ghosts {
@@ -311,14 +354,23 @@ impl DistributedExplicit {
                 }
             }
         }
-        let bytes: Vec<Vec<u8>> = out.iter().map(encode).collect();
+        let mut verdict = 0;
+        if self.rank == 0 {
+            verdict = (u8::from(self.rebalance_next) * VERDICT_REBALANCE)
+                | (u8::from(self.checkpoint_next) * VERDICT_CHECKPOINT);
+            self.rebalance_next = false;
+        }
+        let bytes: Vec<Vec<u8>> = out.iter().map(|m| encode(&(verdict, m))).collect();
         let got = self.swap(state, &bytes)?;
         let mut ghosts = Vec::new();
         for (src, m) in got.iter().enumerate() {
             if m.is_empty() || src == self.rank as usize {
                 continue;
             }
-            let list: Vec<(u32, Body)> = self.decode(state, m, "ghosts")?;
+            let (said, list): (u8, Vec<(u32, Body)>) = self.decode(state, m, "ghosts")?;
+            if src == 0 {
+                verdict = said;
+            }
             for (id, body) in list {
                 if id as usize >= state.bodies.len() {
                     return Err(self.fail(state, format!("ghost particle {id} does not exist")));
@@ -330,7 +382,7 @@ impl DistributedExplicit {
         }
         ghosts.sort_unstable();
         self.traffic.ghosts += ghosts.len() as u64;
-        Ok(ghosts)
+        Ok((ghosts, verdict))
     }
 
     /// Step 2: the candidate pairs this rank owns, in the one-process order.
@@ -393,11 +445,7 @@ impl DistributedExplicit {
     }
 
     /// Step 4a: the summed Coulomb limit of every owned and ghost body with a contact.
-    pub(super) fn loads(
-        &mut self,
-        state: &State,
-        keys: &[ContactKey],
-    ) -> Result<Vec<f64>, StepError> {
+    pub(super) fn loads(&mut self, state: &State, keys: &[ContactKey]) -> Result<Vec<f64>, StepError> {
         let size = self.size as usize;
         let mut parts: Vec<(u32, ContactKey, f64)> = Vec::new();
         let mut out: Vec<Vec<(u32, ContactKey, f64)>> = vec![Vec::new(); size];
@@ -516,21 +564,17 @@ impl DistributedExplicit {
         Ok((wrenches, records))
     }
 
-    /// Steps 6–7 on rank 0: the whole state, the statistics and the contacts and wrenches
-    /// of the frame; the new decomposition when the imbalance is over the threshold.
-    pub(super) fn gather(
+    /// Step 7 on rank 0, from the reports: the whole state, the statistics and the
+    /// contacts and wrenches of the frame; whether the imbalance asks for a new bisection
+    /// (at the next step).
+    pub(super) fn summarise(
         &mut self,
         model: &Model,
         state: &mut State,
-        report: Report,
+        reports: Vec<(usize, Report)>,
         record: bool,
     ) -> Result<Gathered, StepError> {
         let size = self.size as usize;
-        let mut out = vec![Vec::new(); size];
-        out[0] = encode(&report);
-        let before = self.traffic.bytes_sent;
-        let got = self.swap(state, &out)?;
-        self.traffic.bytes_gathered += self.traffic.bytes_sent - before;
         let mut stats = StepStats {
             checks_per_level: vec![
                 0;
@@ -553,10 +597,12 @@ impl DistributedExplicit {
                 rebalance: false,
             });
         }
+        if reports.len() != size {
+            return Err(self.fail(state, format!("{} reports for {size} ranks", reports.len())));
+        }
         let mut terms: Vec<(u32, ParticleTerms)> = Vec::with_capacity(state.bodies.len());
         let mut non_finite: Option<(u32, u8)> = None;
-        for (r, m) in got.iter().enumerate() {
-            let rep: Report = self.decode(state, m, "report")?;
+        for (r, rep) in reports {
             loads[r] = rep.load;
             for (id, body) in rep.bodies {
                 if let Some(slot) = state.bodies.get_mut(id as usize) {
@@ -623,7 +669,7 @@ impl DistributedExplicit {
         })
     }
 
-    /// Step 7 when rank 0 asked for it (`rebalance`, the same on every rank): the owned
+    /// Step 6 when rank 0 asked for it (its verdict, the same on every rank): the owned
     /// centres to rank 0, which bisects them; the new decomposition when it balances
     /// better than the current one (a bisection that fails on coincident particles, or
     /// does no better, keeps the current domains).
@@ -659,22 +705,19 @@ impl DistributedExplicit {
         }))
     }
 
-    /// Steps 7–8: rank 0's verdict (rebalance or not) to every rank, the rebalance when
-    /// asked for, then the migration of particles (and their pairs' kept sets) whose
-    /// centre left this rank's domain.
-    pub(super) fn migrate(
+    /// Steps 6–8 in one exchange: the rebalance when rank 0's verdict asked for it, then
+    /// this rank's report to rank 0 together with the particles (and their pairs' kept
+    /// sets) whose centre left this rank's domain. Returns the reports received (rank 0:
+    /// one per rank, by sender).
+    pub(super) fn report_and_migrate(
         &mut self,
         state: &mut State,
         detector: &mut Detector,
-        rebalance: bool,
-    ) -> Result<(), StepError> {
+        verdict: u8,
+        report: &Report,
+    ) -> Result<Vec<(usize, Report)>, StepError> {
         let size = self.size as usize;
-        let mut out = vec![Vec::new(); size];
-        if self.rank == 0 {
-            out.iter_mut().for_each(|m| m.push(u8::from(rebalance)));
-        }
-        let got = self.swap(state, &out)?;
-        if got[0].first() == Some(&1) {
+        if verdict & VERDICT_REBALANCE != 0 {
             let mut out = vec![Vec::new(); size];
             if self.rank == 0 {
                 let message = encode(&self.rebalance(state)?);
@@ -712,22 +755,34 @@ impl DistributedExplicit {
         for (k, r) in &dest {
             self.owner[*k as usize] = *r as u32;
         }
+        let report = encode(report);
+        if self.rank != 0 {
+            self.traffic.bytes_gathered += report.len() as u64;
+        }
+        let none: &[u8] = &[];
         let bytes: Vec<Vec<u8>> = leaving
             .iter()
             .zip(&sets)
-            .map(|(bodies, sets)| {
-                if bodies.is_empty() {
+            .enumerate()
+            .map(|(r, (bodies, sets))| {
+                let report = if r == 0 { &report[..] } else { none };
+                if bodies.is_empty() && report.is_empty() {
                     Vec::new()
                 } else {
-                    encode(&(bodies, sets))
+                    encode(&(report, bodies, sets))
                 }
             })
             .collect();
+        let mut reports = Vec::new();
         for (src, m) in self.swap(state, &bytes)?.iter().enumerate() {
             if m.is_empty() {
                 continue;
             }
-            let (bodies, sets): (Vec<(u32, Body)>, Vec<u8>) = self.decode(state, m, "migration")?;
+            let (report, bodies, sets): (Vec<u8>, Vec<(u32, Body)>, Vec<u8>) =
+                self.decode(state, m, "report and migration")?;
+            if !report.is_empty() {
+                reports.push((src, self.decode::<Report>(state, &report, "report")?));
+            }
             for (id, body) in bodies {
                 state.bodies[id as usize] = body;
                 self.owner[id as usize] = self.rank;
@@ -739,7 +794,7 @@ impl DistributedExplicit {
                 .map_err(|e| self.fail(state, format!("migration from rank {src}: {e}")))?;
         }
         self.owned.sort_unstable();
-        Ok(())
+        Ok(reports)
     }
 
     /// One distributed explicit step (module docs). Every rank calls it; rank 0 returns
@@ -752,9 +807,13 @@ impl DistributedExplicit {
         detector: &mut Detector,
         record_contacts: bool,
     ) -> Result<Stepped, StepError> {
+        if !self.began.load(Ordering::Relaxed) {
+            // Rank 0's first step (the others begin before their loop).
+            self.begin(state, detector)?;
+        }
         let mut wall = PhaseTimes::default();
         let t0 = Instant::now();
-        let ghosts = self.exchange_ghosts(state)?;
+        let (ghosts, verdict) = self.exchange_ghosts(state)?;
         let pairs = self.owned_pairs(model, state, &ghosts)?;
         wall.broad += t0.elapsed().as_secs_f64();
         if self.search == Search::Kept {
@@ -848,6 +907,7 @@ impl DistributedExplicit {
             },
             iteration_checks: Vec::new(),
         };
+        let reports = self.report_and_migrate(state, detector, verdict, &report)?;
         let Gathered {
             mut stats,
             contacts,
@@ -855,7 +915,8 @@ impl DistributedExplicit {
             observables: obs,
             non_finite,
             rebalance,
-        } = self.gather(model, state, report, record_contacts)?;
+        } = self.summarise(model, state, reports, record_contacts)?;
+        self.rebalance_next = rebalance;
         if let Some((particle, quantity)) = non_finite {
             // The error one process reports (its lowest non-finite particle), from rank
             // 0; the other ranks wait in the next exchange until the launcher aborts them.
@@ -865,7 +926,10 @@ impl DistributedExplicit {
                 quantity,
             });
         }
-        self.migrate(state, detector, rebalance)?;
+        if verdict & VERDICT_CHECKPOINT != 0 {
+            self.gather_checkpoint(state, detector)?;
+        }
+        self.checkpoint_next = false;
         state.step += 1;
         state.time += self.dt;
         self.traffic.steps += 1;
@@ -910,9 +974,39 @@ impl Integrator for DistributedExplicit {
         self.advance(model, state, detector, record_contacts)
     }
 
-    /// Distributed runs take no checkpoints yet (the kept sets are spread over the ranks):
-    /// refused rather than resumed differently.
-    fn restore(&mut self, _bytes: &[u8]) -> Result<(), String> {
-        Err("distributed runs cannot resume from a checkpoint yet; rerun with one rank".to_owned())
+    fn checkpoint_follows(&mut self, due: bool) {
+        self.checkpoint_next = due;
     }
+
+    /// Explicit Euler carries nothing beyond the state and the kept sets (which the
+    /// detector restores on rank 0 and [`DistributedExplicit::begin`] hands out): only the
+    /// empty snapshot of one process's explicit run is accepted.
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        match bytes.is_empty() {
+            true => Ok(()),
+            false => Err(format!(
+                "explicit carries no state, but the checkpoint holds {} bytes for it",
+                bytes.len()
+            )),
+        }
+    }
+}
+
+/// The bisection of the particles of `state` by `weights` into `size` domains: the
+/// decomposition, every particle's owner, the particles `rank` owns (ascending) and the
+/// imbalance of the bisection.
+fn decompose(
+    state: &State,
+    weights: &[f64],
+    rank: u32,
+    size: u32,
+) -> Result<(Decomposition, Vec<u32>, Vec<u32>, f64), RcbError> {
+    let points: Vec<[f64; 3]> = state.bodies.iter().map(|b| b.position.into()).collect();
+    let decomposition = bisect(&points, weights, size)?;
+    let tried_at = imbalance(&decomposition.loads(&points, weights));
+    let owner: Vec<u32> = points.iter().map(|x| decomposition.locate(x)).collect();
+    let owned = (0..owner.len() as u32)
+        .filter(|&i| owner[i as usize] == rank)
+        .collect();
+    Ok((decomposition, owner, owned, tried_at))
 }

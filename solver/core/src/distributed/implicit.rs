@@ -112,6 +112,8 @@ pub struct DistributedImplicit {
     /// number and time step \[s\]; with this rank's candidate pairs.
     last: Option<(u64, f64, u32)>,
     secants: Vec<(u32, f64, f64)>,
+    /// Rank 0's verdict of this step (rebalance, checkpoint), as its ghosts brought it.
+    verdict: u8,
 }
 
 impl DistributedImplicit {
@@ -154,6 +156,7 @@ impl DistributedImplicit {
             moved: Vec::new(),
             last: None,
             secants: Vec::new(),
+            verdict: 0,
         })
     }
 
@@ -165,6 +168,21 @@ impl DistributedImplicit {
     /// Communication and balance counters so far.
     pub fn traffic(&self) -> Traffic {
         self.core.traffic()
+    }
+
+    /// See [`DistributedExplicit::shared_began`].
+    pub fn shared_began(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        self.core.shared_began()
+    }
+
+    /// The start handshake of the run ([`DistributedExplicit::begin`]); implicit runs
+    /// over ranks take no checkpoints, so they always start at step 0.
+    pub fn begin(
+        &mut self,
+        state: &mut State,
+        detector: &mut Detector,
+    ) -> Result<Option<u64>, StepError> {
+        self.core.begin(state, detector)
     }
 
     /// A handle on [`DistributedImplicit::traffic`], updated after every step.
@@ -300,8 +318,17 @@ impl DistributedImplicit {
         detector: &mut Detector,
         record_contacts: bool,
     ) -> Result<Stepped, StepError> {
+        if !self
+            .core
+            .shared_began()
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            // Rank 0's first step (the others begin before their loop).
+            self.core.begin(state, detector)?;
+        }
         let (step0, time0) = (state.step, state.time);
         let mut tally = Tally::default();
+        self.verdict = 0;
         if !self.attempt(model, state, detector, self.dt, &mut tally)? {
             let begin = self.start.clone();
             state.bodies.clone_from(&begin);
@@ -413,7 +440,8 @@ impl DistributedImplicit {
             } else {
                 // 1. Ghosts, 2. detection at the evaluation state.
                 let t0 = Instant::now();
-                let ghosts = self.core.exchange_ghosts(eval)?;
+                let (ghosts, said) = self.core.exchange_ghosts(eval)?;
+                self.verdict |= said;
                 let candidates = self.core.owned_pairs(model, eval, &ghosts)?;
                 if multiscale {
                     self.exchange_moved(eval)?;
@@ -611,8 +639,10 @@ impl DistributedImplicit {
             },
             iteration_checks: tally.iteration_checks,
         };
-        let gathered = self.core.gather(model, state, report, record)?;
-        self.core.migrate(state, detector, gathered.rebalance)?;
+        let verdict = std::mem::take(&mut self.verdict);
+        let reports = self.core.report_and_migrate(state, detector, verdict, &report)?;
+        let gathered = self.core.summarise(model, state, reports, record)?;
+        self.core.rebalance_next = gathered.rebalance;
         if self.last.is_some() {
             self.carry_forces(state, &owned)?;
         }

@@ -66,6 +66,28 @@ impl DistributedIntegrator {
         }
     }
 
+    /// Whether the run's start handshake ([`DistributedExplicit::begin`]) ran, shared
+    /// with the launcher (which releases the other ranks itself when rank 0 took no step).
+    pub fn shared_began(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        match self {
+            Self::Explicit(i) => i.shared_began(),
+            Self::Implicit(i) => i.shared_began(),
+        }
+    }
+
+    /// The start of the run on every rank ([`DistributedExplicit::begin`]): the step the
+    /// run continues after, `None` when rank 0 takes no step.
+    pub fn begin(
+        &mut self,
+        state: &mut State,
+        detector: &mut Detector,
+    ) -> Result<Option<u64>, StepError> {
+        match self {
+            Self::Explicit(i) => i.begin(state, detector),
+            Self::Implicit(i) => i.begin(state, detector),
+        }
+    }
+
     fn inner(&mut self) -> &mut dyn Integrator {
         match self {
             Self::Explicit(i) => i.as_mut(),
@@ -90,6 +112,17 @@ impl Integrator for DistributedIntegrator {
         record_contacts: bool,
     ) -> Result<Stepped, StepError> {
         self.inner().step(model, state, detector, record_contacts)
+    }
+
+    fn checkpoint_follows(&mut self, due: bool) {
+        self.inner().checkpoint_follows(due)
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        match self {
+            Self::Explicit(i) => i.snapshot(),
+            Self::Implicit(i) => i.snapshot(),
+        }
     }
 
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {

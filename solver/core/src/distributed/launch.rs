@@ -9,14 +9,21 @@
 //! rank 0, and every rank exits with status 1; an error during the run is printed by the
 //! rank that found it, which then aborts all ranks (`MPI_Abort`). Frames and statistics
 //! written so far stay intact (atomic files, checksummed chunks).
+//!
+//! Checkpoints and `--restart` work as in one process, at any rank count: rank 0 writes
+//! the checkpoint one process writes and a run resumed on any number of ranks continues
+//! byte for byte ([`super::explicit::restart`]).
 
 use std::path::Path;
 
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use super::exchange::exchange;
-use super::explicit::Traffic;
+use super::explicit::{restart, Traffic};
 use super::integrators::DistributedIntegrator;
 use crate::detect::Detector;
 use crate::error::SolverError;
@@ -24,7 +31,7 @@ use crate::integrator::Integrator;
 use crate::params::IntegratorChoice;
 use crate::run::checkpoint::CadenceFlags;
 use crate::run::{solve_with, step_count, RunOptions, RunSummary, Stepper};
-use crate::scenario::DEFAULT_REBALANCE_IMBALANCE;
+use crate::scenario::{IntegratorSpec, DEFAULT_REBALANCE_IMBALANCE};
 use crate::world::World;
 
 /// What a rank reports when its part of a distributed run ends.
@@ -114,32 +121,40 @@ fn root(
     size: u32,
 ) -> Result<Outcome, Failure> {
     let run = |message: String| Failure::Run { message };
+    // Read again by `solve_with`, which reports a scenario that does not load.
+    let loaded = crate::scenario::load_scenario(scenario).ok();
+    let rebalance = loaded.as_ref().map_or(DEFAULT_REBALANCE_IMBALANCE, |s| {
+        s.distributed.rebalance_imbalance
+    });
+    // Only the distributed explicit integrator gathers its state for a checkpoint.
+    let gathers = size == 1
+        || loaded
+            .as_ref()
+            .is_none_or(|s| s.integrator == IntegratorSpec::Explicit);
     let flags = options.checkpoint_flags;
     let asked =
         flags.every_steps.is_some_and(|n| n > 0) || flags.every_wall_s.is_some_and(|t| t > 0.0);
-    if options.restart || asked {
-        let message = "distributed runs take no checkpoints and cannot resume yet \
-                       (--restart, --checkpoint-every-*: run with one rank)"
+    if !gathers && (options.restart || asked) {
+        let message = "distributed runs of this integrator take no checkpoints and cannot \
+                       resume yet (--restart, --checkpoint-every-*: run with one rank)"
             .to_owned();
         let _ = agree(Err(message.clone()));
         return Err(Failure::Setup { message });
     }
-    // Checkpoints off: the kept sets are spread over the ranks.
-    let options = RunOptions {
-        checkpoint_flags: CadenceFlags {
-            every_steps: Some(0),
-            every_wall_s: Some(0.0),
+    let options = match gathers {
+        true => options.clone(),
+        false => RunOptions {
+            checkpoint_flags: CadenceFlags {
+                every_steps: Some(0),
+                every_wall_s: Some(0.0),
+            },
+            ..options.clone()
         },
-        ..options.clone()
     };
     let _lock =
         msdem_frames::lock::lock_folder(out_dir, "solver").map_err(|e| run(e.to_string()))?;
-    // Read again by `solve_with`, which reports a scenario that does not load.
-    let rebalance = crate::scenario::load_scenario(scenario)
-        .map_or(DEFAULT_REBALANCE_IMBALANCE, |s| {
-            s.distributed.rebalance_imbalance
-        });
     let mut traffic = None;
+    let mut began: Option<Arc<AtomicBool>> = None;
     let mut setup_failed = None;
     let result = solve_with(scenario, out_dir, &options, |world| {
         if size == 1 && world.params.integrator != IntegratorChoice::Explicit {
@@ -151,6 +166,7 @@ fn root(
         match (made, status) {
             (Ok(integ), Ok(())) => {
                 traffic = Some(integ.shared_traffic());
+                began = Some(integ.shared_began());
                 Ok(Stepper::with(Detector::new(&world.params), Box::new(integ)))
             }
             (_, Err(message)) => {
@@ -168,6 +184,10 @@ fn root(
     });
     match (result, setup_failed) {
         (Ok(summary), _) => {
+            if began.is_some_and(|b| !b.load(Ordering::Relaxed)) {
+                // Resumed at the last step: the other ranks wait to be told.
+                restart::release().map_err(run)?;
+            }
             let t = traffic.and_then(|t| t.lock().ok().map(|t| *t));
             Ok(Outcome::Root(summary, t.unwrap_or_default()))
         }
@@ -197,7 +217,15 @@ fn follower(scenario: &Path, rank: u32, size: u32) -> Result<Outcome, Failure> {
     let mut detector = Detector::new(&params);
     let steps = step_count(params.dt, params.end);
     let every = u64::from(params.output_every.max(1));
-    for n in 1..=steps {
+    let from = integ
+        .begin(&mut state, &mut detector)
+        .map_err(|e| Failure::Run {
+            message: e.to_string(),
+        })?;
+    let Some(from) = from else {
+        return Ok(Outcome::Follower(integ.traffic()));
+    };
+    for n in from + 1..=steps {
         integ
             .step(&model, &mut state, &mut detector, n % every == 0)
             .map_err(|e| Failure::Run {

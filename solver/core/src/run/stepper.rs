@@ -50,6 +50,12 @@ impl Stepper {
         self.integrator.restore(integrator)
     }
 
+    /// Tells the integrator whether a checkpoint follows the next step
+    /// ([`Integrator::checkpoint_follows`]).
+    pub fn checkpoint_follows(&mut self, due: bool) {
+        self.integrator.checkpoint_follows(due);
+    }
+
     /// Advances `state` by one step of the integrator.
     pub fn step(
         &mut self,
