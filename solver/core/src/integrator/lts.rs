@@ -33,6 +33,7 @@
 //! are reused. Only mesh particles take part (a cluster with another kind of particle
 //! that needs narrowing stops the run with a one-line error).
 
+pub mod carry;
 pub mod check;
 pub mod cluster;
 pub mod collide;
@@ -164,6 +165,9 @@ pub struct LocalTimeStepping {
     near: Vec<u32>,
     cache: Vec<Option<Cached>>,
     checks: bool,
+    /// Narrowing searches start from the roots only, no witnesses (the reference of the
+    /// reuse tests, [`LocalTimeStepping::set_search_from_roots`]).
+    from_roots: bool,
     checked_sweeps: u64,
     violations: Vec<String>,
     closest_real: f64,
@@ -212,6 +216,7 @@ impl LocalTimeStepping {
             near: Vec::new(),
             cache: Vec::new(),
             checks: false,
+            from_roots: false,
             checked_sweeps: 0,
             violations: Vec::new(),
             closest_real: f64::INFINITY,
@@ -226,6 +231,13 @@ impl LocalTimeStepping {
     /// [`LocalTimeStepping::violations`].
     pub fn set_checks(&mut self, on: bool) {
         self.checks = on;
+    }
+
+    /// Debug hook: with `on`, every distance search of the narrowing (substep 4) starts
+    /// from the trees' roots, without the witness of the pair's previous search
+    /// ([`distance`]); the results are the same, only the work differs.
+    pub fn set_search_from_roots(&mut self, on: bool) {
+        self.from_roots = on;
     }
 
     /// Violations found by the checks so far.
@@ -265,6 +277,28 @@ impl LocalTimeStepping {
     /// The statistics and phase times of the last step.
     pub fn last_stats(&self) -> Option<&(LtsStepStats, LtsPhaseTimes)> {
         self.last.as_ref()
+    }
+
+    /// The state carried into the next interval, as checkpoint bytes ([`carry`]).
+    pub fn carried(&self) -> Vec<u8> {
+        carry::encode(&carry::Carried {
+            version: carry::CARRY_VERSION,
+            timelines: self.timelines.clone(),
+            warm: self.warm.clone(),
+        })
+    }
+
+    /// Continues from [`LocalTimeStepping::carried`] bytes: the timelines and kept contact
+    /// points are replaced, everything derived from them is rebuilt in the next sweep.
+    pub fn resume_from(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let c = carry::decode(bytes, self.name())?;
+        self.versions = vec![0; c.timelines.len()];
+        self.timelines = c.timelines;
+        self.warm = c.warm;
+        self.cache.clear();
+        self.tube_interval = f64::NAN;
+        self.grid_stale = true;
+        Ok(())
     }
 
     /// Keeps the timelines of a state this integrator left; starts fresh ones otherwise.
@@ -336,9 +370,11 @@ impl LocalTimeStepping {
             let planned: Vec<Result<(Plan, Option<Cached>), StepError>> = {
                 let this = &*self;
                 let bodies = &state.bodies;
+                let from_roots = self.from_roots;
+                let scratch = move || NarrowScratch::searching(from_roots);
                 (0..count)
                     .into_par_iter()
-                    .map_init(NarrowScratch::default, |s, c| {
+                    .map_init(scratch, |s, c| {
                         this.plan(model, bodies, c, t_end, s)
                     })
                     .collect()

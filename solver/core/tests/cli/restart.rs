@@ -1,7 +1,7 @@
 //! Checkpoint/restart (issue 16): a solver killed with SIGKILL at seeded random points
 //! after a checkpoint and resumed with `--restart` writes every frame and `stats.msdem`
-//! byte for byte as the uninterrupted run, for the explicit and the implicit
-//! integrators; a damaged checkpoint or one of another run is refused naming the file.
+//! byte for byte as the uninterrupted run, for the explicit, the implicit and the local
+//! time stepping integrators (with `lts.msdem`); a damaged checkpoint or one of another run is refused naming the file.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -51,6 +51,10 @@ fn outputs(out: &Path) -> Vec<(String, Vec<u8>)> {
     files.sort();
     files.push(frames::stats_path(out));
     files.push(frames::manifest_path(out));
+    let lts = msdem_solver::frames::lts::lts_stats_path(out);
+    if lts.exists() {
+        files.push(lts);
+    }
     files
         .into_iter()
         .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
@@ -83,7 +87,8 @@ fn kill_and_resume(integrator: &str, seed: u64) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!frames::checkpoint_path(&reference).exists());
     let expected = outputs(&reference);
-    assert_eq!(expected.len(), 3000 / 20 + 1 + 2);
+    let lts = usize::from(integrator.contains("time_stepping"));
+    assert_eq!(expected.len(), 3000 / 20 + 1 + 2 + lts);
 
     let mut seed = seed;
     let mut kills = 0;
@@ -150,6 +155,13 @@ fn implicit_run_killed_at_random_points_resumes_byte_identically() {
 #[test]
 fn implicit_flat_run_killed_at_random_points_resumes_byte_identically() {
     kill_and_resume("implicit_flat", 161616);
+}
+
+/// Seed 004: the particles' previous snapshots (span memory, eq. (3)) and the kept
+/// contact points are carried; `lts.msdem` continues too.
+#[test]
+fn local_time_stepping_run_killed_at_random_points_resumes_byte_identically() {
+    kill_and_resume("local_time_stepping", 16_1616);
 }
 
 #[test]

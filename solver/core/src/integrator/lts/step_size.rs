@@ -30,7 +30,7 @@
 //! Motion bounds `μ` [m/s] over the span `S`: particle pairs `|v_a − v_b| + |ω_a| R_a +
 //! |ω_b| R_b` (gravity cancels); particle–obstacle `|v_a| + ½|g| S + |ω_a| R_a`.
 
-use super::distance::{min_distance, DistanceScratch, Posed};
+use super::distance::{min_distance, DistanceScratch, Posed, Witness};
 use super::snapshot::Snapshot;
 use crate::model::{Model, Other};
 use crate::state::Body;
@@ -71,6 +71,8 @@ struct Candidate {
     margin: f64,
     mu: f64,
     d0: f64,
+    /// The real pair of the start distance (seeds the advancement's searches).
+    witness: Witness,
 }
 
 /// Reusable buffers of the narrowing.
@@ -78,6 +80,19 @@ struct Candidate {
 pub struct NarrowScratch {
     distance: DistanceScratch,
     candidates: Vec<Candidate>,
+    /// Every search from the roots, no witness (the reference of the reuse tests).
+    from_roots: bool,
+}
+
+impl NarrowScratch {
+    /// Empty buffers; with `from_roots` every distance search starts from the trees'
+    /// roots, without the witness of the pair's previous search ([`super::distance`]).
+    pub fn searching(from_roots: bool) -> Self {
+        NarrowScratch {
+            from_roots,
+            ..NarrowScratch::default()
+        }
+    }
 }
 
 /// What a cluster's narrowing reads: the model, its particles' static data and their
@@ -220,7 +235,9 @@ pub fn narrow(
     let NarrowScratch {
         distance,
         candidates,
+        from_roots,
     } = scratch;
+    let reuse = !*from_roots;
     candidates.clear();
     // Start distances: Def. 2.2 and the bounds that order the search.
     for &(a, b) in pairs {
@@ -245,13 +262,16 @@ pub fn narrow(
                 margin,
                 mu,
                 d0: f64::NAN,
+                witness: None,
             });
             continue;
         }
         let (pa, pb) = (view.particle_at(a, 0.0)?, view.other_at(b, 0.0)?);
         // Only "touching or not" matters here: a short cut-off keeps the search small.
         let near = cutoff.min(SEARCH_REACH * margin);
-        let Some(d0) = min_distance(&pa, &pb, near, distance, &mut out.checks) else {
+        let mut witness = None;
+        let Some(d0) = min_distance(&pa, &pb, near, distance, &mut out.checks, &mut witness)
+        else {
             if near < cutoff {
                 candidates.push(Candidate {
                     lower: (near - target) / mu,
@@ -260,6 +280,7 @@ pub fn narrow(
                     margin,
                     mu,
                     d0: f64::NAN,
+                    witness: None,
                 });
             }
             continue;
@@ -281,6 +302,7 @@ pub fn narrow(
             margin,
             mu,
             d0,
+            witness,
         });
     }
     candidates.sort_by(|x, y| x.lower.total_cmp(&y.lower));
@@ -293,13 +315,17 @@ pub fn narrow(
         let mut s = c.lower;
         let mut d = c.d0;
         let mut k = 0;
+        let mut witness = if reuse { c.witness } else { None };
         loop {
             if k > 0 || s > 0.0 || d.is_nan() {
                 let (pa, pb) = (view.particle_at(c.a, s)?, view.other_at(c.b, s)?);
                 let reach = target + tol + c.mu * (out.dt - s);
                 let cutoff = reach.min(target + SEARCH_REACH * c.margin);
                 out.iterations += 1;
-                match min_distance(&pa, &pb, cutoff, distance, &mut out.checks) {
+                if !reuse {
+                    witness = None;
+                }
+                match min_distance(&pa, &pb, cutoff, distance, &mut out.checks, &mut witness) {
                     // Farther than the cut-off: at least that far, advance by it.
                     None if cutoff < reach => d = cutoff,
                     None => break,
