@@ -46,6 +46,7 @@ mod sweep_cluster;
 pub mod swept_grid;
 pub mod tube;
 pub mod warm;
+pub mod witnesses;
 
 use std::time::Instant;
 
@@ -68,6 +69,7 @@ use step_size::{NarrowScratch, Narrowed};
 use swept_grid::SweptGrid;
 use tube::Tube;
 use warm::WarmStore;
+use witnesses::WitnessStore;
 
 /// Local or global time steps (seed 004 §8), defined with the run parameters.
 pub use crate::params::LtsMode;
@@ -174,6 +176,8 @@ pub struct LocalTimeStepping {
     last: Option<(LtsStepStats, LtsPhaseTimes)>,
     /// Contact points of every particle's last collision (warm start, frame records).
     warm: WarmStore,
+    /// Separation witnesses of the pairs' last distance searches (narrowing, substep 4).
+    witnesses: WitnessStore,
 }
 
 impl std::fmt::Debug for LocalTimeStepping {
@@ -222,6 +226,7 @@ impl LocalTimeStepping {
             closest_real: f64::INFINITY,
             last: None,
             warm: WarmStore::default(),
+            witnesses: WitnessStore::default(),
         }
     }
 
@@ -285,6 +290,7 @@ impl LocalTimeStepping {
             version: carry::CARRY_VERSION,
             timelines: self.timelines.clone(),
             warm: self.warm.clone(),
+            witnesses: self.witnesses.clone(),
         })
     }
 
@@ -295,6 +301,7 @@ impl LocalTimeStepping {
         self.versions = vec![0; c.timelines.len()];
         self.timelines = c.timelines;
         self.warm = c.warm;
+        self.witnesses = c.witnesses;
         self.cache.clear();
         self.tube_interval = f64::NAN;
         self.grid_stale = true;
@@ -319,8 +326,10 @@ impl LocalTimeStepping {
             self.cache.clear();
             self.tube_interval = f64::NAN;
             self.warm.clear();
+            self.witnesses.clear();
         }
         self.warm.resize(state.bodies.len());
+        self.witnesses.resize(state.bodies.len());
         self.cache.resize_with(state.bodies.len(), || None);
     }
 
@@ -367,7 +376,7 @@ impl LocalTimeStepping {
             let count = self.clusters.len();
             // 3–4. Consolidation and time step size per cluster.
             let t2 = Instant::now();
-            let planned: Vec<Result<(Plan, Option<Cached>), StepError>> = {
+            let planned: Vec<Result<sweep_cluster::Planned, StepError>> = {
                 let this = &*self;
                 let bodies = &state.bodies;
                 let from_roots = self.from_roots;
@@ -381,10 +390,11 @@ impl LocalTimeStepping {
             };
             let mut plans = Vec::with_capacity(count);
             for (c, r) in planned.into_iter().enumerate() {
-                let (plan, cached) = r?;
+                let (plan, cached, found) = r?;
                 if let Some(k) = cached {
-                    let key = self.clusters.members(c)[0] as usize;
-                    self.cache[key] = Some(k);
+                    let members = self.clusters.members(c);
+                    self.witnesses.replace(members, &found);
+                    self.cache[members[0] as usize] = Some(k);
                 }
                 plans.push(plan);
             }

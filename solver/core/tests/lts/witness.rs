@@ -1,8 +1,9 @@
 //! Narrowing reuses what the previous distance search of a pair found (issue 12, step 4):
 //! the search seeded with a witness returns the same distance as the search from the
-//! roots and as brute force over every real triangle pair, and whole runs with and without
-//! witnesses take the same time steps (same states bit for bit, same statistics but the
-//! kernel calls), with fewer kernel calls.
+//! roots and as brute force over every real triangle pair, a search that may stop at a
+//! distance within `enough` answers "within or not" as brute force does, and whole runs
+//! with and without witnesses take the same time steps (same states bit for bit, same
+//! statistics but the kernel calls), with fewer kernel calls.
 
 use std::sync::Arc;
 
@@ -71,15 +72,24 @@ fn a_witness_seeded_search_finds_the_distance_of_the_search_from_the_roots_and_o
             tree: &ta,
             pose: random_pose(&mut rng, Vec3::zeros()),
         };
+        let at = dir * rng.gen_range(0.09..0.14);
         let b = Posed {
             tree: &tb,
-            pose: random_pose(&mut rng, dir * rng.gen_range(0.09..0.14)),
+            pose: random_pose(&mut rng, at),
         };
         let cutoff = rng.gen_range(0.002..0.05);
         let (truth, arg) = brute(&a, &b);
         let expected = (truth < cutoff).then_some(truth);
         let mut none = None;
-        let roots = min_distance(&a, &b, cutoff, &mut scratch, &mut root_checks, &mut none);
+        let roots = min_distance(
+            &a,
+            &b,
+            cutoff,
+            f64::NEG_INFINITY,
+            &mut scratch,
+            &mut root_checks,
+            &mut none,
+        );
         assert_eq!(roots, expected, "case {case}: from the roots vs brute force");
         // Witnesses: the true pair, a random real pair, the previous case's pair.
         let random = (
@@ -89,7 +99,15 @@ fn a_witness_seeded_search_finds_the_distance_of_the_search_from_the_roots_and_o
         for seed in [Some(arg), Some(random), carried] {
             let mut w = seed;
             let mut checks = 0;
-            let got = min_distance(&a, &b, cutoff, &mut scratch, &mut checks, &mut w);
+            let got = min_distance(
+                &a,
+                &b,
+                cutoff,
+                f64::NEG_INFINITY,
+                &mut scratch,
+                &mut checks,
+                &mut w,
+            );
             assert_eq!(
                 got.map(f64::to_bits),
                 roots.map(f64::to_bits),
@@ -105,8 +123,32 @@ fn a_witness_seeded_search_finds_the_distance_of_the_search_from_the_roots_and_o
                 seeded_checks += checks;
             }
         }
+        // Stopping within `enough`: the same answer to "within enough or not", and the
+        // exact distance where it is not within.
+        let enough = rng.gen_range(0.0..0.03);
+        for seed in [None, Some(random), carried] {
+            let mut w = seed;
+            let got = min_distance(&a, &b, cutoff, enough, &mut scratch, &mut 0, &mut w);
+            match got {
+                Some(d) if d <= enough => {
+                    assert!(truth <= d, "case {case}: {d} below the smallest {truth}");
+                    let (dw, _) = brute_pair(&a, &b, w.expect("a witness"));
+                    assert_eq!(dw.to_bits(), d.to_bits(), "case {case}: the witness's distance");
+                }
+                other => assert_eq!(other, expected, "case {case}: beyond enough {enough}"),
+            }
+        }
         let mut w = carried;
-        min_distance(&a, &b, cutoff, &mut scratch, &mut 0, &mut w);
+        let mut scratch_checks = 0;
+        min_distance(
+            &a,
+            &b,
+            cutoff,
+            f64::NEG_INFINITY,
+            &mut scratch,
+            &mut scratch_checks,
+            &mut w,
+        );
         carried = w;
     }
     eprintln!("kernel calls: seeded with the nearest pair {seeded_checks}, from the roots {root_checks}");

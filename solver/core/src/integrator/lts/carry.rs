@@ -5,7 +5,9 @@
 //! At the end of an interval every particle's current snapshot is the synchronised state,
 //! but its previous one (`t⁻`, seed 004 §2.1) is not: it sets the particle's admissible
 //! span (eq. (3)) and the first segment of its space-time tube (§3). The warm-start
-//! impulses of the persistent contacts ([`super::warm`]) also carry over. Both are stored;
+//! impulses of the persistent contacts ([`super::warm`]) and the narrowing's separation
+//! witnesses ([`super::witnesses`], which change its work counts) also carry over. These
+//! are stored;
 //! everything else is rebuilt in the first sweep after a restore and gives the same
 //! results: the broad phase is rebuilt from scratch at every interval's start, and every
 //! narrowing result kept for reuse is stale by then (every particle advanced in the
@@ -15,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::snapshot::Timeline;
 use super::warm::WarmStore;
+use super::witnesses::WitnessStore;
 
 /// Format version of the carried bytes, checked first.
 pub const CARRY_VERSION: u32 = 1;
@@ -28,6 +31,8 @@ pub struct Carried {
     pub timelines: Vec<Timeline>,
     /// Every particle's kept contact points.
     pub warm: WarmStore,
+    /// Every particle's separation witnesses.
+    pub witnesses: WitnessStore,
 }
 
 /// `carried` as bytes (postcard).
@@ -48,11 +53,13 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<Carried, String> {
     }
     let c: Carried =
         postcard::from_bytes(bytes).map_err(|e| format!("{name}: carried state: {e}"))?;
-    if c.timelines.len() != c.warm.len() {
+    if c.timelines.len() != c.warm.len() || c.timelines.len() != c.witnesses.len() {
         return Err(format!(
-            "{name}: carried state of {} particles with contact points of {}",
+            "{name}: carried state of {} particles with contact points of {} and \
+             witnesses of {}",
             c.timelines.len(),
-            c.warm.len()
+            c.warm.len(),
+            c.witnesses.len()
         ));
     }
     Ok(c)

@@ -12,6 +12,12 @@
 //! still returns the minimum over all real pairs — the same value as without the witness
 //! (`tests/lts/witness.rs` compares both) — but it prunes from the first element pair on,
 //! where a search from the roots first has to descend to a real pair.
+//!
+//! **Enough** (a separation certificate the other way round): a caller that only asks
+//! whether the distance is within some `enough` (Def. 2.2's "touching", the advancement's
+//! "contact reached") gets the first real pair's distance found within it — the minimum is
+//! no larger, so the answer to its question is the same — and the search stops there; a
+//! resting contact whose witness is still within its margin costs one kernel call.
 
 use msdem_geom::kernel::{screened_separated, triangle_triangle_exact};
 use msdem_geom::math::{Iso3, Tri};
@@ -85,11 +91,14 @@ pub type Witness = Option<(u32, u32)>;
 /// `cutoff`, else `None`; `checks` counts exact kernel calls (narrowing work; pairs the
 /// separating-axis screen of `msdem_geom` proves beyond the current best are not counted).
 /// `witness` seeds the search and is replaced by the pair of the distance found (kept
-/// where none is below the cut-off); `&mut None` searches from the roots only.
+/// where none is below the cut-off); `&mut None` searches from the roots only. Once a real
+/// pair within `enough` \[m\] is found the search stops with its distance (≤ `enough`, an
+/// upper bound of the smallest); `f64::NEG_INFINITY` always gives the smallest distance.
 pub fn min_distance(
     a: &Posed,
     b: &Posed,
     cutoff: f64,
+    enough: f64,
     scratch: &mut DistanceScratch,
     checks: &mut u64,
     witness: &mut Witness,
@@ -132,6 +141,9 @@ pub fn min_distance(
                 best = d;
                 found = true;
                 arg = Some((i, j));
+                if best <= enough {
+                    return Some(best);
+                }
             }
         }
     }
@@ -156,6 +168,9 @@ pub fn min_distance(
                 best = lb;
                 found = true;
                 arg = Some((i, j));
+                if best <= enough {
+                    break;
+                }
                 continue;
             }
             (Element::Node(na), Element::Node(nb)) => {
