@@ -116,8 +116,7 @@ fn params(s: &Scenario, bodies: &[Body]) -> Params {
     let (dt, output_every) = if s.integrator.is_local_time_stepping() {
         (
             s.lts.interval(s.time.dt),
-            s.lts
-                .output_every_intervals(s.time.dt, s.time.output_every),
+            s.lts.output_every_intervals(s.time.dt, s.time.output_every),
         )
     } else {
         (s.time.dt, s.time.output_every)

@@ -383,9 +383,7 @@ impl LocalTimeStepping {
                 let scratch = move || NarrowScratch::searching(from_roots);
                 (0..count)
                     .into_par_iter()
-                    .map_init(scratch, |s, c| {
-                        this.plan(model, bodies, c, t_end, s)
-                    })
+                    .map_init(scratch, |s, c| this.plan(model, bodies, c, t_end, s))
                     .collect()
             };
             let mut plans = Vec::with_capacity(count);

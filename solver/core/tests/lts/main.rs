@@ -10,6 +10,7 @@ mod common;
 mod gas;
 mod ground;
 mod pairs;
+mod resume;
 mod scenes;
 mod stack;
 mod witness;

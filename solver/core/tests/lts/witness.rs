@@ -53,8 +53,7 @@ fn random_pose(rng: &mut Xoshiro256PlusPlus, at: Vec3) -> Iso3 {
 }
 
 #[test]
-fn a_witness_seeded_search_finds_the_distance_of_the_search_from_the_roots_and_of_brute_force(
-) {
+fn a_witness_seeded_search_finds_the_distance_of_the_search_from_the_roots_and_of_brute_force() {
     let (ta, tb) = (tree(2), tree(1));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
     let mut scratch = DistanceScratch::default();
@@ -90,7 +89,10 @@ fn a_witness_seeded_search_finds_the_distance_of_the_search_from_the_roots_and_o
             &mut root_checks,
             &mut none,
         );
-        assert_eq!(roots, expected, "case {case}: from the roots vs brute force");
+        assert_eq!(
+            roots, expected,
+            "case {case}: from the roots vs brute force"
+        );
         // Witnesses: the true pair, a random real pair, the previous case's pair.
         let random = (
             rng.gen_range(0..ta.real_count() as u32),
@@ -117,7 +119,10 @@ fn a_witness_seeded_search_finds_the_distance_of_the_search_from_the_roots_and_o
                 let (d, _) = brute_pair(&a, &b, w.expect("a witness for a distance"));
                 assert_eq!(d.to_bits(), truth.to_bits(), "case {case}: the new witness");
             } else {
-                assert_eq!(w, seed, "case {case}: kept where nothing is below the cut-off");
+                assert_eq!(
+                    w, seed,
+                    "case {case}: kept where nothing is below the cut-off"
+                );
             }
             if seed == Some(arg) {
                 seeded_checks += checks;
@@ -133,7 +138,11 @@ fn a_witness_seeded_search_finds_the_distance_of_the_search_from_the_roots_and_o
                 Some(d) if d <= enough => {
                     assert!(truth <= d, "case {case}: {d} below the smallest {truth}");
                     let (dw, _) = brute_pair(&a, &b, w.expect("a witness"));
-                    assert_eq!(dw.to_bits(), d.to_bits(), "case {case}: the witness's distance");
+                    assert_eq!(
+                        dw.to_bits(),
+                        d.to_bits(),
+                        "case {case}: the witness's distance"
+                    );
                 }
                 other => assert_eq!(other, expected, "case {case}: beyond enough {enough}"),
             }
@@ -151,7 +160,9 @@ fn a_witness_seeded_search_finds_the_distance_of_the_search_from_the_roots_and_o
         );
         carried = w;
     }
-    eprintln!("kernel calls: seeded with the nearest pair {seeded_checks}, from the roots {root_checks}");
+    eprintln!(
+        "kernel calls: seeded with the nearest pair {seeded_checks}, from the roots {root_checks}"
+    );
     assert!(seeded_checks < root_checks, "the witness prunes");
 }
 

@@ -160,7 +160,11 @@ fn lts_interval_s_gives_the_run_of_time_dt_set_to_it_and_explicit_ignores_it() {
     let (steps_old, frames_old) = frames_of(&f, "old", &old);
     let (steps_new, frames_new) = frames_of(&f, "new", &new);
     assert_eq!((steps_old, frames_old.len()), (20, 5));
-    assert_eq!((steps_new, frames_new.len()), (20, 5), "20 intervals of 20 ms");
+    assert_eq!(
+        (steps_new, frames_new.len()),
+        (20, 5),
+        "20 intervals of 20 ms"
+    );
     assert!(frames_old == frames_new, "the frames differ");
 
     let with = scenario_text(
@@ -173,7 +177,11 @@ fn lts_interval_s_gives_the_run_of_time_dt_set_to_it_and_explicit_ignores_it() {
     );
     let (steps_with, frames_with) = frames_of(&f, "with", &with);
     let (steps_without, frames_without) = frames_of(&f, "without", &without);
-    assert_eq!((steps_with, frames_with.len()), (400, 5), "400 explicit steps of 1 ms");
+    assert_eq!(
+        (steps_with, frames_with.len()),
+        (400, 5),
+        "400 explicit steps of 1 ms"
+    );
     assert_eq!(steps_without, 400);
     assert!(frames_with == frames_without, "explicit used `lts:`");
 }

@@ -284,7 +284,15 @@ pub fn narrow(
         let mut witness = witnesses.get(pair).copied().flatten();
         // Only "within the margin or not" is asked of a distance within it (Def. 2.2).
         let enough = if reuse { margin } else { f64::NEG_INFINITY };
-        let d0 = min_distance(&pa, &pb, near, enough, distance, &mut out.checks, &mut witness);
+        let d0 = min_distance(
+            &pa,
+            &pb,
+            near,
+            enough,
+            distance,
+            &mut out.checks,
+            &mut witness,
+        );
         if let Some(w) = witnesses.get_mut(pair) {
             *w = witness;
         }
@@ -345,7 +353,11 @@ pub fn narrow(
                     witness = None;
                 }
                 // Only "contact reached or not" is asked of a distance within it.
-                let enough = if reuse { target + tol } else { f64::NEG_INFINITY };
+                let enough = if reuse {
+                    target + tol
+                } else {
+                    f64::NEG_INFINITY
+                };
                 let found = min_distance(
                     &pa,
                     &pb,
