@@ -286,7 +286,10 @@ mod tests {
         assert!(t.starts_with("#### Scenario top level\n\n| key |"), "{t}");
         assert!(t.contains("#### `time`\n"), "{t}");
         assert!(
-            t.contains("| `dt` | number | s | required | > 0 | time step |\n"),
+            t.contains(
+                "| `dt` | number | s | required | > 0 | time step (of the local time stepping \
+                 integrators too, unless `lts.interval_s` is given) |\n"
+            ),
             "{t}"
         );
     }
