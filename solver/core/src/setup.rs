@@ -113,14 +113,8 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
 fn params(s: &Scenario, bodies: &[Body]) -> Params {
     // A local time stepping run steps by its synchronisation interval (`lts.interval_s`,
     // default `time.dt`); `time.output_every` counts steps of `time.dt` (scenario `lts`).
-    let (dt, output_every) = if s.integrator.is_local_time_stepping() {
-        (
-            s.lts.interval(s.time.dt),
-            s.lts.output_every_intervals(s.time.dt, s.time.output_every),
-        )
-    } else {
-        (s.time.dt, s.time.output_every)
-    };
+    let (dt, output_every) =
+        crate::scenario::lts::run_step(s.integrator, &s.lts, s.time.dt, s.time.output_every);
     Params {
         dt,
         end: s.time.end,

@@ -257,6 +257,25 @@ pub(crate) fn lts<'de, D: Deserializer<'de>>(d: D) -> Result<LtsParams, D::Error
     d.deserialize_map(LtsVisitor)
 }
 
+/// The step a run of `integrator` takes \[s\] and its frames' spacing in those steps:
+/// `(dt, output_every)` as written, for the local time stepping integrators
+/// `(`[`LtsParams::interval`]`, `[`LtsParams::output_every_intervals`]`)`.
+pub fn run_step(
+    integrator: IntegratorSpec,
+    lts: &LtsParams,
+    dt: f64,
+    output_every: u32,
+) -> (f64, u32) {
+    if integrator.is_local_time_stepping() {
+        (
+            lts.interval(dt),
+            lts.output_every_intervals(dt, output_every),
+        )
+    } else {
+        (dt, output_every)
+    }
+}
+
 /// Whether `integrator` is one of the local time stepping integrators.
 pub fn is_lts(integrator: IntegratorSpec) -> bool {
     integrator.is_local_time_stepping()
