@@ -1,6 +1,7 @@
 //! Distributed runs (issue 18): `mpirun -np N solver SCENARIO -o RUN` for N = 1, 2, 3, 4
 //! writes the same frames, manifest and statistics, byte for byte, as one process, on a
-//! 4,096-particle lattice, the hopper and the staircase; bad launches get one clear line.
+//! 4,096-particle lattice, the hopper and the staircase (explicit) and the implicit pairs
+//! and slope (Picard iterations); bad launches get one clear line.
 //!
 //! The MPI tests need the feature `mpi` of this package (which builds the solver with
 //! MPI: `make test` turns it on when `mpirun` is installed) and `mpirun` on the `PATH`;
@@ -307,8 +308,162 @@ mod mpi {
         assert!(a == b, "the frames written before the failure differ");
     }
 
+    /// `particle_pair_implicit` with a second head-on pair 0.3 m above the first (four
+    /// particles, so that every rank of four has one) and the spheres 3 cm apart, so
+    /// that they collide within the short run: the bisection's first cut (the longest
+    /// extent, x) separates the partners of both pairs, so the contacts cross ranks.
+    fn implicit_pairs(integrator: &str, picard: &str) -> Prepared {
+        implicit_pairs_expecting(integrator, picard, true)
+    }
+
+    /// [`implicit_pairs`], with the one-process run expected to succeed or to fail.
+    fn implicit_pairs_expecting(integrator: &str, picard: &str, success: bool) -> Prepared {
+        prepare_expecting(
+            &pipelines_dir().join("particle_pair_implicit.yaml"),
+            &[
+                ("end: 0.2, output_every: 25", "end: 0.03, output_every: 25"),
+                ("integrator: implicit_multiscale", integrator),
+                ("picard: { tolerance: 0.01, max_iterations: 50 }", picard),
+                (
+                    "position: [-0.22, 0, 0], velocity: [1, 0, 0] }",
+                    "position: [-0.115, 0, 0], velocity: [1, 0, 0] }\n    - { shape: a, \
+                     material: rock, position: [-0.115, 0, 0.3], velocity: [1, 0, 0], \
+                     angular_velocity: [0, 0, 3] }",
+                ),
+                (
+                    "position: [0.22, 0.02, 0], velocity: [-1, 0, 0] }",
+                    "position: [0.115, 0.02, 0], velocity: [-1, 0, 0] }\n    - { shape: b, \
+                     material: rock, position: [0.115, -0.03, 0.3], velocity: [-1, 0, 0] }",
+                ),
+                (
+                    "export: {",
+                    "export: { vtk: false, ply: false, plots: false, animation: false } #",
+                ),
+            ],
+            success,
+        )
+    }
+
+    /// Picard iterations summed over the one-process run's steps.
+    fn iterations(p: &Prepared) -> u64 {
+        let stats = StatsFile::read(&stats_path(&p.out.join("run"))).unwrap();
+        stats.steps.iter().map(|s| u64::from(s.iterations)).sum()
+    }
+
     #[test]
-    fn an_implicit_scenario_is_refused_on_several_ranks_and_runs_on_one() {
+    fn the_implicit_pairs_are_byte_identical_on_1_to_4_ranks_with_multiscale_picard() {
+        let _one = serial();
+        let p = implicit_pairs(
+            "integrator: implicit_multiscale",
+            "picard: { tolerance: 0.01, max_iterations: 50 }",
+        );
+        let steps = 300;
+        let (_, contacts) = same_at_every_rank_count(&p);
+        if mpirun().is_some() {
+            assert!(contacts > 0, "the spheres collide");
+            assert!(iterations(&p) > 2 * steps, "steps take several iterations");
+        }
+    }
+
+    #[test]
+    fn the_implicit_pairs_with_surrogate_picard_midpoint_rule_and_substeps_are_byte_identical_on_1_to_4_ranks(
+    ) {
+        let _one = serial();
+        let p = implicit_pairs(
+            "integrator: implicit_surrogate",
+            "picard: { tolerance: 0.01, max_iterations: 4, scheme: midpoint }",
+        );
+        let (_, contacts) = same_at_every_rank_count(&p);
+        if mpirun().is_some() {
+            assert!(contacts > 0, "the spheres collide");
+            // Four iterations are too few for some contact steps: they are split.
+            let stats = StatsFile::read(&stats_path(&p.out.join("run"))).unwrap();
+            let substeps: u32 = stats.steps.iter().map(|s| s.substeps).sum();
+            assert!(substeps > 0, "some steps were split into substeps");
+        }
+    }
+
+    #[test]
+    fn the_implicit_slope_is_byte_identical_on_1_to_4_ranks() {
+        let _one = serial();
+        // Four spheres side by side on the slope, dropped from different heights; the
+        // last one thrown across the others' path.
+        let p = prepare(
+            &pipelines_dir().join("particle_on_slope_implicit.yaml"),
+            &[
+                (
+                    "end: 1.0, output_every: 100",
+                    "end: 0.45, output_every: 150",
+                ),
+                (
+                    "position: [0, -1.2, 1.0], angular_velocity: [2, 0, 0] }",
+                    "position: [-0.375, -1.2, 1.0], angular_velocity: [2, 0, 0] }\n    \
+                     - { shape: sphere, material: rock, position: [-0.125, -1.2, 0.9] }\n    \
+                     - { shape: sphere, material: rock, position: [0.125, -1.2, 0.8], \
+                     angular_velocity: [0, 0, 5] }\n    - { shape: sphere, material: rock, \
+                     position: [0.375, -0.9, 0.85], velocity: [-1.2, 0, 0] }",
+                ),
+                (
+                    "export: {",
+                    "export: { vtk: false, ply: false, plots: false, animation: false } #",
+                ),
+            ],
+        );
+        let (moved, contacts) = same_at_every_rank_count(&p);
+        if mpirun().is_some() {
+            assert!(contacts > 0, "the spheres reach the slope");
+            // The fast sphere crosses the first cut: it migrates with its force (reused
+            // in the next step's first iteration) and its pairs' kept sets.
+            assert!(moved > 0, "particles migrated between domains");
+        }
+    }
+
+    #[test]
+    fn a_picard_step_that_fails_even_in_substeps_stops_every_rank_with_one_message() {
+        let _one = serial();
+        let Some(mpirun) = mpirun() else {
+            return;
+        };
+        // Tolerance 1e-3 in at most four iterations: step 45 fails even at Δt/16.
+        let p = implicit_pairs_expecting(
+            "integrator: implicit_surrogate",
+            "picard: { tolerance: 0.001, max_iterations: 4, scheme: midpoint }",
+            false,
+        );
+        let scenario = p.out.join("scenario.yaml");
+        let one = p.out.join("run_one");
+        let output = Command::new(binary("solver"))
+            .arg(&scenario)
+            .arg("-o")
+            .arg(&one)
+            .args(["--quiet"])
+            .output()
+            .unwrap();
+        let (_, serial_err) = texts(&output);
+        assert!(!output.status.success());
+        let message = serial_err
+            .lines()
+            .find_map(|l| l.strip_prefix("error: "))
+            .unwrap()
+            .to_owned();
+        assert!(message.contains("did not converge"), "{serial_err}");
+        let run = p.out.join("run_np2");
+        let output = launch(&mpirun, 2, &scenario, &run, &[]);
+        let (_, stderr) = texts(&output);
+        assert!(!output.status.success());
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(
+            errors,
+            [format!("error: rank 0 of 2: {message}")],
+            "{stderr}"
+        );
+        let (a, b) = (run_outputs(&one), run_outputs(&run));
+        assert!(a.len() > 2, "frames were written before the failure");
+        assert!(a == b, "the frames written before the failure differ");
+    }
+
+    #[test]
+    fn local_time_stepping_is_refused_on_several_ranks_and_runs_on_one() {
         let _one = serial();
         let Some(mpirun) = mpirun() else {
             return;
@@ -317,7 +472,7 @@ mod mpi {
             &test_pipelines_dir().join("tiny.yaml"),
             &[(
                 "  gravity: [0, 0, -9.81]",
-                "  gravity: [0, 0, -9.81]\n  integrator: implicit_multiscale",
+                "  gravity: [0, 0, -9.81]\n  integrator: local_time_stepping",
             )],
         );
         let scenario = p.out.join("scenario.yaml");
@@ -329,8 +484,8 @@ mod mpi {
         assert_eq!(
             errors,
             [
-                "error: distributed runs support the explicit integrator only, not \
-              `implicit_multiscale` (run it without mpirun or with one rank)"
+                "error: distributed runs support the explicit and implicit integrators, not \
+              `local_time_stepping` (run it without mpirun or with one rank)"
             ],
             "{stderr}"
         );
@@ -340,5 +495,32 @@ mod mpi {
         let (stdout, stderr) = texts(&output);
         assert!(output.status.success(), "{stdout}{stderr}");
         assert!(run_outputs(&p.out.join("run")) == run_outputs(&run));
+    }
+
+    #[test]
+    fn the_newton_update_is_refused_on_several_ranks_in_one_line() {
+        let _one = serial();
+        let Some(mpirun) = mpirun() else {
+            return;
+        };
+        let p = prepare(
+            &test_pipelines_dir().join("tiny.yaml"),
+            &[(
+                "  gravity: [0, 0, -9.81]",
+                "  gravity: [0, 0, -9.81]\n  integrator: implicit_surrogate\n  picard: { \
+                 acceleration: newton }",
+            )],
+        );
+        let run = p.out.join("run_np2");
+        let output = launch(&mpirun, 2, &p.out.join("scenario.yaml"), &run, &[]);
+        let (_, stderr) = texts(&output);
+        assert!(!output.status.success());
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(
+            errors[0].contains("`picard.acceleration: newton`"),
+            "{stderr}"
+        );
+        assert!(!run.join("run.msdem").exists(), "nothing is written");
     }
 }

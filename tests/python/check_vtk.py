@@ -25,6 +25,8 @@ try:
 except ImportError as exc:  # pragma: no cover - environment problem, not a test result
     sys.exit(f"check_vtk: cannot import vtk ({exc}); run `make pyenv`")
 
+import vtk_read  # noqa: E402 (after the check that vtk imports)
+
 PROBLEMS = []
 
 
@@ -39,23 +41,8 @@ def read_pvd(path):
     return [(float(d.get("timestep")), d.get("file")) for d in root.iter("DataSet")]
 
 
-class ErrorCatcher:
-    def __init__(self):
-        self.messages = []
-
-    def __call__(self, obj, event):
-        self.messages.append(event)
-
-
 def read_vtp(path):
-    reader = vtk.vtkXMLPolyDataReader()
-    catcher = ErrorCatcher()
-    reader.AddObserver("ErrorEvent", catcher)
-    reader.SetFileName(path)
-    reader.Update()
-    if catcher.messages or reader.GetErrorCode() != 0:
-        problem(f"{path}: VTK reader reported an error")
-    return reader.GetOutput()
+    return vtk_read.read_vtp(path, problem)
 
 
 F32_ULP = 2.0**-23

@@ -18,24 +18,11 @@ try:
 except ImportError as exc:  # pragma: no cover - environment problem, not a test result
     sys.exit(f"dump_vtk: cannot import vtk ({exc}); run `make pyenv`")
 
-
-class ErrorCatcher:
-    def __init__(self):
-        self.messages = []
-
-    def __call__(self, obj, event):
-        self.messages.append(event)
+import vtk_read  # noqa: E402 (after the check that vtk imports)
 
 
 def read_vtp(path):
-    reader = vtk.vtkXMLPolyDataReader()
-    catcher = ErrorCatcher()
-    reader.AddObserver("ErrorEvent", catcher)
-    reader.SetFileName(path)
-    reader.Update()
-    if catcher.messages or reader.GetErrorCode() != 0:
-        sys.exit(f"dump_vtk: {path}: VTK reader reported an error")
-    return reader.GetOutput()
+    return vtk_read.read_vtp(path, lambda m: sys.exit(f"dump_vtk: {m}"))
 
 
 def main():

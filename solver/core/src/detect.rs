@@ -275,6 +275,38 @@ impl Detector {
         Ok(d)
     }
 
+    /// [`Detector::iterate`] on the given candidate pairs `pairs` (the broad phase done
+    /// by the caller: a distributed run passes the pairs its rank owns, in the broad
+    /// phase's order; the kept sets follow the pairs by their key).
+    #[allow(clippy::too_many_arguments)]
+    pub fn iterate_candidates(
+        &mut self,
+        model: &Model,
+        state: &State,
+        pairs: &[CandidatePair],
+        moved: &[bool],
+        fine: &mut Vec<Contact>,
+        coarse: &mut Vec<Contact>,
+        wall: &mut PhaseTimes,
+    ) -> Detection {
+        self.pairs.clear();
+        self.pairs.extend_from_slice(pairs);
+        let t1 = Instant::now();
+        let d = self.kept.detect(
+            model,
+            &state.bodies,
+            self.kernel,
+            &self.pairs,
+            Some(moved),
+            fine,
+            coarse,
+        );
+        let t2 = Instant::now();
+        wall.narrow += (t2 - t1).as_secs_f64();
+        wall.forces += t2.elapsed().as_secs_f64();
+        d
+    }
+
     /// Starts a time step of the kept sets: forgets every set (`restart`: Alg. 6 line 1
     /// read literally) or only the per-step memory sets and vetoes (new sets then start
     /// from one full descent).

@@ -8,7 +8,9 @@
 //!   identical copies into one folder);
 //! * with the cargo feature `mpi`: `exchange` (byte messages between ranks), `explicit`
 //!   (the explicit Euler step over owned and ghost particles, with results byte-identical
-//!   to one process) and `launch` (`mpirun -np N solver …`).
+//!   to one process), `implicit` (the Picard steps of the implicit integrators over the
+//!   same decomposition, with convergence and statistics through reductions in particle
+//!   order) and `launch` (`mpirun -np N solver …`).
 
 pub mod cost;
 pub mod launch_env;
@@ -18,5 +20,9 @@ pub mod rcb;
 pub mod exchange;
 #[cfg(feature = "mpi")]
 pub mod explicit;
+#[cfg(feature = "mpi")]
+pub mod implicit;
+#[cfg(feature = "mpi")]
+pub mod integrators;
 #[cfg(feature = "mpi")]
 pub mod launch;

@@ -2,6 +2,10 @@
 //! an independent PLY parser (Python), PNG decoding; plus bad-input and determinism checks.
 
 mod fixture;
+#[allow(dead_code)]
+mod support;
+
+use support::*;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -19,25 +23,9 @@ fn export_to(run: &Path, out: &Path, extra: &[&str]) -> Output {
     export(&args)
 }
 
-/// `$MSDEM_PYTHON`, else `python3`; fails (never skips) when VTK is not importable.
-fn python() -> String {
-    let py = std::env::var("MSDEM_PYTHON").unwrap_or_else(|_| "python3".to_string());
-    let ok = Command::new(&py)
-        .args(["-c", "import vtk"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(
-        ok,
-        "`{py} -c 'import vtk'` failed: run `make pyenv` and set MSDEM_PYTHON=.venv/bin/python \
-         (make test does both)"
-    );
-    py
-}
-
 fn run_script(script: &str, out: &Path, expected: &Path) -> (bool, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/python");
-    let o = Command::new(python())
+    let o = Command::new(python_with("vtk"))
         .arg(root.join(script))
         .arg(out)
         .arg(expected)
@@ -49,33 +37,6 @@ fn run_script(script: &str, out: &Path, expected: &Path) -> (bool, String) {
         String::from_utf8_lossy(&o.stderr)
     );
     (o.status.success() && text.contains("OK"), text)
-}
-
-fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut r = dec.read_info().unwrap();
-    let mut buf = vec![0; r.output_buffer_size()];
-    let info = r.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// With `MSDEM_EXPORT_KEEP=DIR`, copies the export output to DIR for a person to look at.
@@ -287,16 +248,7 @@ fn output_bytes_are_identical_across_runs_and_thread_counts() {
     for (name, threads) in [("b", "2"), ("c", "3"), ("d", "2")] {
         let b = tmp.path().join(name);
         export_threads(&b, threads);
-        let fb = files_under(&b);
-        assert_eq!(fa.len(), fb.len());
-        for (x, y) in fa.iter().zip(&fb) {
-            assert_eq!(x.strip_prefix(&a).unwrap(), y.strip_prefix(&b).unwrap());
-            assert!(
-                std::fs::read(x).unwrap() == std::fs::read(y).unwrap(),
-                "{} with {threads} threads",
-                x.display()
-            );
-        }
+        assert_same_files(&a, &b, &format!("{threads} threads"));
     }
 }
 

@@ -6,8 +6,12 @@
 
 #[allow(dead_code)]
 mod fixture;
+#[allow(dead_code)]
+mod support;
 
-use std::path::{Path, PathBuf};
+use support::*;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 use msdem_frames::lts::*;
@@ -20,23 +24,6 @@ fn export_to(run: &Path, out: &Path, threads: &str) -> Output {
         .env("RAYON_NUM_THREADS", threads)
         .output()
         .expect("run export")
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn png_size(path: &Path) -> (u32, u32) {
@@ -281,16 +268,7 @@ fn lts_export_is_byte_identical_at_one_and_two_threads() {
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     exported(&run, &a, "1");
     exported(&run, &b, "2");
-    let (fa, fb) = (files_under(&a), files_under(&b));
-    assert_eq!(fa.len(), fb.len());
-    for (x, y) in fa.iter().zip(&fb) {
-        assert_eq!(x.strip_prefix(&a).unwrap(), y.strip_prefix(&b).unwrap());
-        assert!(
-            std::fs::read(x).unwrap() == std::fs::read(y).unwrap(),
-            "{}",
-            x.display()
-        );
-    }
+    assert_same_files(&a, &b, "1 and 2 threads");
 }
 
 #[test]

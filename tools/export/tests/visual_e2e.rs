@@ -5,6 +5,10 @@
 
 #[allow(dead_code)]
 mod fixture;
+#[allow(dead_code)]
+mod support;
+
+use support::*;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -22,22 +26,6 @@ fn export_to(run: &Path, out: &Path, extra: &[&str], threads: Option<usize>) -> 
     o
 }
 
-/// `$MSDEM_PYTHON`, else `python3`; fails (never skips) when Pillow is not importable.
-fn python() -> String {
-    let py = std::env::var("MSDEM_PYTHON").unwrap_or_else(|_| "python3".to_string());
-    let ok = Command::new(&py)
-        .args(["-c", "import PIL"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    assert!(
-        ok,
-        "`{py} -c 'import PIL'` failed: run `make pyenv` and set MSDEM_PYTHON=.venv/bin/python \
-         (make test does both)"
-    );
-    py
-}
-
 /// Runs `check_animation.py` on `file`; returns its output when it says OK.
 fn check_animation(file: &Path, frames: usize, max_bytes: u64, mode: &str) -> String {
     let script =
@@ -45,7 +33,7 @@ fn check_animation(file: &Path, frames: usize, max_bytes: u64, mode: &str) -> St
     let (w, h) = msdem_export::animation::ANIMATION_SIZE;
     // Rows the time label may use (the camera keeps them free of the scene).
     let band = (f64::from(msdem_export::preview::label_size(h)) * 1.3 + 2.0).ceil() as u32;
-    let o = Command::new(python())
+    let o = Command::new(python_with("PIL"))
         .arg(script)
         .arg(file)
         .args([
@@ -135,16 +123,6 @@ fn no_animation_flag_writes_none() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains("animation"));
 }
 
-fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut r = dec.read_info().unwrap();
-    let mut buf = vec![0; r.output_buffer_size()];
-    let info = r.next_frame(&mut buf).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
-}
-
 #[test]
 fn dashboard_shows_every_plot_in_a_grid() {
     let tmp = tempfile::tempdir().unwrap();
@@ -216,23 +194,6 @@ fn degenerate_runs_export() {
     }
 }
 
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn pictures_are_byte_identical_at_any_thread_count() {
     let tmp = tempfile::tempdir().unwrap();
@@ -253,18 +214,6 @@ fn pictures_are_byte_identical_at_any_thread_count() {
         .any(|f| f.ends_with("preview_animation.png")));
     assert!(reference.iter().any(|f| f.ends_with("plots/dashboard.png")));
     for out in &outs[1..] {
-        let files = files_under(out);
-        assert_eq!(files.len(), reference.len());
-        for (a, b) in reference.iter().zip(&files) {
-            assert_eq!(
-                a.strip_prefix(&outs[0]).unwrap(),
-                b.strip_prefix(out).unwrap()
-            );
-            assert!(
-                std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
-                "{}",
-                b.display()
-            );
-        }
+        assert_same_files(&outs[0], out, &out.display().to_string());
     }
 }

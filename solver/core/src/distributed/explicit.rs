@@ -65,7 +65,7 @@ use msdem_geom::math::Vec3;
 
 /// Position of a contact in the one-process contact order: (0 particle / 1 obstacle
 /// pair, particle `a`, other body, index within the pair).
-type ContactKey = (u8, u32, u32, u32);
+pub(super) type ContactKey = (u8, u32, u32, u32);
 
 /// Order of a contribution to a body's wrench: rolling torques (0) before contact forces
 /// (1), each in contact order.
@@ -76,45 +76,48 @@ type WrenchPart = (u32, WrenchKey, Option<[f64; 3]>, [f64; 3]);
 
 /// The quantities [`crate::motion::first_non_finite`] names, by the code a [`Report`]
 /// carries.
-const NON_FINITE: [&str; 4] = ["position", "orientation", "velocity", "angular velocity"];
+pub(super) const NON_FINITE: [&str; 4] =
+    ["position", "orientation", "velocity", "angular velocity"];
 
 /// What every rank sends rank 0 after a step.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct Report {
+pub(super) struct Report {
     /// The owned bodies: output steps only.
-    bodies: Vec<(u32, Body)>,
+    pub(super) bodies: Vec<(u32, Body)>,
     /// The owned particles' terms of the energies and momenta, id ascending.
-    terms: Vec<(u32, ParticleTerms)>,
+    pub(super) terms: Vec<(u32, ParticleTerms)>,
     /// Sum of the owned particles' cost weights, id ascending.
-    load: f64,
+    pub(super) load: f64,
     /// The lowest owned particle with a non-finite state and the quantity's code in
     /// [`NON_FINITE`].
-    non_finite: Option<(u32, u8)>,
-    checks_per_level: Vec<u64>,
-    fallbacks: u64,
-    pairs: u32,
-    contacts: u32,
-    unfolds: u32,
-    narrows: u32,
-    skipped: u64,
-    records: Vec<(ContactKey, ContactRecord)>,
-    wrenches: Vec<(u32, [f64; 3], [f64; 3])>,
+    pub(super) non_finite: Option<(u32, u8)>,
+    pub(super) checks_per_level: Vec<u64>,
+    pub(super) fallbacks: u64,
+    pub(super) pairs: u32,
+    pub(super) contacts: u32,
+    pub(super) unfolds: u32,
+    pub(super) narrows: u32,
+    pub(super) skipped: u64,
+    pub(super) records: Vec<(ContactKey, ContactRecord)>,
+    pub(super) wrenches: Vec<(u32, [f64; 3], [f64; 3])>,
+    /// Implicit steps: the checks per level of every Picard iteration (explicit: none).
+    pub(super) iteration_checks: Vec<Vec<u64>>,
 }
 
 /// Contact records with their place in the one-process contact order.
-type KeyedRecords = Vec<(ContactKey, ContactRecord)>;
+pub(super) type KeyedRecords = Vec<(ContactKey, ContactRecord)>;
 
 /// What rank 0 assembles from the ranks' reports (the other ranks: placeholders).
-struct Gathered {
-    stats: StepStats,
-    contacts: Vec<ContactRecord>,
-    wrenches: Vec<Wrench>,
+pub(super) struct Gathered {
+    pub(super) stats: StepStats,
+    pub(super) contacts: Vec<ContactRecord>,
+    pub(super) wrenches: Vec<Wrench>,
     /// Rank 0: the energies and momenta of the whole state.
-    observables: Observables,
+    pub(super) observables: Observables,
     /// Rank 0: the lowest non-finite particle, with the quantity.
-    non_finite: Option<(u32, &'static str)>,
+    pub(super) non_finite: Option<(u32, &'static str)>,
     /// Rank 0: whether to try a new bisection.
-    rebalance: bool,
+    pub(super) rebalance: bool,
 }
 
 /// Communication and balance counters of one rank.
@@ -145,25 +148,25 @@ pub struct DistributedExplicit {
     dt: f64,
     gravity: Vec3,
     search: Search,
-    rank: u32,
-    size: u32,
+    pub(super) rank: u32,
+    pub(super) size: u32,
     decomposition: Decomposition,
     domains: Vec<Domain>,
-    owned: Vec<u32>,
+    pub(super) owned: Vec<u32>,
     /// Owner of every particle as far as this rank knows (exact for owned and ghosts).
-    owner: Vec<u32>,
-    weights: Vec<f64>,
+    pub(super) owner: Vec<u32>,
+    pub(super) weights: Vec<f64>,
     reach: f64,
     rebalance_above: f64,
     /// Rank 0: the imbalance at the last bisection or attempt at one.
     tried_at: f64,
-    sent_ghosts: Vec<Vec<u32>>,
+    pub(super) sent_ghosts: Vec<Vec<u32>>,
     broad: Box<dyn BroadPhase>,
-    contacts: Vec<Contact>,
-    prepared: Vec<PreparedContact>,
-    rolling: Vec<RollingTorque>,
-    traffic: Traffic,
-    shared: Arc<Mutex<Traffic>>,
+    pub(super) contacts: Vec<Contact>,
+    pub(super) prepared: Vec<PreparedContact>,
+    pub(super) rolling: Vec<RollingTorque>,
+    pub(super) traffic: Traffic,
+    pub(super) shared: Arc<Mutex<Traffic>>,
 }
 
 impl std::fmt::Debug for DistributedExplicit {
@@ -181,7 +184,7 @@ fn world() -> SimpleCommunicator {
     SimpleCommunicator::world()
 }
 
-fn encode<T: serde::Serialize>(v: &T) -> Vec<u8> {
+pub(super) fn encode<T: serde::Serialize>(v: &T) -> Vec<u8> {
     postcard::to_allocvec(v).unwrap_or_default()
 }
 
@@ -262,7 +265,7 @@ impl DistributedExplicit {
         Arc::clone(&self.shared)
     }
 
-    fn fail(&self, state: &State, message: impl Into<String>) -> StepError {
+    pub(super) fn fail(&self, state: &State, message: impl Into<String>) -> StepError {
         StepError::Distributed {
             step: state.step + 1,
             rank: self.rank,
@@ -270,11 +273,15 @@ impl DistributedExplicit {
         }
     }
 
-    fn swap(&mut self, state: &State, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, StepError> {
+    pub(super) fn swap(
+        &mut self,
+        state: &State,
+        out: &[Vec<u8>],
+    ) -> Result<Vec<Vec<u8>>, StepError> {
         exchange(&world(), out, &mut self.traffic.bytes_sent).map_err(|m| self.fail(state, m))
     }
 
-    fn decode<T: serde::de::DeserializeOwned>(
+    pub(super) fn decode<T: serde::de::DeserializeOwned>(
         &self,
         state: &State,
         bytes: &[u8],
@@ -285,7 +292,7 @@ impl DistributedExplicit {
 
     /// Step 1: sends owned particles to the ranks that need them as ghosts; returns the
     /// ghosts received (id ascending).
-    fn exchange_ghosts(&mut self, state: &mut State) -> Result<Vec<u32>, StepError> {
+    pub(super) fn exchange_ghosts(&mut self, state: &mut State) -> Result<Vec<u32>, StepError> {
         let size = self.size as usize;
         let mut out: Vec<Vec<(u32, &Body)>> = vec![Vec::new(); size];
         for s in &mut self.sent_ghosts {
@@ -327,7 +334,7 @@ impl DistributedExplicit {
     }
 
     /// Step 2: the candidate pairs this rank owns, in the one-process order.
-    fn owned_pairs(
+    pub(super) fn owned_pairs(
         &mut self,
         model: &Model,
         state: &State,
@@ -371,7 +378,7 @@ impl DistributedExplicit {
     }
 
     /// Keys of `self.contacts` in the one-process contact order.
-    fn contact_keys(&self) -> Vec<ContactKey> {
+    pub(super) fn contact_keys(&self) -> Vec<ContactKey> {
         let mut keys = Vec::with_capacity(self.contacts.len());
         let mut index = 0u32;
         for (n, c) in self.contacts.iter().enumerate() {
@@ -386,7 +393,11 @@ impl DistributedExplicit {
     }
 
     /// Step 4a: the summed Coulomb limit of every owned and ghost body with a contact.
-    fn loads(&mut self, state: &State, keys: &[ContactKey]) -> Result<Vec<f64>, StepError> {
+    pub(super) fn loads(
+        &mut self,
+        state: &State,
+        keys: &[ContactKey],
+    ) -> Result<Vec<f64>, StepError> {
         let size = self.size as usize;
         let mut parts: Vec<(u32, ContactKey, f64)> = Vec::new();
         let mut out: Vec<Vec<(u32, ContactKey, f64)>> = vec![Vec::new(); size];
@@ -437,12 +448,13 @@ impl DistributedExplicit {
 
     /// Step 4b: the wrench of every owned particle, summed in the one-process order;
     /// the contact records (with their keys) when `record`.
-    fn wrenches(
+    pub(super) fn wrenches(
         &mut self,
         state: &State,
         keys: &[ContactKey],
         load: &[f64],
         record: bool,
+        dt: f64,
     ) -> Result<(Vec<Wrench>, KeyedRecords), StepError> {
         let size = self.size as usize;
         let bodies = &state.bodies;
@@ -468,7 +480,7 @@ impl DistributedExplicit {
                 Other::Particle(j) => load[j as usize],
                 Other::Obstacle(_) => 0.0,
             };
-            let w = contact_wrench(bodies, c, p, load[c.a as usize], load_b, self.dt);
+            let w = contact_wrench(bodies, c, p, load[c.a as usize], load_b, dt);
             push((c.a, (1, *key), Some(w.force.into()), w.torque_a.into()));
             if let Other::Particle(j) = c.b {
                 push((j, (1, *key), Some(neg(w.force)), neg(w.torque_b)));
@@ -506,7 +518,7 @@ impl DistributedExplicit {
 
     /// Steps 6–7 on rank 0: the whole state, the statistics and the contacts and wrenches
     /// of the frame; the new decomposition when the imbalance is over the threshold.
-    fn gather(
+    pub(super) fn gather(
         &mut self,
         model: &Model,
         state: &mut State,
@@ -565,6 +577,18 @@ impl DistributedExplicit {
             stats.unfolds += rep.unfolds;
             stats.narrows += rep.narrows;
             stats.skipped += rep.skipped;
+            let sums = &mut stats.iteration_checks;
+            if sums.len() < rep.iteration_checks.len() {
+                sums.resize(rep.iteration_checks.len(), Vec::new());
+            }
+            for (sum, checks) in sums.iter_mut().zip(&rep.iteration_checks) {
+                if sum.len() < checks.len() {
+                    sum.resize(checks.len(), 0);
+                }
+                for (s, c) in sum.iter_mut().zip(checks) {
+                    *s += c;
+                }
+            }
             records.extend(rep.records);
             for (id, f, t) in rep.wrenches {
                 if let Some(w) = wrenches.get_mut(id as usize) {
@@ -638,7 +662,7 @@ impl DistributedExplicit {
     /// Steps 7–8: rank 0's verdict (rebalance or not) to every rank, the rebalance when
     /// asked for, then the migration of particles (and their pairs' kept sets) whose
     /// centre left this rank's domain.
-    fn migrate(
+    pub(super) fn migrate(
         &mut self,
         state: &mut State,
         detector: &mut Detector,
@@ -756,7 +780,7 @@ impl DistributedExplicit {
         );
         let keys = self.contact_keys();
         let load = self.loads(state, &keys)?;
-        let (wrenches, records) = self.wrenches(state, &keys, &load, record_contacts)?;
+        let (wrenches, records) = self.wrenches(state, &keys, &load, record_contacts, self.dt)?;
         wall.forces += t_forces.elapsed().as_secs_f64();
 
         let t_integrate = Instant::now();
@@ -822,6 +846,7 @@ impl DistributedExplicit {
                     .collect(),
                 false => Vec::new(),
             },
+            iteration_checks: Vec::new(),
         };
         let Gathered {
             mut stats,

@@ -1,7 +1,7 @@
 //! `mpirun -np N solver SCENARIO.yaml -o RUNDIR`: every rank builds the same world from
 //! the scenario (meshes, trees and obstacles are replicated read-only), the ranks agree
 //! that setup succeeded, then rank 0 runs the ordinary run loop ([`crate::run`]) with the
-//! distributed integrator ([`super::explicit`]) and writes the run folder, while the
+//! distributed integrator ([`super::integrators`]) and writes the run folder, while the
 //! other ranks take the same steps.
 //!
 //! Errors: a setup error (scenario, more ranks than particles, a domain left empty, an
@@ -16,9 +16,11 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use super::exchange::exchange;
-use super::explicit::{DistributedExplicit, Traffic};
+use super::explicit::Traffic;
+use super::integrators::DistributedIntegrator;
 use crate::detect::Detector;
 use crate::error::SolverError;
+use crate::integrator::Integrator;
 use crate::params::IntegratorChoice;
 use crate::run::checkpoint::CadenceFlags;
 use crate::run::{solve_with, step_count, RunOptions, RunSummary, Stepper};
@@ -80,23 +82,8 @@ fn integrator(
     rank: u32,
     size: u32,
     rebalance_imbalance: f64,
-) -> Result<DistributedExplicit, String> {
-    if world.params.integrator != IntegratorChoice::Explicit {
-        return Err(format!(
-            "distributed runs support the explicit integrator only, not `{}` (run it \
-             without mpirun or with one rank)",
-            crate::integrator::for_params(&world.params).name()
-        ));
-    }
-    DistributedExplicit::new(
-        &world.model,
-        &world.state,
-        &world.params,
-        rank,
-        size,
-        rebalance_imbalance,
-    )
-    .map_err(|e| e.to_string())
+) -> Result<DistributedIntegrator, String> {
+    DistributedIntegrator::for_world(world, rank, size, rebalance_imbalance)
 }
 
 /// Initialises MPI, runs `f` and finalises MPI; `None` when MPI cannot be initialised
@@ -212,7 +199,7 @@ fn follower(scenario: &Path, rank: u32, size: u32) -> Result<Outcome, Failure> {
     let every = u64::from(params.output_every.max(1));
     for n in 1..=steps {
         integ
-            .advance(&model, &mut state, &mut detector, n % every == 0)
+            .step(&model, &mut state, &mut detector, n % every == 0)
             .map_err(|e| Failure::Run {
                 message: e.to_string(),
             })?;

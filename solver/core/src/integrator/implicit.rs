@@ -66,9 +66,9 @@
 
 mod newton;
 mod output;
-mod relax;
+pub(crate) mod relax;
 mod reuse;
-mod scheme;
+pub(crate) mod scheme;
 
 pub use crate::params::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
@@ -677,6 +677,6 @@ struct Carried {
 }
 
 /// Bitwise equality of the pose (what contact detection depends on).
-fn same_pose(a: &Body, b: &Body) -> bool {
+pub(crate) fn same_pose(a: &Body, b: &Body) -> bool {
     a.position == b.position && a.orientation == b.orientation
 }

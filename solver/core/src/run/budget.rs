@@ -206,25 +206,16 @@ pub fn check(
         "needs {} bytes of memory for {particles} particles",
         short(needs.memory_bytes)
     );
-    if let Some(cap) = scenario.limits.memory_bytes {
-        if needs.memory_bytes > cap as f64 {
-            return refuse(
-                "limits",
-                format!(
-                    "{memory}, more than limits.memory_bytes = {}",
-                    short(cap as f64)
-                ),
-            );
-        }
-    }
-    if let Some(available) = machine.memory_bytes {
-        if needs.memory_bytes > available as f64 {
-            return refuse(
-                "limits",
-                format!("{memory}, {} available", short(available as f64)),
-            );
-        }
-    }
+    let over = |needed: f64, cap: Option<u64>, what: &dyn Fn(String) -> String| match cap {
+        Some(cap) if needed > cap as f64 => refuse("limits", what(short(cap as f64))),
+        _ => Ok(()),
+    };
+    over(needs.memory_bytes, scenario.limits.memory_bytes, &|cap| {
+        format!("{memory}, more than limits.memory_bytes = {cap}")
+    })?;
+    over(needs.memory_bytes, machine.memory_bytes, &|cap| {
+        format!("{memory}, {cap} available")
+    })?;
     let disk = format!(
         "needs {} bytes of disk for {} frames of {} bytes and {} steps of statistics",
         short(needs.disk_bytes),
@@ -232,25 +223,12 @@ pub fn check(
         short(needs.frame_bytes),
         short(needs.steps.ceil())
     );
-    if let Some(cap) = scenario.limits.disk_bytes {
-        if needs.disk_bytes > cap as f64 {
-            return refuse(
-                "limits",
-                format!(
-                    "{disk}, more than limits.disk_bytes = {}",
-                    short(cap as f64)
-                ),
-            );
-        }
-    }
-    if let Some(free) = machine.disk_bytes {
-        if needs.disk_bytes > free as f64 {
-            return refuse(
-                "limits",
-                format!("{disk}, {} free in {}", short(free as f64), out.display()),
-            );
-        }
-    }
+    over(needs.disk_bytes, scenario.limits.disk_bytes, &|cap| {
+        format!("{disk}, more than limits.disk_bytes = {cap}")
+    })?;
+    over(needs.disk_bytes, machine.disk_bytes, &|cap| {
+        format!("{disk}, {cap} free in {}", out.display())
+    })?;
     Ok(())
 }
 

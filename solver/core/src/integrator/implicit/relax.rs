@@ -46,6 +46,8 @@ pub struct Relaxation {
     pending: Vec<Option<f64>>,
     /// This iteration's per-particle verdict: update within the tolerance.
     within: Vec<bool>,
+    /// Scratch of [`Relaxation::residual`]: the secants of one iteration.
+    secants: Vec<(u32, f64, f64)>,
 }
 
 /// Outcome of one residual evaluation.
@@ -94,6 +96,10 @@ impl Relaxation {
     /// is set, adapts the weights (see [`Relaxation`]) and moves each particle's
     /// `applied` towards `computed` by its ω. With `relax` false the wrenches are left to
     /// the caller (the Newton update of [`super::newton`]); only the test runs.
+    ///
+    /// The three parts, [`Relaxation::measure`], [`Relaxation::adapt_system`] and
+    /// [`Relaxation::apply`], over every particle (a distributed run calls them over its
+    /// own particles, with the system's sums reduced in particle order between them).
     pub fn residual(
         &mut self,
         start: &[Body],
@@ -103,20 +109,61 @@ impl Relaxation {
         update: bool,
         relax: bool,
     ) -> Residual {
-        let mut max_relative: f64 = 0.0;
-        // Aitken sums r_{k−1}·(r_k − r_{k−1}) and |r_k − r_{k−1}|², in particle order.
-        let (mut num, mut den) = (0.0, 0.0);
-        let mut history = false;
-        let pending = &mut self.pending;
-        pending.clear();
-        self.within.clear();
-        for (((r, body), f), w) in self
+        let n = self
             .bodies
-            .iter_mut()
-            .zip(start)
-            .zip(computed)
-            .zip(applied.iter())
-        {
+            .len()
+            .min(start.len())
+            .min(computed.len())
+            .min(applied.len());
+        self.begin_iteration(n);
+        let mut secants = std::mem::take(&mut self.secants);
+        secants.clear();
+        let max_relative =
+            self.measure(0..n, start, computed, applied, params, update, &mut secants);
+        if update {
+            self.adapt_system(secants.iter().map(|s| (s.1, s.2)), params);
+            self.apply(0..n, computed, applied, params, relax);
+        }
+        self.secants = secants;
+        Residual {
+            max_relative,
+            min_omega: self.min_omega(0..self.bodies.len()),
+        }
+    }
+
+    /// Clears the per-particle verdicts of the last iteration for `n` particles.
+    pub fn begin_iteration(&mut self, n: usize) {
+        self.pending.clear();
+        self.pending.resize(n, None);
+        self.within.clear();
+        self.within.resize(n, false);
+    }
+
+    /// The relative updates of the particles `ids` (ascending): returns their largest
+    /// (see [`Residual::max_relative`]); when `update`, records each one's Aitken estimate
+    /// and pushes `(id, r_{k−1}·(r_k − r_{k−1}), |r_k − r_{k−1}|²)` to `secants` for every
+    /// particle with a residual history (seed 000 §6.1).
+    #[allow(clippy::too_many_arguments)]
+    pub fn measure(
+        &mut self,
+        ids: impl Iterator<Item = usize>,
+        start: &[Body],
+        computed: &[Wrench],
+        applied: &[Wrench],
+        params: &PicardParams,
+        update: bool,
+        secants: &mut Vec<(u32, f64, f64)>,
+    ) -> f64 {
+        let mut max_relative: f64 = 0.0;
+        for i in ids {
+            let (Some(r), Some(body), Some(f), Some(w)) = (
+                self.bodies.get_mut(i),
+                start.get(i),
+                computed.get(i),
+                applied.get(i),
+            ) else {
+                continue;
+            };
             let df = f.force - w.force;
             let dtq = f.torque - w.torque;
             let sf = f.force.norm().max(w.force.norm()).max(r.floor_force);
@@ -126,64 +173,103 @@ impl Relaxation {
             max_relative = max_relative.max(rel_f).max(rel_t);
             let settled = FREEZE * params.tolerance;
             let within = params.local_updates && rel_f <= settled && rel_t <= settled;
-            self.within.push(within);
-            if update && within {
-                // Keeps its wrench and its residual history: its next secant spans its
-                // last update.
-                pending.push(None);
-            } else if update {
+            if let Some(slot) = self.within.get_mut(i) {
+                *slot = within;
+            }
+            if update && !within {
+                // (A particle within half the tolerance keeps its wrench and its residual
+                // history: its next secant spans its last update.)
                 let res = residual_vec(body, &df, &dtq);
                 let mut o = None;
                 if let Some(prev) = r.prev {
-                    let diff: [f64; 6] = std::array::from_fn(|i| res[i] - prev[i]);
-                    num += dot(&prev, &diff);
+                    let diff: [f64; 6] = std::array::from_fn(|k| res[k] - prev[k]);
                     let d = dot(&diff, &diff);
-                    den += d;
-                    history = true;
+                    secants.push((i as u32, dot(&prev, &diff), d));
                     if d > 0.0 && d.is_finite() {
                         o = Some(-r.omega * dot(&prev, &diff) / d);
                     }
                 }
-                pending.push(o);
+                if let Some(slot) = self.pending.get_mut(i) {
+                    *slot = o;
+                }
                 r.prev = Some(res);
             }
         }
-        if update {
-            if history && den > 0.0 && den.is_finite() {
-                let omega = -self.omega * num / den;
-                if omega.is_finite() {
-                    self.omega = omega.clamp(params.min_relaxation, params.max_relaxation);
-                }
-            }
-            let bodies = self.bodies.iter_mut().zip(&self.pending).zip(&self.within);
-            for ((w, f), ((r, o), &within)) in applied.iter_mut().zip(computed).zip(bodies) {
-                if within {
-                    continue;
-                }
-                if let Some(o) = o.filter(|o| o.is_finite()) {
-                    // A non-positive secant: this particle's residual grew along its
-                    // previous direction, driven by its neighbours — take the system's ω.
-                    r.omega = if o <= 0.0 {
-                        self.omega
-                    } else {
-                        o.clamp(params.min_relaxation, params.max_relaxation)
-                    };
-                }
-                if relax {
-                    w.force += r.omega * (f.force - w.force);
-                    w.torque += r.omega * (f.torque - w.torque);
-                }
+        max_relative
+    }
+
+    /// Adapts the system's ω by Aitken's rule on the stacked residuals: `secants` are the
+    /// `(r_{k−1}·Δr, |Δr|²)` of [`Relaxation::measure`] of **all** particles in particle
+    /// order (summed in that order, so the weight has the same bits however the particles
+    /// are spread over processes).
+    pub fn adapt_system(
+        &mut self,
+        secants: impl Iterator<Item = (f64, f64)>,
+        params: &PicardParams,
+    ) {
+        let (mut num, mut den) = (0.0, 0.0);
+        let mut history = false;
+        for (n, d) in secants {
+            num += n;
+            den += d;
+            history = true;
+        }
+        if history && den > 0.0 && den.is_finite() {
+            let omega = -self.omega * num / den;
+            if omega.is_finite() {
+                self.omega = omega.clamp(params.min_relaxation, params.max_relaxation);
             }
         }
-        Residual {
-            max_relative,
-            min_omega: self
-                .bodies
-                .iter()
-                .map(|b| b.omega)
-                .fold(f64::INFINITY, f64::min)
-                .min(self.omega),
+    }
+
+    /// Moves the `applied` wrench of each particle of `ids` that is not within half the
+    /// tolerance towards `computed` by its ω (when `relax`), after choosing that ω (its own
+    /// Aitken estimate, or the system's where its secant is not positive).
+    pub fn apply(
+        &mut self,
+        ids: impl Iterator<Item = usize>,
+        computed: &[Wrench],
+        applied: &mut [Wrench],
+        params: &PicardParams,
+        relax: bool,
+    ) {
+        for i in ids {
+            if self.within.get(i).copied().unwrap_or(true) {
+                continue;
+            }
+            let (Some(r), Some(f), Some(w)) =
+                (self.bodies.get_mut(i), computed.get(i), applied.get_mut(i))
+            else {
+                continue;
+            };
+            if let Some(o) = self
+                .pending
+                .get(i)
+                .copied()
+                .flatten()
+                .filter(|o| o.is_finite())
+            {
+                // A non-positive secant: this particle's residual grew along its
+                // previous direction, driven by its neighbours — take the system's ω.
+                r.omega = if o <= 0.0 {
+                    self.omega
+                } else {
+                    o.clamp(params.min_relaxation, params.max_relaxation)
+                };
+            }
+            if relax {
+                w.force += r.omega * (f.force - w.force);
+                w.torque += r.omega * (f.torque - w.torque);
+            }
         }
+    }
+
+    /// Smallest relaxation weight in use among the particles `ids` and the system [-].
+    pub fn min_omega(&self, ids: impl Iterator<Item = usize>) -> f64 {
+        ids.filter_map(|i| self.bodies.get(i))
+            .map(|b| b.omega)
+            .fold(f64::INFINITY, f64::min)
+            .min(self.omega)
     }
 }
 
@@ -231,6 +317,7 @@ mod tests {
             omega: 1.0,
             pending: Vec::new(),
             within: Vec::new(),
+            secants: Vec::new(),
         };
         let start = [body()];
         let (c, lam) = (Vec3::new(10.0, 0.0, 0.0), 9.0);
@@ -285,6 +372,7 @@ mod tests {
             omega: 1.0,
             pending: Vec::new(),
             within: Vec::new(),
+            secants: Vec::new(),
         };
         let start = [body(), body()];
         let (c0, c1) = (Vec3::new(10.0, -4.0, 0.0), Vec3::new(2.0, 6.0, 1.0));
@@ -323,5 +411,140 @@ mod tests {
             "{:?} vs {e1:?}",
             w[1].force
         );
+    }
+
+    /// A relaxation of nine coupled particles `F(W) = c − A·W` (forces and torques).
+    fn nine() -> (
+        Relaxation,
+        Vec<Body>,
+        Vec<Wrench>,
+        Vec<Vec<f64>>,
+        PicardParams,
+    ) {
+        let n = 9;
+        let params = PicardParams {
+            tolerance: 1e-9,
+            ..PicardParams::default()
+        };
+        let mut seed = 12345u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let coupling: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| if i == j { 1.5 } else { 0.4 * next() - 0.1 })
+                    .collect()
+            })
+            .collect();
+        let c: Vec<Wrench> = (0..n)
+            .map(|i| Wrench {
+                force: Vec3::new(10.0 * next(), -3.0 * next(), (i as f64) * next()),
+                torque: Vec3::new(next(), 0.0, -2.0 * next()),
+            })
+            .collect();
+        let mut bodies = Vec::new();
+        for i in 0..n {
+            let mut b = body();
+            b.mass = 1.0 + i as f64;
+            bodies.push(b);
+        }
+        let one = BodyRelax {
+            omega: params.relaxation,
+            prev: None,
+            floor_force: 1e-9,
+            floor_torque: 1e-9,
+        };
+        let r = Relaxation {
+            bodies: vec![one; n],
+            omega: params.relaxation,
+            ..Relaxation::default()
+        };
+        (r, bodies, c, coupling, params)
+    }
+
+    fn forces(c: &[Wrench], a: &[Vec<f64>], w: &[Wrench]) -> Vec<Wrench> {
+        c.iter()
+            .zip(a)
+            .map(|(c, row)| {
+                let mut f = *c;
+                for (aij, wj) in row.iter().zip(w) {
+                    f.force -= *aij * wj.force;
+                    f.torque -= *aij * wj.torque;
+                }
+                f
+            })
+            .collect()
+    }
+
+    /// The distributed form (each "rank" measures and applies its own particles, the
+    /// system's Aitken sums taken over all secants in particle order) gives the bits of
+    /// [`Relaxation::residual`] over all particles, for any split of the particles — while
+    /// summing the same secants in rank order would not.
+    #[test]
+    fn split_over_ranks_with_secants_in_particle_order_has_the_bits_of_one_process() {
+        let (mut one, bodies, c, a, params) = nine();
+        let n = bodies.len();
+        let mut w_one = vec![Wrench::default(); n];
+        let mut splits = Vec::new();
+        for ranks in [2usize, 3, 4] {
+            splits.push((ranks, one.clone(), vec![Wrench::default(); n]));
+        }
+        let mut rank_order_differs = false;
+        for k in 0..30 {
+            let f = forces(&c, &a, &w_one);
+            let res = one.residual(&bodies, &f, &mut w_one, &params, true, true);
+            for (ranks, r, w) in &mut splits {
+                let f_split = forces(&c, &a, w);
+                r.begin_iteration(n);
+                let mut secants = Vec::new();
+                let mut max_relative: f64 = 0.0;
+                // Ranks own every `ranks`-th particle and report in reverse rank order.
+                for rank in (0..*ranks).rev() {
+                    let ids = (rank..n).step_by(*ranks);
+                    let m = r.measure(ids, &bodies, &f_split, w, &params, true, &mut secants);
+                    max_relative = max_relative.max(m);
+                }
+                let mut by_rank = r.clone();
+                by_rank.adapt_system(secants.iter().map(|s| (s.1, s.2)), &params);
+                secants.sort_unstable_by_key(|s| s.0);
+                r.adapt_system(secants.iter().map(|s| (s.1, s.2)), &params);
+                rank_order_differs |= by_rank.omega.to_bits() != r.omega.to_bits();
+                for rank in 0..*ranks {
+                    r.apply((rank..n).step_by(*ranks), &f_split, w, &params, true);
+                }
+                let min_omega = (0..*ranks)
+                    .map(|rank| r.min_omega((rank..n).step_by(*ranks)))
+                    .fold(f64::INFINITY, f64::min);
+                assert_eq!(
+                    max_relative.to_bits(),
+                    res.max_relative.to_bits(),
+                    "{ranks} ranks, iteration {k}"
+                );
+                assert_eq!(
+                    min_omega.to_bits(),
+                    res.min_omega.to_bits(),
+                    "{ranks} ranks, iteration {k}"
+                );
+                for (x, y) in w.iter().zip(&w_one) {
+                    for (p, q) in x
+                        .force
+                        .iter()
+                        .chain(x.torque.iter())
+                        .zip(y.force.iter().chain(y.torque.iter()))
+                    {
+                        assert_eq!(p.to_bits(), q.to_bits(), "{ranks} ranks, iteration {k}");
+                    }
+                }
+            }
+        }
+        assert!(
+            rank_order_differs,
+            "the summation order matters for this system"
+        );
+        assert!(one.omega != params.relaxation, "the system's ω adapted");
     }
 }
