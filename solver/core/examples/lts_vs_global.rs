@@ -10,10 +10,13 @@
 //! (`/proc/thread-self/schedstat`), so other load on the machine does not count. Every
 //! result is checked against the analytic 1-D outcome (1e-3 relative) and total momentum
 //! (1e-9 relative). Prints the phase breakdown (seed 004 §8.1 table) and, last,
-//! `lts_speedup_<N> = global / local` for the largest N.
+//! `lts_speedup_<N> = global / local` for the largest N. With `--from-roots` a third run,
+//! local time stepping whose narrowing searches start from the trees' roots (no witness of
+//! the pair's previous search, `LocalTimeStepping::set_search_from_roots`), is
+//! interleaved and its final state checked bit for bit against the local run.
 //!
 //! ```text
-//! cargo run --release -p msdem-solver --example lts_vs_global -- [--pairs 64,512,2048,8192] [--local-only]
+//! cargo run --release -p msdem-solver --example lts_vs_global -- [--pairs 64,512,2048,8192] [--local-only] [--from-roots]
 //! ```
 
 use std::sync::Arc;
@@ -130,11 +133,14 @@ struct Outcome {
     rollbacks: u64,
     collisions: u64,
     iterations: u64,
+    checks: u64,
+    state: State,
 }
 
-fn run(scene: &Scene, mode: LtsMode) -> Result<Outcome> {
+fn run(scene: &Scene, mode: LtsMode, from_roots: bool) -> Result<Outcome> {
     let mut state = scene.state.clone();
     let mut lts = LocalTimeStepping::new(&scene.params, mode);
+    lts.set_search_from_roots(from_roots);
     let mut out = Outcome {
         cpu: 0.0,
         phases: LtsPhaseTimes::default(),
@@ -144,6 +150,8 @@ fn run(scene: &Scene, mode: LtsMode) -> Result<Outcome> {
         rollbacks: 0,
         collisions: 0,
         iterations: 0,
+        checks: 0,
+        state: State::default(),
     };
     let c0 = thread_cpu_seconds();
     while state.time < END - 0.5 * DT {
@@ -155,6 +163,7 @@ fn run(scene: &Scene, mode: LtsMode) -> Result<Outcome> {
         out.rollbacks += s.rollbacks;
         out.collisions += s.collisions;
         out.iterations += s.narrowing_iterations;
+        out.checks += s.narrowing_checks;
     }
     out.cpu = thread_cpu_seconds() - c0;
     // Check against the analytic outcome.
@@ -183,6 +192,7 @@ fn run(scene: &Scene, mode: LtsMode) -> Result<Outcome> {
             scene.speeds.len()
         );
     }
+    out.state = state;
     Ok(out)
 }
 
@@ -191,8 +201,8 @@ fn print(name: &str, o: &Outcome) {
     let t = p.total().max(1e-300);
     println!(
         "  {name:<7} cpu {:>9.3} s  sweeps {:>6}  clusters {:>9}  active {:>8}  rollbacks {:>6}  \
-         narrowing iterations {:>7}",
-        o.cpu, o.sweeps, o.clusters, o.active, o.rollbacks, o.iterations
+         narrowing iterations {:>7}  kernel calls {:>9}",
+        o.cpu, o.sweeps, o.clusters, o.active, o.rollbacks, o.iterations, o.checks
     );
     println!(
         "          phases: broad {:.1} %, clustering {:.1} %, time step size {:.1} %, narrow {:.1} %, \
@@ -209,6 +219,7 @@ fn print(name: &str, o: &Outcome) {
 fn main() -> Result<()> {
     let mut sizes = vec![64usize, 512, 2048, 8192];
     let mut local_only = false;
+    let mut from_roots = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -226,8 +237,15 @@ fn main() -> Result<()> {
                 local_only = true;
                 i += 1;
             }
+            "--from-roots" => {
+                from_roots = true;
+                i += 1;
+            }
             other => {
-                bail!("unknown argument {other} (usage: --pairs 64,512,2048,8192 [--local-only])")
+                bail!(
+                    "unknown argument {other} (usage: --pairs 64,512,2048,8192 [--local-only] \
+                     [--from-roots])"
+                )
             }
         }
     }
@@ -260,16 +278,32 @@ fn main() -> Result<()> {
             "{n} pairs ({} particles), {END} s in intervals of {DT} s:",
             2 * n
         );
-        let (local, global) = pool.install(|| -> Result<_> {
-            let local = run(&sc, LtsMode::Local)?;
+        let (local, roots, global) = pool.install(|| -> Result<_> {
+            let local = run(&sc, LtsMode::Local, false)?;
+            let roots = if from_roots {
+                Some(run(&sc, LtsMode::Local, true)?)
+            } else {
+                None
+            };
             let global = if local_only {
                 None
             } else {
-                Some(run(&sc, LtsMode::Global)?)
+                Some(run(&sc, LtsMode::Global, false)?)
             };
-            Ok((local, global))
+            Ok((local, roots, global))
         })?;
         print("local", &local);
+        if let Some(roots) = roots {
+            print("roots", &roots);
+            // Debug prints every f64 with the digits that round-trip: equal text = equal bits.
+            if format!("{:?}", roots.state) != format!("{:?}", local.state) {
+                bail!("{n} pairs: searches from the roots end in another state");
+            }
+            println!(
+                "  same final state bit for bit; kernel calls with witnesses / from the roots = {:.3}",
+                local.checks as f64 / roots.checks.max(1) as f64
+            );
+        }
         let Some(global) = global else { continue };
         print("global", &global);
         let x = global.cpu / local.cpu;

@@ -165,13 +165,13 @@ impl Integrator for lts::LocalTimeStepping {
         self.last_stats().cloned()
     }
 
-    /// Not resumable yet: the particles' span memory (seed 004 eq. 3) and the run's LTS
-    /// statistics are not in the checkpoint, so a resumed run would not continue byte for
-    /// byte; refused rather than continued differently.
-    fn restore(&mut self, _bytes: &[u8]) -> Result<(), String> {
-        Err(format!(
-            "{} runs cannot be resumed from a checkpoint yet; rerun without --restart",
-            self.name()
-        ))
+    /// The particles' previous snapshots (span memory, seed 004 eq. (3)) and the kept
+    /// contact points ([`lts::carry`]).
+    fn snapshot(&self) -> Vec<u8> {
+        self.carried()
+    }
+
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.resume_from(bytes)
     }
 }

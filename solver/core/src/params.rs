@@ -33,7 +33,7 @@ pub enum IntegratorChoice {
     /// kernel still is).
     Implicit(PicardVariant),
     /// Local time stepping (seed 004) or its globally adaptive baseline; `dt` is the
-    /// synchronisation interval, settings in [`Params::lts`].
+    /// synchronisation interval (`lts.interval_s`), settings in [`Params::lts`].
     Lts(LtsMode),
 }
 
@@ -85,11 +85,12 @@ pub enum BroadPhaseChoice {
 /// Run parameters.
 #[derive(Clone, Debug)]
 pub struct Params {
-    /// Time step \[s\].
+    /// Time step \[s\]; of [`IntegratorChoice::Lts`] the synchronisation interval
+    /// (scenario `lts.interval_s`, default `time.dt`).
     pub dt: f64,
     /// End time \[s\].
     pub end: f64,
-    /// Steps between output frames.
+    /// Steps (of [`Params::dt`]) between output frames.
     pub output_every: u32,
     /// Gravity [m/s²].
     pub gravity: Vec3,

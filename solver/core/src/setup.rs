@@ -111,10 +111,14 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
 }
 
 fn params(s: &Scenario, bodies: &[Body]) -> Params {
+    // A local time stepping run steps by its synchronisation interval (`lts.interval_s`,
+    // default `time.dt`); `time.output_every` counts steps of `time.dt` (scenario `lts`).
+    let (dt, output_every) =
+        crate::scenario::lts::run_step(s.integrator, &s.lts, s.time.dt, s.time.output_every);
     Params {
-        dt: s.time.dt,
+        dt,
         end: s.time.end,
-        output_every: s.time.output_every,
+        output_every,
         gravity: s.gravity.into(),
         integrator: match (s.integrator, s.integrator.picard_variant()) {
             (IntegratorSpec::LocalTimeStepping, _) => IntegratorChoice::Lts(LtsMode::Local),

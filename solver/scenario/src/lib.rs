@@ -38,9 +38,10 @@
 //!   acceleration: aitken           # aitken (relaxed Picard) | newton (contact Jacobian)
 //!   on_no_convergence: substep     # substep (retry with Δt/2) | stop (end the run)
 //!   max_substep_levels: 4          # most halvings of Δt for one step, ≤ 20
-//! lts:                             # optional, local_time_stepping / global_adaptive only
+//! lts:                             # optional, local_time_stepping / global_adaptive (explicit ignores it)
+//!   interval_s: 1.0e-3             # synchronisation interval [s] (default time.dt)
 //!   min_step_s: 1.0e-9             # floor of a cluster's time step size [s], > 0
-//!   max_sweeps_per_interval: 100000  # sweeps per time.dt before the run stops, ≥ 1
+//!   max_sweeps_per_interval: 100000  # sweeps per interval before the run stops, ≥ 1
 //!   span_memory: 0.5               # C of seed 004 eq. (3), in [0, 1]
 //!   impulse: { max_iterations: 200, tolerance: 1.0e-9, relaxation: 1.0,
 //!              separation_fraction: 0.5 }  # sequential impulses; solver defaults
@@ -160,10 +161,13 @@
 //! integrators. `picard:` is accepted (and validated) with `explicit` too, and ignored.
 //!
 //! **Local time stepping** (seed 004, the solver's `integrator::lts` module):
-//! `local_time_stepping` and its baseline `global_adaptive` take `time.dt` as the
-//! synchronisation interval (frames are written at synchronised times) and their settings
-//! from `lts:` ([`lts`]). `lts:` with another integrator, and `picard:` with these two, are
-//! errors at the section's first key.
+//! `local_time_stepping` and its baseline `global_adaptive` take `lts.interval_s` (default
+//! `time.dt`) as the synchronisation interval (frames are written at synchronised times)
+//! and their settings from `lts:` ([`lts`]); `time.output_every` counts steps of `time.dt`
+//! for them too (its spacing must be a whole number of intervals), so one `integrator:`
+//! line switches a scene between `explicit` at `time.dt` and local time stepping at its
+//! interval. `explicit` validates and ignores `lts:`; `lts:` with an implicit integrator,
+//! and `picard:` with these two, are errors at the section's first key.
 //! A step whose Picard iterations do not converge within `max_iterations` is accepted,
 //! warned about on stderr (the first few) and recorded (`converged` in the statistics).
 //!

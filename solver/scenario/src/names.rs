@@ -33,6 +33,9 @@ pub struct Known {
     pub particles: u64,
     /// The scenario's `limits.max_particles` (`None`: generator counts are not checked).
     pub max_particles: Option<u64>,
+    /// The scenario's `time.dt` \[s\] and `time.output_every` (checked against
+    /// `lts.interval_s`; `None`: not checked).
+    pub time: Option<(f64, u32)>,
 }
 
 thread_local! {
@@ -62,6 +65,12 @@ pub(crate) fn integrator() -> IntegratorSpec {
             .map(|k| k.integrator)
             .unwrap_or_default()
     })
+}
+
+/// The `time.dt` \[s\] and `time.output_every` of the scenario being parsed, `None`
+/// outside the second pass.
+pub(crate) fn time_known() -> Option<(f64, u32)> {
+    KNOWN.with(|k| k.borrow().as_ref().and_then(|k| k.time))
 }
 
 /// The integrator of the scenario being parsed, `None` outside the second pass (where it

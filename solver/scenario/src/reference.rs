@@ -69,7 +69,7 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k("", "time", "mapping", "-", "required", "", "time stepping and output"),
     k("", "gravity", "[x, y, z]", "m/s²", "[0, 0, 0]", "finite", "gravitational acceleration"),
     k("", "integrator", "string", "-", "explicit", "explicit, implicit_flat, implicit_surrogate, implicit_multiscale, local_time_stepping, global_adaptive", "explicit Euler (seed 000 Alg. 1); implicit Euler with Picard iterations: flat detection in every iteration (Alg. 3), tree descent from the roots (§5.2), or active sets unfolded one level per iteration (Alg. 6); or local time stepping with clusters and sequential impulses (seed 004), `global_adaptive` being the same code with one global step (seed 004 §8)"),
-    k("", "lts", "mapping", "-", "defaults below", "only with local_time_stepping or global_adaptive", "settings of the local time stepping integrators"),
+    k("", "lts", "mapping", "-", "defaults below", "not with the implicit integrators", "settings of the local time stepping integrators (validated, ignored by `explicit`)"),
     k("", "picard", "mapping", "-", "defaults below", "", "Picard settings of the implicit integrators (validated, ignored by `explicit`)"),
     k("", "detection", "mapping", "-", "defaults below", "", "contact detection options"),
     k("", "broadphase", "string or mapping", "-", "hgrid", "hgrid (alias grid), linked_cells, bins, all_pairs, or a mapping with `kind`", "broad-phase algorithm (seed 001; bins: seed 002 §4); every choice gives the same contacts"),
@@ -83,11 +83,12 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k("", "limits", "mapping", "-", "defaults below", "", "caps checked before anything is allocated"),
     k("", "checkpoint", "mapping", "-", "defaults below", "", "when the solver writes a checkpoint to resume a killed run from (`solver --restart`, `pipeline --resume`); the solver's flags override it"),
     k("", "distributed", "mapping", "-", "defaults below", "", "settings of runs over several MPI ranks (`mpirun -np N solver …`, a build with the `mpi` feature); ignored by a run on one process"),
-    k("time", "dt", "number", "s", "required", "> 0", "time step"),
+    k("time", "dt", "number", "s", "required", "> 0", "time step (of the local time stepping integrators too, unless `lts.interval_s` is given)"),
     k("time", "end", "number", "s", "required", "> 0", "end time; steps = end/dt rounded up (within 10⁻⁹ of a whole number: that number)"),
-    k("time", "output_every", "integer", "steps", "required", "≥ 1", "steps between two frames (frame 0 is the initial state)"),
+    k("time", "output_every", "integer", "steps", "required", "≥ 1", "steps of `time.dt` between two frames (frame 0 is the initial state)"),
+    k("lts", "interval_s", "number", "s", "time.dt", "> 0; time.output_every × time.dt a whole number of intervals", "synchronisation interval of the local time stepping integrators: clusters never step past it, frames are written at synchronised times; `time.dt` stays the step of `explicit`, and `time.output_every` counts steps of `time.dt`, so one `integrator:` line switches a scene"),
     k("lts", "min_step_s", "number", "s", "1e-9", "> 0", "floor of a cluster's time step: a cluster below it stops the run with an error naming its particles and the time"),
-    k("lts", "max_sweeps_per_interval", "integer", "-", "100000", "≥ 1", "most sweeps per synchronisation interval `time.dt` before the run stops"),
+    k("lts", "max_sweeps_per_interval", "integer", "-", "100000", "≥ 1", "most sweeps per synchronisation interval (`lts.interval_s`) before the run stops"),
     k("lts", "span_memory", "number", "-", "0.5", "[0, 1]", "C of seed 004 eq. (3): a particle's admissible span is C·dt + (1 − C)·(its last step)"),
     k("lts", "impulse", "mapping", "-", "solver defaults", "", "sequential-impulse collision solver (seed 004 §6)"),
     k("lts.impulse", "max_iterations", "integer", "-", "200", "≥ 1", "most Picard sweeps over a cluster's contact points"),
@@ -285,7 +286,10 @@ mod tests {
         assert!(t.starts_with("#### Scenario top level\n\n| key |"), "{t}");
         assert!(t.contains("#### `time`\n"), "{t}");
         assert!(
-            t.contains("| `dt` | number | s | required | > 0 | time step |\n"),
+            t.contains(
+                "| `dt` | number | s | required | > 0 | time step (of the local time stepping \
+                 integrators too, unless `lts.interval_s` is given) |\n"
+            ),
             "{t}"
         );
     }

@@ -54,7 +54,8 @@ pub struct Scenario<G = MeshFiles> {
         skip_serializing_if = "is_default"
     )]
     pub picard: PicardParams,
-    /// Settings of the local time stepping integrators (refused with any other).
+    /// Settings of the local time stepping integrators (ignored by `explicit`, refused
+    /// with the implicit ones).
     #[serde(
         default,
         deserialize_with = "crate::lts::lts",
@@ -503,7 +504,7 @@ impl GeneratorSpec {
 }
 
 impl names::Known {
-    /// The shapes, materials, integrator, listed particles and particle cap of `scenario`
+    /// The shapes, materials, integrator, listed particles, particle cap and time step of `scenario`
     /// (parsed without them), and no trees.
     pub fn of<G: GeometrySource>(scenario: &Scenario<G>) -> names::Known {
         names::Known {
@@ -513,6 +514,7 @@ impl names::Known {
             trees: Vec::new(),
             particles: scenario.particles.len() as u64,
             max_particles: Some(scenario.limits.max_particles),
+            time: Some((scenario.time.dt, scenario.time.output_every)),
         }
     }
 }

@@ -33,6 +33,7 @@
 //! are reused. Only mesh particles take part (a cluster with another kind of particle
 //! that needs narrowing stops the run with a one-line error).
 
+pub mod carry;
 pub mod check;
 pub mod cluster;
 pub mod collide;
@@ -45,6 +46,7 @@ mod sweep_cluster;
 pub mod swept_grid;
 pub mod tube;
 pub mod warm;
+pub mod witnesses;
 
 use std::time::Instant;
 
@@ -67,6 +69,7 @@ use step_size::{NarrowScratch, Narrowed};
 use swept_grid::SweptGrid;
 use tube::Tube;
 use warm::WarmStore;
+use witnesses::WitnessStore;
 
 /// Local or global time steps (seed 004 §8), defined with the run parameters.
 pub use crate::params::LtsMode;
@@ -164,12 +167,17 @@ pub struct LocalTimeStepping {
     near: Vec<u32>,
     cache: Vec<Option<Cached>>,
     checks: bool,
+    /// Narrowing searches start from the roots only, no witnesses (the reference of the
+    /// reuse tests, [`LocalTimeStepping::set_search_from_roots`]).
+    from_roots: bool,
     checked_sweeps: u64,
     violations: Vec<String>,
     closest_real: f64,
     last: Option<(LtsStepStats, LtsPhaseTimes)>,
     /// Contact points of every particle's last collision (warm start, frame records).
     warm: WarmStore,
+    /// Separation witnesses of the pairs' last distance searches (narrowing, substep 4).
+    witnesses: WitnessStore,
 }
 
 impl std::fmt::Debug for LocalTimeStepping {
@@ -212,11 +220,13 @@ impl LocalTimeStepping {
             near: Vec::new(),
             cache: Vec::new(),
             checks: false,
+            from_roots: false,
             checked_sweeps: 0,
             violations: Vec::new(),
             closest_real: f64::INFINITY,
             last: None,
             warm: WarmStore::default(),
+            witnesses: WitnessStore::default(),
         }
     }
 
@@ -226,6 +236,13 @@ impl LocalTimeStepping {
     /// [`LocalTimeStepping::violations`].
     pub fn set_checks(&mut self, on: bool) {
         self.checks = on;
+    }
+
+    /// Debug hook: with `on`, every distance search of the narrowing (substep 4) starts
+    /// from the trees' roots, without the witness of the pair's previous search
+    /// ([`distance`]); the results are the same, only the work differs.
+    pub fn set_search_from_roots(&mut self, on: bool) {
+        self.from_roots = on;
     }
 
     /// Violations found by the checks so far.
@@ -267,6 +284,30 @@ impl LocalTimeStepping {
         self.last.as_ref()
     }
 
+    /// The state carried into the next interval, as checkpoint bytes ([`carry`]).
+    pub fn carried(&self) -> Vec<u8> {
+        carry::encode(&carry::Carried {
+            version: carry::CARRY_VERSION,
+            timelines: self.timelines.clone(),
+            warm: self.warm.clone(),
+            witnesses: self.witnesses.clone(),
+        })
+    }
+
+    /// Continues from [`LocalTimeStepping::carried`] bytes: the timelines and kept contact
+    /// points are replaced, everything derived from them is rebuilt in the next sweep.
+    pub fn resume_from(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let c = carry::decode(bytes, self.name())?;
+        self.versions = vec![0; c.timelines.len()];
+        self.timelines = c.timelines;
+        self.warm = c.warm;
+        self.witnesses = c.witnesses;
+        self.cache.clear();
+        self.tube_interval = f64::NAN;
+        self.grid_stale = true;
+        Ok(())
+    }
+
     /// Keeps the timelines of a state this integrator left; starts fresh ones otherwise.
     fn sync_timelines(&mut self, state: &State) {
         let same = self.timelines.len() == state.bodies.len()
@@ -285,8 +326,10 @@ impl LocalTimeStepping {
             self.cache.clear();
             self.tube_interval = f64::NAN;
             self.warm.clear();
+            self.witnesses.clear();
         }
         self.warm.resize(state.bodies.len());
+        self.witnesses.resize(state.bodies.len());
         self.cache.resize_with(state.bodies.len(), || None);
     }
 
@@ -333,22 +376,23 @@ impl LocalTimeStepping {
             let count = self.clusters.len();
             // 3–4. Consolidation and time step size per cluster.
             let t2 = Instant::now();
-            let planned: Vec<Result<(Plan, Option<Cached>), StepError>> = {
+            let planned: Vec<Result<sweep_cluster::Planned, StepError>> = {
                 let this = &*self;
                 let bodies = &state.bodies;
+                let from_roots = self.from_roots;
+                let scratch = move || NarrowScratch::searching(from_roots);
                 (0..count)
                     .into_par_iter()
-                    .map_init(NarrowScratch::default, |s, c| {
-                        this.plan(model, bodies, c, t_end, s)
-                    })
+                    .map_init(scratch, |s, c| this.plan(model, bodies, c, t_end, s))
                     .collect()
             };
             let mut plans = Vec::with_capacity(count);
             for (c, r) in planned.into_iter().enumerate() {
-                let (plan, cached) = r?;
+                let (plan, cached, found) = r?;
                 if let Some(k) = cached {
-                    let key = self.clusters.members(c)[0] as usize;
-                    self.cache[key] = Some(k);
+                    let members = self.clusters.members(c);
+                    self.witnesses.replace(members, &found);
+                    self.cache[members[0] as usize] = Some(k);
                 }
                 plans.push(plan);
             }

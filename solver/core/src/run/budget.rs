@@ -94,8 +94,15 @@ pub fn estimate(scenario: &Scenario, wall_times: bool) -> Needs {
                     + file_bytes(&scenario.resolve(&o.geometry.tree))
             })
             .sum::<f64>();
-    let steps = scenario.time.end / scenario.time.dt;
-    let frames = (steps / f64::from(scenario.time.output_every)).floor() + 1.0;
+    // The run's steps: intervals of a local time stepping run (`lts.interval_s`).
+    let (dt, output_every) = crate::scenario::lts::run_step(
+        scenario.integrator,
+        &scenario.lts,
+        scenario.time.dt,
+        scenario.time.output_every,
+    );
+    let steps = scenario.time.end / dt;
+    let frames = (steps / f64::from(output_every)).floor() + 1.0;
     let frame_bytes = FRAME_BYTES_FIXED + particles * FRAME_BYTES_PER_PARTICLE;
     let per_step = STATS_BYTES_PER_STEP
         + if wall_times {
@@ -302,6 +309,26 @@ mod tests {
             refusal(&capped, &Machine::default(), 1000),
             "{file}: limits: needs 3.2e6 bytes of disk for 2.1e1 frames of 1.5e5 bytes and \
              2.0e2 steps of statistics, more than limits.disk_bytes = 1.0e6"
+        );
+    }
+
+    /// A local time stepping run steps by its interval (`lts.interval_s`): 20 intervals of
+    /// 1 ms where `time.dt` would give 200 steps, the same 21 frames.
+    #[test]
+    fn local_time_stepping_runs_count_their_intervals() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = scenario(
+            dir.path(),
+            "integrator: local_time_stepping\nlts: { interval_s: 1.0e-3 }\n",
+        );
+        let n = estimate(&s, true);
+        assert!((n.steps - 20.0).abs() < 1e-9, "{}", n.steps);
+        assert_eq!(n.frames, 21.0);
+        assert!(check(&s, &n, &Machine::default(), 20, Path::new("OUT")).is_ok());
+        assert_eq!(
+            refusal(&s, &Machine::default(), 19),
+            "{file}: time: end / dt = 2.0e1 steps, more than the cap of 1.9e1 (raise \
+             `limits: { max_steps: N }` or pass --max-steps N)"
         );
     }
 

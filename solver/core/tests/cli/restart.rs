@@ -1,7 +1,7 @@
 //! Checkpoint/restart (issue 16): a solver killed with SIGKILL at seeded random points
 //! after a checkpoint and resumed with `--restart` writes every frame and `stats.msdem`
-//! byte for byte as the uninterrupted run, for the explicit and the implicit
-//! integrators; a damaged checkpoint or one of another run is refused naming the file.
+//! byte for byte as the uninterrupted run, for the explicit, the implicit and the local
+//! time stepping integrators (with `lts.msdem`); a damaged checkpoint or one of another run is refused naming the file.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -30,6 +30,30 @@ particles:
     )
 }
 
+/// Seed 004 with persistent contacts: a cube resting on the floor (a touching pair narrowed
+/// in every interval, warm-started impulses) and a grain dropped onto the cube's top,
+/// bouncing with restitution (collisions inside the intervals, so the particles' previous
+/// time stamps differ from the interval starts).
+fn resting(integrator: &str) -> String {
+    scenario_text(
+        "{ dt: 1.0e-4, end: 0.3, output_every: 20 }",
+        &format!(
+            "integrator: {integrator}
+gravity: [0, 0, -9.81]
+obstacles:
+  - {{ name: floor, mesh: meshes/floor.ply, tree: trees/floor.tree, halo: {{ absolute_m: 0.002 }} }}
+particles:
+  - {{ shape: cube, material: rock, position: [0, 0, 0.0505] }}
+  - {{ shape: grain, material: rock, position: [0.01, 0, 0.16], velocity: [0, 0, -0.5] }}
+"
+        ),
+    )
+    .replace(
+        "  rock: { density: 2500.0 }",
+        "  rock: { density: 2500.0, restitution: 0.5, friction: 0.3 }",
+    )
+}
+
 fn solver(scenario: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_solver"));
     c.arg(scenario)
@@ -51,6 +75,10 @@ fn outputs(out: &Path) -> Vec<(String, Vec<u8>)> {
     files.sort();
     files.push(frames::stats_path(out));
     files.push(frames::manifest_path(out));
+    let lts = msdem_solver::frames::lts::lts_stats_path(out);
+    if lts.exists() {
+        files.push(lts);
+    }
     files
         .into_iter()
         .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
@@ -74,8 +102,12 @@ fn next(seed: &mut u64) -> u64 {
 }
 
 fn kill_and_resume(integrator: &str, seed: u64) {
+    let scene = match integrator.contains("time_stepping") {
+        true => resting(integrator),
+        false => pair(integrator, "0.3"),
+    };
     let f = Fixture::new();
-    let s = f.scenario("s.yaml", &pair(integrator, "0.3"));
+    let s = f.scenario("s.yaml", &scene);
     let reference = f.path().join("reference");
     let o = solver(&s, &reference, &["--checkpoint-every-wall-s", "0"])
         .output()
@@ -83,7 +115,8 @@ fn kill_and_resume(integrator: &str, seed: u64) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!frames::checkpoint_path(&reference).exists());
     let expected = outputs(&reference);
-    assert_eq!(expected.len(), 3000 / 20 + 1 + 2);
+    let lts = usize::from(integrator.contains("time_stepping"));
+    assert_eq!(expected.len(), 3000 / 20 + 1 + 2 + lts);
 
     let mut seed = seed;
     let mut kills = 0;
@@ -150,6 +183,14 @@ fn implicit_run_killed_at_random_points_resumes_byte_identically() {
 #[test]
 fn implicit_flat_run_killed_at_random_points_resumes_byte_identically() {
     kill_and_resume("implicit_flat", 161616);
+}
+
+/// Seed 004 ([`resting`]): the particles' previous snapshots (span memory, eq. (3)), the
+/// kept contact points and the narrowing's witnesses are carried; `lts.msdem` continues
+/// too.
+#[test]
+fn local_time_stepping_run_killed_at_random_points_resumes_byte_identically() {
+    kill_and_resume("local_time_stepping", 16_1616);
 }
 
 #[test]

@@ -96,10 +96,22 @@ pub fn stack_world(n: usize, dt: f64, end: f64) -> (World, TriMesh) {
 pub fn run(
     world: &mut World,
     mode: LtsMode,
+    each: impl FnMut(&World, &LtsStepStats),
+) -> Vec<LtsStepStats> {
+    run_searching(world, mode, false, each)
+}
+
+/// [`run`] with every narrowing search from the trees' roots where `from_roots` is set
+/// ([`LocalTimeStepping::set_search_from_roots`]).
+pub fn run_searching(
+    world: &mut World,
+    mode: LtsMode,
+    from_roots: bool,
     mut each: impl FnMut(&World, &LtsStepStats),
 ) -> Vec<LtsStepStats> {
     let mut lts = LocalTimeStepping::new(&world.params, mode);
     lts.set_checks(true);
+    lts.set_search_from_roots(from_roots);
     let steps = (world.params.end / world.params.dt).round() as u64;
     let mut out = Vec::new();
     for _ in 0..steps {

@@ -123,3 +123,65 @@ particles:
     assert_eq!(load.contacts as usize, last.contacts.len());
     assert!((load.force[2] - total).abs() <= 1e-9 * weight, "{load:?}");
 }
+
+/// Runs `text` (a scenario of the fixture) quietly into `f/name` and returns the bytes of
+/// every frame and the steps run.
+fn frames_of(f: &Fixture, name: &str, text: &str) -> (u64, Vec<Vec<u8>>) {
+    let world =
+        build_world(&load_scenario(&f.scenario(&format!("{name}.yaml"), text)).unwrap()).unwrap();
+    let out = f.path().join(name);
+    let opts = RunOptions {
+        quiet: true,
+        wall_times: false,
+        ..RunOptions::default()
+    };
+    let summary = run(world, &out, &opts).unwrap();
+    let frames = (0..summary.frames as u32)
+        .map(|i| std::fs::read(frames::frame_path(&out, i)).unwrap())
+        .collect();
+    (summary.steps, frames)
+}
+
+/// `lts.interval_s` (issue 12: one `integrator:` line switches a scene): the local time
+/// stepping run with `time.dt` = 1 ms and an interval of 20 ms is the run that had 20 ms as
+/// `time.dt` (frames byte for byte, `output_every` counted in steps of `time.dt`), and an
+/// explicit run ignores the section (the same frames as without it).
+#[test]
+fn lts_interval_s_gives_the_run_of_time_dt_set_to_it_and_explicit_ignores_it() {
+    let f = Fixture::new();
+    let old = scenario_text(
+        "{ dt: 0.02, end: 0.4, output_every: 5 }",
+        &format!("integrator: local_time_stepping\n{PAIR}"),
+    );
+    let new = scenario_text(
+        "{ dt: 0.001, end: 0.4, output_every: 100 }",
+        &format!("integrator: local_time_stepping\nlts: {{ interval_s: 0.02 }}\n{PAIR}"),
+    );
+    let (steps_old, frames_old) = frames_of(&f, "old", &old);
+    let (steps_new, frames_new) = frames_of(&f, "new", &new);
+    assert_eq!((steps_old, frames_old.len()), (20, 5));
+    assert_eq!(
+        (steps_new, frames_new.len()),
+        (20, 5),
+        "20 intervals of 20 ms"
+    );
+    assert!(frames_old == frames_new, "the frames differ");
+
+    let with = scenario_text(
+        "{ dt: 0.001, end: 0.4, output_every: 100 }",
+        &format!("integrator: explicit\nlts: {{ interval_s: 0.02 }}\n{PAIR}"),
+    );
+    let without = scenario_text(
+        "{ dt: 0.001, end: 0.4, output_every: 100 }",
+        &format!("integrator: explicit\n{PAIR}"),
+    );
+    let (steps_with, frames_with) = frames_of(&f, "with", &with);
+    let (steps_without, frames_without) = frames_of(&f, "without", &without);
+    assert_eq!(
+        (steps_with, frames_with.len()),
+        (400, 5),
+        "400 explicit steps of 1 ms"
+    );
+    assert_eq!(steps_without, 400);
+    assert!(frames_with == frames_without, "explicit used `lts:`");
+}

@@ -4,6 +4,20 @@
 //! offsets is no less than the best distance so far (or the cut-off) is pruned with its
 //! whole subtree pair; only real–real pairs give distances. Distances come from the exact
 //! kernel of `msdem_geom`, in the frame of side `a` (f32 soups).
+//!
+//! **Witness** (issue 12, step 4: reuse what the previous search of the pair found): the
+//! real triangle pair that gave the previous search's distance is evaluated first, and its
+//! distance, where below the cut-off, starts the branch and bound as the best distance
+//! found. It is the distance of a real pair, so the minimum is no larger and the search
+//! still returns the minimum over all real pairs — the same value as without the witness
+//! (`tests/lts/witness.rs` compares both) — but it prunes from the first element pair on,
+//! where a search from the roots first has to descend to a real pair.
+//!
+//! **Enough** (a separation certificate the other way round): a caller that only asks
+//! whether the distance is within some `enough` (Def. 2.2's "touching", the advancement's
+//! "contact reached") gets the first real pair's distance found within it — the minimum is
+//! no larger, so the answer to its question is the same — and the search stops there; a
+//! resting contact whose witness is still within its margin costs one kernel call.
 
 use msdem_geom::kernel::{screened_separated, triangle_triangle_exact};
 use msdem_geom::math::{Iso3, Tri};
@@ -69,15 +83,25 @@ fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<Element>) {
     }));
 }
 
+/// The real triangle pair (indices into the soups of side `a` and `b`) that gave a
+/// search's distance: the next search of the same pair starts from it (module docs).
+pub type Witness = Option<(u32, u32)>;
+
 /// The smallest distance \[m\] between the real triangles of `a` and `b` if it is below
 /// `cutoff`, else `None`; `checks` counts exact kernel calls (narrowing work; pairs the
 /// separating-axis screen of `msdem_geom` proves beyond the current best are not counted).
+/// `witness` seeds the search and is replaced by the pair of the distance found (kept
+/// where none is below the cut-off); `&mut None` searches from the roots only. Once a real
+/// pair within `enough` \[m\] is found the search stops with its distance (≤ `enough`, an
+/// upper bound of the smallest); `f64::NEG_INFINITY` always gives the smallest distance.
 pub fn min_distance(
     a: &Posed,
     b: &Posed,
     cutoff: f64,
+    enough: f64,
     scratch: &mut DistanceScratch,
     checks: &mut u64,
+    witness: &mut Witness,
 ) -> Option<f64> {
     let rel = a.pose.inverse() * b.pose;
     let DistanceScratch {
@@ -108,6 +132,21 @@ pub fn min_distance(
         *checks += 1;
         triangle_triangle_exact(&ta, &tb).dist() as f64 - oa - ob
     };
+    let mut arg = None;
+    if let Some((i, j)) = *witness {
+        let n = (a.tree.soup.len(), b.tree.soup.len());
+        if (i as usize) < n.0 && (j as usize) < n.1 {
+            let d = bound(Element::Real(i), Element::Real(j), best, checks);
+            if d < best {
+                best = d;
+                found = true;
+                arg = Some((i, j));
+                if best <= enough {
+                    return Some(best);
+                }
+            }
+        }
+    }
     pending.clear();
     for &ea in roots_a.iter() {
         for &eb in roots_b.iter() {
@@ -124,10 +163,14 @@ pub fn min_distance(
             continue;
         }
         let unfold_a = match (ea, eb) {
-            (Element::Real(_), Element::Real(_)) => {
+            (Element::Real(i), Element::Real(j)) => {
                 // lb is the exact distance of two real triangles.
                 best = lb;
                 found = true;
+                arg = Some((i, j));
+                if best <= enough {
+                    break;
+                }
                 continue;
             }
             (Element::Node(na), Element::Node(nb)) => {
@@ -158,6 +201,9 @@ pub fn min_distance(
         }
         pending.sort_by(|x, y| y.0.total_cmp(&x.0));
         stack.extend(pending.iter().copied());
+    }
+    if found {
+        *witness = arg;
     }
     found.then_some(best)
 }

@@ -22,7 +22,7 @@ use crate::state::Body;
 use msdem_geom::math::{Quat, Vec3};
 
 /// The kinematic state of one particle at one time stamp.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Snapshot {
     /// Time stamp \[s\].
     pub time: f64,
@@ -76,7 +76,7 @@ impl Snapshot {
 }
 
 /// A particle's two snapshots (seed 004 §2.1): `prev` at `t⁻`, `cur` at `t ≥ t⁻`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timeline {
     /// Snapshot at the previous time stamp.
     pub prev: Snapshot,

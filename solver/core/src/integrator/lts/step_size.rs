@@ -30,7 +30,7 @@
 //! Motion bounds `μ` [m/s] over the span `S`: particle pairs `|v_a − v_b| + |ω_a| R_a +
 //! |ω_b| R_b` (gravity cancels); particle–obstacle `|v_a| + ½|g| S + |ω_a| R_a`.
 
-use super::distance::{min_distance, DistanceScratch, Posed};
+use super::distance::{min_distance, DistanceScratch, Posed, Witness};
 use super::snapshot::Snapshot;
 use crate::model::{Model, Other};
 use crate::state::Body;
@@ -71,6 +71,10 @@ struct Candidate {
     margin: f64,
     mu: f64,
     d0: f64,
+    /// The real pair of the start distance (seeds the advancement's searches).
+    witness: Witness,
+    /// Index of the pair in the input (where its last witness goes).
+    pair: usize,
 }
 
 /// Reusable buffers of the narrowing.
@@ -78,6 +82,19 @@ struct Candidate {
 pub struct NarrowScratch {
     distance: DistanceScratch,
     candidates: Vec<Candidate>,
+    /// Every search from the roots, no witness (the reference of the reuse tests).
+    from_roots: bool,
+}
+
+impl NarrowScratch {
+    /// Empty buffers; with `from_roots` every distance search starts from the trees'
+    /// roots, without the witness of the pair's previous search ([`super::distance`]).
+    pub fn searching(from_roots: bool) -> Self {
+        NarrowScratch {
+            from_roots,
+            ..NarrowScratch::default()
+        }
+    }
 }
 
 /// What a cluster's narrowing reads: the model, its particles' static data and their
@@ -207,9 +224,15 @@ impl ClusterView<'_> {
 /// for the particle pairs `pairs` (cluster-local `(a, Particle(b))` or `(a, Obstacle(k))`);
 /// see the module docs. `None` when a particle or obstacle has no surrogate tree (only mesh
 /// particles take part in local time stepping).
+///
+/// `witnesses` holds one [`Witness`] per pair: the real triangle pair of the pair's last
+/// distance search (from the previous narrowing, [`super::witnesses`]), which seeds its
+/// searches; on return it holds the pair of each pair's last search (unchanged for pairs
+/// not searched). The result does not depend on them ([`super::distance`]).
 pub fn narrow(
     view: &ClusterView,
     pairs: &[(usize, Other)],
+    witnesses: &mut [Witness],
     span: f64,
     scratch: &mut NarrowScratch,
 ) -> Option<Narrowed> {
@@ -220,10 +243,15 @@ pub fn narrow(
     let NarrowScratch {
         distance,
         candidates,
+        from_roots,
     } = scratch;
+    let reuse = !*from_roots;
+    if !reuse {
+        witnesses.iter_mut().for_each(|w| *w = None);
+    }
     candidates.clear();
     // Start distances: Def. 2.2 and the bounds that order the search.
-    for &(a, b) in pairs {
+    for (pair, &(a, b)) in pairs.iter().enumerate() {
         let margin = view.margin(a, b);
         let mu = view.motion_bound(a, b, span);
         if mu.is_nan() || mu <= 0.0 {
@@ -245,13 +273,30 @@ pub fn narrow(
                 margin,
                 mu,
                 d0: f64::NAN,
+                witness: witnesses.get(pair).copied().flatten(),
+                pair,
             });
             continue;
         }
         let (pa, pb) = (view.particle_at(a, 0.0)?, view.other_at(b, 0.0)?);
         // Only "touching or not" matters here: a short cut-off keeps the search small.
         let near = cutoff.min(SEARCH_REACH * margin);
-        let Some(d0) = min_distance(&pa, &pb, near, distance, &mut out.checks) else {
+        let mut witness = witnesses.get(pair).copied().flatten();
+        // Only "within the margin or not" is asked of a distance within it (Def. 2.2).
+        let enough = if reuse { margin } else { f64::NEG_INFINITY };
+        let d0 = min_distance(
+            &pa,
+            &pb,
+            near,
+            enough,
+            distance,
+            &mut out.checks,
+            &mut witness,
+        );
+        if let Some(w) = witnesses.get_mut(pair) {
+            *w = witness;
+        }
+        let Some(d0) = d0 else {
             if near < cutoff {
                 candidates.push(Candidate {
                     lower: (near - target) / mu,
@@ -260,6 +305,8 @@ pub fn narrow(
                     margin,
                     mu,
                     d0: f64::NAN,
+                    witness,
+                    pair,
                 });
             }
             continue;
@@ -281,6 +328,8 @@ pub fn narrow(
             margin,
             mu,
             d0,
+            witness,
+            pair,
         });
     }
     candidates.sort_by(|x, y| x.lower.total_cmp(&y.lower));
@@ -293,13 +342,32 @@ pub fn narrow(
         let mut s = c.lower;
         let mut d = c.d0;
         let mut k = 0;
+        let mut witness = c.witness;
         loop {
             if k > 0 || s > 0.0 || d.is_nan() {
                 let (pa, pb) = (view.particle_at(c.a, s)?, view.other_at(c.b, s)?);
                 let reach = target + tol + c.mu * (out.dt - s);
                 let cutoff = reach.min(target + SEARCH_REACH * c.margin);
                 out.iterations += 1;
-                match min_distance(&pa, &pb, cutoff, distance, &mut out.checks) {
+                if !reuse {
+                    witness = None;
+                }
+                // Only "contact reached or not" is asked of a distance within it.
+                let enough = if reuse {
+                    target + tol
+                } else {
+                    f64::NEG_INFINITY
+                };
+                let found = min_distance(
+                    &pa,
+                    &pb,
+                    cutoff,
+                    enough,
+                    distance,
+                    &mut out.checks,
+                    &mut witness,
+                );
+                match found {
                     // Farther than the cut-off: at least that far, advance by it.
                     None if cutoff < reach => d = cutoff,
                     None => break,
@@ -321,6 +389,9 @@ pub fn narrow(
             if s >= out.dt {
                 break;
             }
+        }
+        if let Some(w) = witnesses.get_mut(c.pair) {
+            *w = witness;
         }
     }
     Some(out)

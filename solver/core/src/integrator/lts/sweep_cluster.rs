@@ -3,6 +3,7 @@
 //! of an active cluster to its new time stamp and the detection of its contacts.
 
 use super::collide::{detect_cluster, CollideScratch};
+use super::distance::Witness;
 use super::impulse::ImpulseReport;
 use super::snapshot::Snapshot;
 use super::step_size::{narrow, ClusterView, NarrowScratch, Narrowed};
@@ -11,8 +12,14 @@ use crate::error::StepError;
 use crate::model::{Model, Other};
 use crate::state::Body;
 
+/// A cluster's plan, its narrowing result for reuse (`None`: no narrowing ran) and the
+/// witnesses of the pairs searched.
+pub(super) type Planned = (Plan, Option<Cached>, Vec<(u32, Other, Witness)>);
+
 impl LocalTimeStepping {
-    /// Substeps 3–4 for cluster `c` (consolidation, narrowing).
+    /// Substeps 3–4 for cluster `c` (consolidation, narrowing). With a narrowing, also
+    /// its result for reuse and the witness of every pair searched (global ids, for
+    /// [`super::witnesses::WitnessStore::replace`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn plan(
         &self,
@@ -21,7 +28,7 @@ impl LocalTimeStepping {
         c: usize,
         t_end: f64,
         scratch: &mut NarrowScratch,
-    ) -> Result<(Plan, Option<Cached>), StepError> {
+    ) -> Result<Planned, StepError> {
         let members = self.clusters.members(c);
         let g = self.gravity;
         let time = members
@@ -42,7 +49,7 @@ impl LocalTimeStepping {
                 idle: time >= t_end,
                 ..Plan::default()
             };
-            return Ok((plan, None));
+            return Ok((plan, None, Vec::new()));
         }
         let mut obstacles: Vec<u32> = members
             .iter()
@@ -66,7 +73,7 @@ impl LocalTimeStepping {
                     collision: plan.stats.collision,
                     ..Narrowed::default()
                 };
-                return Ok((plan, None));
+                return Ok((plan, None, Vec::new()));
             }
         }
         let local: Vec<Body> = members
@@ -96,7 +103,21 @@ impl LocalTimeStepping {
             gravity: g,
         };
         let span = span_end - time;
-        let Some(n) = narrow(&view, &pairs, span, scratch) else {
+        let global = |a: usize, b: Other| {
+            let other = match b {
+                Other::Particle(j) => Other::Particle(members[j as usize]),
+                o => o,
+            };
+            (members[a], other)
+        };
+        let mut witnesses: Vec<Witness> = pairs
+            .iter()
+            .map(|&(a, b)| {
+                let (a, other) = global(a, b);
+                self.witnesses.get(a, other)
+            })
+            .collect();
+        let Some(n) = narrow(&view, &pairs, &mut witnesses, span, scratch) else {
             return Err(StepError::Unsupported {
                 what: format!(
                     "local time stepping needs mesh particles and obstacles with surrogate \
@@ -127,7 +148,15 @@ impl LocalTimeStepping {
             span_end,
             plan: plan.clone(),
         };
-        Ok((plan, Some(cached)))
+        let found = pairs
+            .iter()
+            .zip(witnesses)
+            .map(|(&(a, b), w)| {
+                let (a, other) = global(a, b);
+                (a, other, w)
+            })
+            .collect();
+        Ok((plan, Some(cached), found))
     }
 
     /// Substep 6 for active cluster `c`: free flight to `end`, collision.

@@ -28,7 +28,7 @@ use msdem_geom::math::Vec3;
 pub const MATCH_FRACTION: f64 = 0.1;
 
 /// One kept contact point.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Kept {
     /// The other body (global particle id, or obstacle index).
     other: Other,
@@ -44,8 +44,9 @@ struct Kept {
     step_s: f64,
 }
 
-/// The kept contact points of every particle (see the module docs).
-#[derive(Clone, Debug, Default)]
+/// The kept contact points of every particle (see the module docs); serialised into a
+/// checkpoint with the timelines ([`super::carry`]).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WarmStore {
     kept: Vec<Vec<Kept>>,
 }
@@ -59,6 +60,16 @@ fn global(other: Other, members: &[u32]) -> Other {
 }
 
 impl WarmStore {
+    /// Particles the store has room for.
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// Whether the store has room for no particle.
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
     /// Makes room for `n` particles, forgetting everything when the count changes.
     pub fn resize(&mut self, n: usize) {
         if self.kept.len() != n {
