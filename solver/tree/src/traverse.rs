@@ -39,7 +39,7 @@
 
 use crate::cull::Bound;
 use crate::descend::{flat, hierarchy, Check, Ctx, El, Kids};
-use crate::node_box::NodeBoxes;
+use crate::node_box::{boxes_apart, posed, NodeBoxes};
 use crate::screen::roots_apart;
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
@@ -280,7 +280,14 @@ pub fn find_contacts_boxed(
         );
         return;
     }
-    if roots_apart(a, eps_a, b, eps_b, b_to_a) {
+    // The root boxes first (exact for shapes far apart along an axis, parry's test), then
+    // the root spheres (tighter for round shapes turned against each other).
+    let root_boxes_apart = boxes_apart(
+        &boxes_a.boxes[0],
+        &posed(&boxes_b.boxes[0], b_to_a),
+        eps_a + eps_b,
+    );
+    if root_boxes_apart || roots_apart(a, eps_a, b, eps_b, b_to_a) {
         return;
     }
     scratch.begin(a.soup.len(), b.soup.len(), b.nodes.len());
