@@ -218,23 +218,22 @@ fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<El>) {
     );
 }
 
-/// The root as elements (its real triangles if the root is a leaf).
-fn roots(tree: &SurrogateTree) -> Vec<El> {
+/// The root as elements (its real triangles if the root is a leaf), into `out`.
+fn roots(tree: &SurrogateTree, out: &mut Vec<El>) {
+    out.clear();
     let r = &tree.nodes[0];
     if r.is_leaf() {
-        (r.first..r.first + r.count)
-            .map(|t| El {
-                idx: t,
-                level: 0,
-                real: true,
-            })
-            .collect()
+        out.extend((r.first..r.first + r.count).map(|t| El {
+            idx: t,
+            level: 0,
+            real: true,
+        }));
     } else {
-        vec![El {
+        out.push(El {
             idx: 0,
             level: 0,
             real: false,
-        }]
+        });
     }
 }
 
@@ -260,19 +259,21 @@ pub(crate) fn hierarchy(
     out: &mut Vec<TriContact>,
     st: &mut LevelStats,
 ) {
-    let ra = roots(cx.a);
-    let rb = roots(cx.b);
+    // Every buffer lives in the scratch: a query allocates nothing once it is warm (a
+    // far pose costs a root test, see the `vs_parry` bench).
     let mut cur = std::mem::take(&mut s.cur);
     let mut next = std::mem::take(&mut s.next);
-    for &x in &ra {
-        for &y in &rb {
+    let mut kids = std::mem::take(&mut s.kids);
+    let mut halos = std::mem::take(&mut s.halos);
+    roots(cx.a, &mut kids.a);
+    roots(cx.b, &mut kids.b);
+    for &x in &kids.a {
+        for &y in &kids.b {
             if !cx.boxes_apart(s, x, y) {
                 cur.push((x, y));
             }
         }
     }
-    let mut kids = Kids::default();
-    let mut halos = Vec::with_capacity(CHUNK);
     while !cur.is_empty() {
         for chunk in cur.chunks(CHUNK) {
             s.batch.clear();
@@ -306,11 +307,13 @@ pub(crate) fn hierarchy(
     }
     s.cur = cur;
     s.next = next;
+    s.kids = kids;
+    s.halos = halos;
 }
 
-/// Buffers for unfolding one pair.
-#[derive(Default)]
-struct Kids {
+/// Buffers for unfolding one pair (kept in [`Scratch`]).
+#[derive(Debug, Default)]
+pub(crate) struct Kids {
     a: Vec<El>,
     b: Vec<El>,
     sph_a: Vec<[f32; 4]>,

@@ -24,6 +24,7 @@ mod lbfgs;
 pub mod node_box;
 pub mod params;
 mod refine;
+mod screen;
 mod split;
 pub mod stage;
 pub mod stats;

@@ -26,6 +26,9 @@
 //! transformed into A's frame lazily, only for the elements visited, and cached in
 //! [`Scratch`] for the duration of one call.
 //!
+//! **Root screen.** Hierarchy mode first tests the two roots' bounding spheres
+//! (`screen.rs`): a far pose ends there, before any buffer is touched.
+//!
 //! **Padding.** Surrogate margins are enlarged by `8·2⁻²³·m + 10⁻⁶·margin`, `m` the largest
 //! absolute coordinate of the two triangles: offsets are exact `f64` values rounded up, but
 //! B's surrogate and real triangles are rounded independently when transformed to `f32`
@@ -35,8 +38,9 @@
 //! kernel.
 
 use crate::cull::Bound;
-use crate::descend::{flat, hierarchy, Ctx, El};
-use crate::node_box::NodeBoxes;
+use crate::descend::{flat, hierarchy, Check, Ctx, El, Kids};
+use crate::node_box::{boxes_apart, posed, NodeBoxes};
+use crate::screen::roots_apart;
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
@@ -128,6 +132,10 @@ pub struct Scratch {
     pub(crate) box_stamp: Vec<u32>,
     pub(crate) cur: Vec<(El, El)>,
     pub(crate) next: Vec<(El, El)>,
+    /// Unfolding buffers of the descent.
+    pub(crate) kids: Kids,
+    /// What the pre-screen did with each pair of the current chunk.
+    pub(crate) halos: Vec<Check>,
     /// One chunk of pending checks in SIMD lane layout (tag = index in the chunk).
     pub(crate) batch: PairBatch<u32>,
     /// Kernel outcomes of `batch`.
@@ -219,6 +227,9 @@ pub fn find_contacts_with(
     if a.nodes.is_empty() || b.nodes.is_empty() {
         return;
     }
+    if mode == Mode::Hierarchy && roots_apart(a, eps_a, b, eps_b, b_to_a) {
+        return;
+    }
     scratch.begin(a.soup.len(), b.soup.len(), b.nodes.len());
     let cx = Ctx {
         a,
@@ -267,6 +278,16 @@ pub fn find_contacts_boxed(
             out,
             stats,
         );
+        return;
+    }
+    // The root boxes first (exact for shapes far apart along an axis, parry's test), then
+    // the root spheres (tighter for round shapes turned against each other).
+    let root_boxes_apart = boxes_apart(
+        &boxes_a.boxes[0],
+        &posed(&boxes_b.boxes[0], b_to_a),
+        eps_a + eps_b,
+    );
+    if root_boxes_apart || roots_apart(a, eps_a, b, eps_b, b_to_a) {
         return;
     }
     scratch.begin(a.soup.len(), b.soup.len(), b.nodes.len());

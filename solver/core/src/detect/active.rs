@@ -82,6 +82,7 @@ mod expand;
 mod geometry;
 mod kernel;
 mod set;
+mod span;
 mod validate;
 mod walk;
 
@@ -133,6 +134,7 @@ impl ActiveSet {
         std::mem::size_of::<Self>()
             + 8 * (self.cut.capacity() + self.memory.capacity() + self.vetoes.capacity())
             + std::mem::size_of::<Leaf>() * self.near.capacity()
+            + std::mem::size_of::<span::Span>() * self.spans.capacity()
     }
 
     /// One Picard iteration's detection for this pair at the pose `g.b_to_a`: starts the
@@ -162,6 +164,7 @@ impl ActiveSet {
         if !self.initialised {
             self.initialised = true;
             self.cut = Vec::new();
+            self.spans = Vec::new();
             self.near = Vec::new();
             self.reference = g.b_to_a;
             self.base = g.b_to_a;

@@ -1,6 +1,7 @@
 //! Reusable buffers of a walk of an active set's cut (per thread).
 
 use super::element::{Element, Leaf};
+use super::span::Span;
 use msdem_geom::kernel::PairBatch;
 
 /// Reusable buffers of a walk (per thread).
@@ -16,4 +17,10 @@ pub(super) struct Buffers {
     pub(super) kb: Vec<Element>,
     pub(super) cut: Vec<u64>,
     pub(super) near: Vec<Leaf>,
+    /// Spans of the new cut's keys (parallel to `cut`).
+    pub(super) spans: Vec<Span>,
+    /// Kept-leaf prefix counts of the subtree being copied.
+    pub(super) kept: Vec<u32>,
+    /// Hot-leaf prefix counts of the old leaves (empty: a full walk).
+    pub(super) hot: Vec<u32>,
 }

@@ -3,6 +3,7 @@
 //! poses of the certificates, and the memory set and vetoes of Alg. 6.
 
 use super::element::Leaf;
+use super::span::Span;
 use crate::detect::report::UpdateCounts;
 use msdem_geom::math::Iso3;
 use msdem_tree::LevelStats;
@@ -31,6 +32,10 @@ pub struct IterationReport {
 pub struct ActiveSet {
     /// Unfolded pairs in depth-first preorder of the descent (packed keys).
     pub(super) cut: Vec<u64>,
+    /// Subtree extents of the `cut` entries (parallel to it) for incremental walks;
+    /// not serialised (see `span.rs`).
+    #[serde(skip)]
+    pub(super) spans: Vec<Span>,
     /// Active pairs within the skin, in the preorder of the walk.
     pub(super) near: Vec<Leaf>,
     /// Pose of B in A's frame at the last refresh: the refresh is due when B moved more

@@ -6,6 +6,7 @@ use super::expand::{expand, roots};
 use super::geometry::{PairGeometry, Scratch};
 use super::kernel::pair_tris;
 use super::set::ActiveSet;
+use super::span::Span;
 use msdem_geom::kernel::triangle_triangle_exact;
 use msdem_tree::SurrogateTree;
 
@@ -18,6 +19,8 @@ struct Check<'s> {
     leaves: u32,
     /// Active pairs with their clearance (`None`: not stored, beyond the skin).
     active: Vec<(Element, Element, Option<f32>)>,
+    /// Subtree extents of the cut entries, recomputed.
+    spans: Vec<Span>,
 }
 
 impl ActiveSet {
@@ -28,7 +31,8 @@ impl ActiveSet {
     /// and the active pairs cover every real–real pair exactly once. Checks the
     /// certificates too: at the reference pose, every active pair is farther apart (exact
     /// kernel) than its check margin plus its clearance, or plus the skin if it is not
-    /// stored. Returns a description of the first violation.
+    /// stored, and the recorded subtree extents of the incremental walks (`span.rs`).
+    /// Returns a description of the first violation.
     pub fn validate(&mut self, g: &PairGeometry) -> Result<(), String> {
         if !self.initialised {
             return Err("not initialised".into());
@@ -41,6 +45,7 @@ impl ActiveSet {
             covered: 0,
             leaves: 0,
             active: Vec::new(),
+            spans: Vec::new(),
         };
         if !(g.a.nodes.is_empty() || g.b.nodes.is_empty()) {
             let none = Element {
@@ -61,6 +66,24 @@ impl ActiveSet {
                 "stored active pair {:#x} is not a leaf of the cut",
                 self.near[c.np].key()
             ));
+        }
+        // A set without spans (read back from a checkpoint) walks in full next time.
+        if !self.spans.is_empty() {
+            if let Some(p) = (0..self.cut.len()).find(|&p| self.spans.get(p) != c.spans.get(p)) {
+                return Err(format!(
+                    "span of unfolded pair {:#x} (preorder position {p}) is {:?}, want {:?}",
+                    self.cut[p],
+                    self.spans.get(p),
+                    c.spans.get(p)
+                ));
+            }
+            if self.spans.len() != self.cut.len() {
+                return Err(format!(
+                    "{} spans for {} unfolded pairs",
+                    self.spans.len(),
+                    self.cut.len()
+                ));
+            }
         }
         if c.leaves != self.leaves {
             return Err(format!(
@@ -131,7 +154,18 @@ fn walk(g: &PairGeometry, c: &mut Check, a: Element, b: Element, root: bool) {
             let k = key(x, y);
             if c.cut.get(c.pos) == Some(&k) {
                 c.pos += 1;
+                let (at, before) = (c.spans.len(), c.leaves);
+                c.spans.push(Span {
+                    near_start: c.np as u32,
+                    ..Span::default()
+                });
                 walk(g, c, x, y, false);
+                c.spans[at] = Span {
+                    cut_end: c.pos as u32,
+                    near_end: c.np as u32,
+                    leaves: c.leaves - before,
+                    ..c.spans[at]
+                };
                 continue;
             }
             let clear = if c.near.get(c.np).map(|l| l.key()) == Some(k) {

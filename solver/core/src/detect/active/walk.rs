@@ -1,7 +1,8 @@
 //! Walks of an [`ActiveSet`]'s cut: the descent is regenerated from the trees in
 //! depth-first order, matched against the stored preorder keys of unfolded pairs and the
 //! stored active pairs, and written anew (start, certificate refresh, widening and
-//! narrowing; see the parent module's docs).
+//! narrowing; see the parent module's docs). A widening/narrowing walk copies the
+//! subtrees that hold nothing to widen or narrow instead of regenerating them (`span.rs`).
 
 use super::certify::{certified, clearance_from, tight_clearance};
 use super::kernel::{check_single, count, pair_tris};
@@ -12,6 +13,7 @@ use super::element::{key, Element, Leaf, Outcome};
 use super::expand::{expand, roots};
 use super::geometry::{PairGeometry, Scratch};
 use super::set::{store, ActiveSet, IterationReport};
+use super::span::{close, copy, hot_prefix, open, Old};
 
 /// What a walk does at the leaves of the cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,9 +43,9 @@ struct Ctx<'s, 'g> {
     skin: f32,
     /// Clearance beyond which an idle pair is not stored: the skin plus the set's shift.
     far: f32,
-    old_cut: &'s [u64],
+    /// The stored cut, leaves and spans being rewritten.
+    old: Old<'s>,
     pos: usize,
-    old_near: &'s [Leaf],
     np: usize,
     memory: &'s mut Vec<u64>,
     vetoes: &'s mut Vec<u64>,
@@ -159,14 +161,14 @@ fn visit(
     for (i, &(x, y)) in kids.iter().enumerate() {
         let k = key(x, y);
         let (c, apart) = clears.get(i).copied().unwrap_or((f32::NEG_INFINITY, false));
-        if !fresh && cx.old_cut.get(cx.pos) == Some(&k) {
+        if !fresh && cx.old.cut.get(cx.pos) == Some(&k) {
             cx.pos += 1;
             all_idle &= unfolded(cx, s, buf, x, y, k, depth);
             continue;
         }
-        let stored = if !fresh && cx.old_near.get(cx.np).map(Leaf::key) == Some(k) {
+        let stored = if !fresh && cx.old.near.get(cx.np).map(Leaf::key) == Some(k) {
             cx.np += 1;
-            Some(cx.old_near[cx.np - 1])
+            Some(cx.old.near[cx.np - 1])
         } else {
             None
         };
@@ -176,8 +178,9 @@ fn visit(
                 if surrogate && !apart && !certified(c, 0.0) {
                     // Not proven separated: unfolded without a kernel call, as the
                     // explicit traversal does (its survivors mostly come back in contact).
-                    buf.cut.push(k);
+                    let o = open(buf, k, cx.leaves);
                     visit(cx, s, buf, x, y, depth + 1, false, true);
+                    close(buf, o, cx.leaves);
                 } else {
                     let state = if certified(c, 0.0) || (surrogate && apart) {
                         Outcome::certain(x, y)
@@ -202,13 +205,14 @@ fn visit(
             }
             Mode::Update { .. } => match stored {
                 Some(e) if e.state == Outcome::Widen => {
-                    buf.cut.push(k);
+                    let o = open(buf, k, cx.leaves);
                     cx.rep.counts.unfolds += 1;
                     // Remark 5: re-added after a narrowing → never narrowed again.
                     if cx.memory.binary_search(&k).is_ok() {
                         insert_sorted(cx.vetoes, k);
                     }
                     visit(cx, s, buf, x, y, depth + 1, false, true);
+                    close(buf, o, cx.leaves);
                     false
                 }
                 Some(e) => {
@@ -245,9 +249,17 @@ fn unfolded(
     k: u64,
     depth: usize,
 ) -> bool {
-    buf.cut.push(k);
+    // Nothing to widen or narrow below: copied, not regenerated (`span.rs`).
+    if let Some(sp) = cx.old.copyable(cx.pos - 1, cx.np) {
+        cx.leaves += copy(buf, &cx.old, cx.pos - 1, sp, cx.far);
+        cx.pos = sp.cut_end as usize;
+        cx.np = sp.near_end as usize;
+        return false;
+    }
+    let o = open(buf, k, cx.leaves);
     let (mark_near, mark_leaves) = (buf.near.len(), cx.leaves);
     let (idle, any_new) = visit(cx, s, buf, x, y, depth + 1, false, false);
+    close(buf, o, cx.leaves);
     let Mode::Update { all } = cx.mode else {
         return false;
     };
@@ -261,6 +273,7 @@ fn unfolded(
     }
     // The children are leaves: `k` is the last unfolded key written.
     buf.cut.pop();
+    buf.spans.pop();
     buf.near.truncate(mark_near);
     cx.leaves = mark_leaves;
     insert_sorted(cx.memory, k);
@@ -288,17 +301,30 @@ impl ActiveSet {
         let mut buf = std::mem::take(&mut s.walk);
         buf.cut.clear();
         buf.near.clear();
+        buf.spans.clear();
         let mut old_cut = std::mem::take(&mut self.cut);
         let mut old_near = std::mem::take(&mut self.near);
+        let mut old_spans = std::mem::take(&mut self.spans);
+        // Only a narrowing/widening walk copies unchanged subtrees; the other modes
+        // rewrite every pair.
+        let mut hot = std::mem::take(&mut buf.hot);
+        hot.clear();
+        if mode == (Mode::Update { all: false }) && old_spans.len() == old_cut.len() {
+            hot_prefix(&old_near, &mut hot);
+        }
         let mut cx = Ctx {
             g,
             mode,
             m,
             skin: g.skin(),
             far: g.skin() + self.shift,
-            old_cut: &old_cut,
+            old: Old {
+                cut: &old_cut,
+                near: &old_near,
+                spans: &old_spans,
+                hot: &hot,
+            },
             pos: 0,
-            old_near: &old_near,
             np: 0,
             memory: &mut self.memory,
             vetoes: &mut self.vetoes,
@@ -316,8 +342,11 @@ impl ActiveSet {
         self.leaves = cx.leaves;
         store(&mut old_cut, &buf.cut);
         store(&mut old_near, &buf.near);
+        store(&mut old_spans, &buf.spans);
         self.cut = old_cut;
         self.near = old_near;
+        self.spans = old_spans;
+        buf.hot = hot;
         s.walk = buf;
     }
 }

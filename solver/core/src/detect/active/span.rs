@@ -1,0 +1,133 @@
+//! Incremental walks of an active set's cut: the extent of every unfolded pair's subtree
+//! in the stored cut and leaves ([`Span`]), recorded by each walk, lets the next
+//! widening/narrowing walk copy a subtree that holds nothing to widen or narrow instead
+//! of regenerating it from the trees.
+//!
+//! A walk in `Mode::Update { all: false }` changes the cut only below a stored leaf in
+//! state `Widen` (it is unfolded) and at a group of sibling leaves one of which became
+//! idle in this iteration (a narrowing candidate, seed 000 Alg. 6 remarks 4–5); everywhere
+//! else it rewrites the stored keys and leaves unchanged, dropping only the idle leaves
+//! certified beyond the skin. A subtree without such a leaf is therefore copied —
+//! keys verbatim, leaves through the same drop rule, its leaf count from the span — with
+//! exactly the result of regenerating it. Spans are not serialised: a set read back from
+//! a checkpoint has none and its next walk regenerates everything (and records them).
+
+use super::buffers::Buffers;
+use super::element::{Leaf, Outcome};
+
+/// Extent of the subtree of the unfolded pair at one position of the stored cut.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Span {
+    /// One past the last cut position of the subtree.
+    pub(super) cut_end: u32,
+    /// First stored leaf of the subtree.
+    pub(super) near_start: u32,
+    /// One past its last stored leaf.
+    pub(super) near_end: u32,
+    /// Active pairs (leaves of the cut, stored or not) in the subtree.
+    pub(super) leaves: u32,
+}
+
+/// Whether a stored leaf makes an update walk change its group: it widens, or it became
+/// idle in this iteration (a narrowing candidate).
+fn hot(l: &Leaf) -> bool {
+    l.state == Outcome::Widen || l.now_idle()
+}
+
+/// Prefix counts of the hot leaves of `near` into `out` (`out[i]`: hot leaves before `i`).
+pub(super) fn hot_prefix(near: &[Leaf], out: &mut Vec<u32>) {
+    out.clear();
+    out.reserve(near.len() + 1);
+    let mut n = 0u32;
+    out.push(0);
+    for l in near {
+        n += u32::from(hot(l));
+        out.push(n);
+    }
+}
+
+/// The old cut, leaves and spans a walk copies from, with the hot-leaf prefix counts.
+pub(super) struct Old<'s> {
+    pub(super) cut: &'s [u64],
+    pub(super) near: &'s [Leaf],
+    pub(super) spans: &'s [Span],
+    /// Empty: no subtree may be copied (a full walk).
+    pub(super) hot: &'s [u32],
+}
+
+impl Old<'_> {
+    /// The span of the stored unfolded pair at cut position `p` when its subtree can be
+    /// copied: it holds no hot leaf and its leaves start at `np`, the next stored leaf.
+    pub(super) fn copyable(&self, p: usize, np: usize) -> Option<Span> {
+        if self.hot.is_empty() || self.spans.len() != self.cut.len() {
+            return None;
+        }
+        let sp = *self.spans.get(p)?;
+        let (ns, ne, ce) = (
+            sp.near_start as usize,
+            sp.near_end as usize,
+            sp.cut_end as usize,
+        );
+        let ok = ns == np && ns <= ne && ne < self.hot.len() && p < ce && ce <= self.cut.len();
+        (ok && self.hot[ne] == self.hot[ns]).then_some(sp)
+    }
+}
+
+/// Copies the subtree of the old cut position `p` with span `sp` into the walk's new cut,
+/// dropping idle leaves whose clearance exceeds `far` (the walk's rule); returns its
+/// number of active pairs.
+pub(super) fn copy(buf: &mut Buffers, old: &Old, p: usize, sp: Span, far: f32) -> u32 {
+    let (ns, ne, ce) = (
+        sp.near_start as usize,
+        sp.near_end as usize,
+        sp.cut_end as usize,
+    );
+    let base = buf.near.len() as u32;
+    let q = buf.cut.len() as u32;
+    buf.kept.clear();
+    let mut kept = 0u32;
+    for l in &old.near[ns..ne] {
+        buf.kept.push(kept);
+        if !(l.state.idle() && l.clear > far) {
+            let mut l = *l;
+            l.flags = 0;
+            buf.near.push(l);
+            kept += 1;
+        }
+    }
+    buf.kept.push(kept);
+    buf.cut.extend_from_slice(&old.cut[p..ce]);
+    for o in &old.spans[p..ce] {
+        let at = |i: u32| base + buf.kept[(i - sp.near_start) as usize];
+        let s = Span {
+            cut_end: o.cut_end - p as u32 + q,
+            near_start: at(o.near_start),
+            near_end: at(o.near_end),
+            leaves: o.leaves,
+        };
+        buf.spans.push(s);
+    }
+    sp.leaves
+}
+
+/// Opens the unfolded pair `k` in the walk's new cut: its key and a span to be closed
+/// after its subtree; `leaves`: active pairs written so far in the walk.
+pub(super) fn open(buf: &mut Buffers, k: u64, leaves: u32) -> (usize, u32) {
+    buf.cut.push(k);
+    buf.spans.push(Span {
+        near_start: buf.near.len() as u32,
+        ..Span::default()
+    });
+    (buf.cut.len() - 1, leaves)
+}
+
+/// Closes the span opened at `(idx, leaves_before)` with `leaves` active pairs written so
+/// far in the walk.
+pub(super) fn close(buf: &mut Buffers, (idx, before): (usize, u32), leaves: u32) {
+    let (cut_end, near_end) = (buf.cut.len() as u32, buf.near.len() as u32);
+    if let Some(s) = buf.spans.get_mut(idx) {
+        s.cut_end = cut_end;
+        s.near_end = near_end;
+        s.leaves = leaves - before;
+    }
+}
