@@ -21,11 +21,18 @@
 //! corners to the other side's triangles it touches (the narrow phase's pairs) are computed
 //! exactly; `(m − d)` is interpolated linearly over the triangle and its positive part
 //! integrated in closed form (clipped triangle). A flat face at a uniform gap gives
-//! `A·(m − gap)` whatever its triangulation. Both sides are integrated and the larger
-//! integral is used: a fine particle on a coarse ground (whose far corners see no
-//! contact) is measured on the particle, a coarse face pressed by a sharp edge on the
-//! edge's faces. When no corner of either side is within the halo (two sharp edges
-//! crossing, first touch of two curved faces) the floor below holds the pair.
+//! `A·(m − gap)` whatever its triangulation. The finer side is integrated: alone when
+//! its mesh's mean longest edge is at most half the other's ([`integrated_sides`]; a
+//! particle on a staircase whose treads are two triangles of 2 m is measured on the
+//! particle), else both, and the larger integral is used (a coarse face pressed by a
+//! sharp edge is measured on the edge's faces). When no corner of either side is within
+//! the halo (two sharp edges crossing, first touch of two curved faces) the floor below
+//! holds the pair.
+//!
+//! **Cost.** A pair whose integral a cheap bound (from the partners' planes and edge
+//! planes, three dot products per corner and triangle pair) proves below its floor goes
+//! to the floor without the quadrature: curved contacts almost always, since their
+//! integral grows like the square of the overlap and the floor linearly.
 //!
 //! **Floor.** Near a corner pressed into a face the overlap volume grows like δ³ with the
 //! penetration δ, far softer than the seed's linear spring: a box landing on a corner
