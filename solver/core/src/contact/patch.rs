@@ -417,7 +417,8 @@ impl SideGroups {
 /// `reach` \[m\]: the largest distance between points of the two triangles that matters
 /// (the margin plus `x`'s longest edge). The distance to `y` is at least the distance to
 /// its plane and to each half-space bounded by an edge's plane perpendicular to `y`;
-/// each is affine along `x`, so its minimum over `x` is at a corner.
+/// each is affine along `x`, so its minimum over `x` is at a corner. Where `x` lies
+/// wholly beyond an edge, the distance to the half-plane beyond it bounds both at once.
 fn distance_lower_bound(x: &[Vec3; 3], y: &[Vec3; 3], n: &Vec3, reach: f64) -> Option<f64> {
     let s = x.map(|c| n.dot(&(c - y[0])));
     let s_min = s[0].min(s[1]).min(s[2]);
@@ -438,14 +439,45 @@ fn distance_lower_bound(x: &[Vec3; 3], y: &[Vec3; 3], n: &Vec3, reach: f64) -> O
             continue;
         };
         let out = if out.dot(&(r - p)) > 0.0 { -out } else { out };
-        let e = x
-            .iter()
-            .map(|c| out.dot(&(c - p)))
-            .fold(f64::INFINITY, f64::min);
-        outside = outside.max(e);
+        let e = x.map(|c| out.dot(&(c - p)));
+        let e_min = e[0].min(e[1]).min(e[2]);
+        outside = outside.max(e_min);
+        if e_min > 0.0 {
+            // Outside edge k everywhere on `x`: the distance to `y` is at least the
+            // distance to its half-plane beyond that edge, `|(s, e_k)|` with both affine
+            // along `x`, whose minimum is the distance from the origin to the plane
+            // triangle of the corners' `(s, e_k)`.
+            let q = [0, 1, 2].map(|i| [s[i], e[i]]);
+            outside = outside.max(origin_to_triangle_2d(&q));
+        }
     }
     let never_behind = s_min >= 0.0 || outside > 1e-5 * reach;
     never_behind.then_some(plane.max(outside))
+}
+
+/// Distance from the origin to the plane triangle `q`.
+fn origin_to_triangle_2d(q: &[[f64; 2]; 3]) -> f64 {
+    let cross = |a: [f64; 2], b: [f64; 2]| a[0] * b[1] - a[1] * b[0];
+    let side = [0, 1, 2].map(|i| {
+        let (a, b) = (q[i], q[(i + 1) % 3]);
+        cross([b[0] - a[0], b[1] - a[1]], [-a[0], -a[1]])
+    });
+    if side.iter().all(|&c| c >= 0.0) || side.iter().all(|&c| c <= 0.0) {
+        return 0.0;
+    }
+    (0..3)
+        .map(|i| {
+            let (a, b) = (q[i], q[(i + 1) % 3]);
+            let d = [b[0] - a[0], b[1] - a[1]];
+            let len2 = d[0] * d[0] + d[1] * d[1];
+            let t = if len2 > 0.0 {
+                (-(a[0] * d[0] + a[1] * d[1]) / len2).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            (a[0] + t * d[0]).hypot(a[1] + t * d[1])
+        })
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Absolute slack \[m\] of [`SideGroups::bound`]'s overlaps: far above the rounding of
