@@ -254,12 +254,12 @@ fn main() -> Result<()> {
     let tree = Arc::new(build_tree(&mesh, [0; 32], &BuildParams::default())?);
     let shape = Shape {
         name: "sphere".into(),
-        geometry: Geometry::Mesh(MeshGeometry {
+        geometry: Geometry::Mesh(MeshGeometry::new(
             tree,
-            mesh_path: String::new(),
-            mesh_hash: [0; 32],
-            triangles: mesh.triangles.len() as u32,
-        }),
+            String::new(),
+            [0; 32],
+            mesh.triangles.len() as u32,
+        )),
         volume: mp.volume,
         com: Vec3::from(mp.com),
         unit_inertia: Mat3::from_fn(|i, j| mp.inertia[i][j]),

@@ -93,7 +93,7 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
             materials,
             material_pairs,
             obstacles,
-            contact_points: match scenario.detection.contact_points {
+            contact_points: match scenario.detection.contact_points_for(scenario.integrator) {
                 ContactPointsSpec::Seed => ContactPoints::Seed,
                 ContactPointsSpec::Patches => ContactPoints::Patches,
             },

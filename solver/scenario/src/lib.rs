@@ -50,9 +50,10 @@
 //!   kernel: exact                  # exact | hybrid (default exact)
 //!   kept_sets: true                # explicit hierarchy: keep active sets from step to step
 //!                                  # (default true; same contacts, less work)
-//!   contact_points: seed           # seed | patches (default seed): mesh–mesh contact points
-//!                                  # of seed 000 §2, or surface patches whose force does not
-//!                                  # depend on the triangulation (docs/design.md §3)
+//!   contact_points: patches        # patches | seed (default patches; seed under
+//!                                  # local_time_stepping and global_adaptive): surface
+//!                                  # patches whose force does not depend on the
+//!                                  # triangulation (docs/design.md §3), or seed 000 §2's points
 //! broadphase: hgrid                # hgrid (alias grid) | linked_cells | bins | all_pairs, or a
 //!                                  # mapping (default hgrid, automatic levels), see below
 //! seed: 0                          # RNG seed of the generators (default 0)

@@ -111,7 +111,7 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k("detection", "mode", "string", "-", "hierarchy", "hierarchy, flat", "explicit only: tree traversal (seed 000 Alg. 5) or every real triangle pair; refused where it contradicts an implicit variant"),
     k("detection", "kernel", "string", "-", "exact", "exact, hybrid", "triangle–triangle distance: comparison-based exact, or iterative with exact fallback (seed 000 Alg. 4)"),
     k("detection", "kept_sets", "bool", "-", "true", "", "explicit hierarchy: keep each pair's active set from step to step (same contacts, less work)"),
-    k("detection", "contact_points", "string", "-", "seed", "seed, patches", "mesh–mesh contact points: the fine triangle pairs' closest points merged within the halo (seed 000 §2), or surface patches integrating the halo overlap (docs/design.md §3)"),
+    k("detection", "contact_points", "string", "-", "patches (seed with local_time_stepping, global_adaptive)", "seed, patches", "mesh–mesh contact points: surface patches integrating the halo overlap, whose force does not depend on the triangulation (docs/design.md §3), or the fine triangle pairs' closest points merged within the halo (seed 000 §2)"),
     k("broadphase", "kind", "string", "-", "required in a mapping", "hgrid, grid, linked_cells, bins, all_pairs", "the algorithm; the other keys must belong to it"),
     k("broadphase", "levels", "integer", "-", "from the cost model (seed 001 eq. 27)", "1 – 16", "hgrid: number of levels"),
     k("broadphase", "cell_sizes", "list of numbers", "m", "automatic (seed 001 §5.2.3)", "> 0, strictly increasing", "hgrid: cell size per level; must hold every particle's bounding diameter (incl. halo and skin)"),

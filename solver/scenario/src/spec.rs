@@ -210,10 +210,11 @@ pub struct DetectionSpec {
     /// are the same either way.
     #[serde(default = "yes")]
     pub kept_sets: bool,
-    /// How the contact points of a mesh–mesh pair are formed (`docs/design.md` §3); the
-    /// default is not written back, so scenarios without the key are unchanged.
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub contact_points: ContactPointsSpec,
+    /// How the contact points of a mesh–mesh pair are formed (`docs/design.md` §3);
+    /// `None` (the key left out, not written back): surface patches, seed points under
+    /// the local time stepping integrators ([`DetectionSpec::contact_points_for`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contact_points: Option<ContactPointsSpec>,
 }
 
 fn yes() -> bool {
@@ -226,22 +227,35 @@ impl Default for DetectionSpec {
             mode: DetectionModeSpec::default(),
             kernel: KernelSpec::default(),
             kept_sets: true,
-            contact_points: ContactPointsSpec::default(),
+            contact_points: None,
         }
     }
 }
 
+impl DetectionSpec {
+    /// The contact points a run with `integrator` uses: the key's value, else surface
+    /// patches, or seed points under `local_time_stepping` and `global_adaptive` (their
+    /// impulses let a rock resting on patches gain energy: `docs/design.md` §3).
+    pub fn contact_points_for(&self, integrator: IntegratorSpec) -> ContactPointsSpec {
+        self.contact_points.unwrap_or(match integrator {
+            IntegratorSpec::LocalTimeStepping | IntegratorSpec::GlobalAdaptive => {
+                ContactPointsSpec::Seed
+            }
+            _ => ContactPointsSpec::Patches,
+        })
+    }
+}
+
 /// `detection.contact_points:` value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ContactPointsSpec {
     /// Seed 000 §2: the fine triangle pairs' closest points merged within ε, each with
     /// the full fade-in spring.
-    #[default]
     Seed,
-    /// Surface patches: the halo overlap integrated over the surface, so that the force
-    /// between flat faces does not depend on their triangulation; a pair is never softer
-    /// than its deepest seed point.
+    /// Surface patches (the default but under local time stepping): the halo overlap
+    /// integrated over the surface, so that the force between flat faces does not depend
+    /// on their triangulation; a pair is never softer than its deepest seed point.
     Patches,
 }
 

@@ -88,12 +88,12 @@ fn shape(mesh: &TriMesh, tree: Arc<SurrogateTree>) -> Result<Shape> {
     let mp = mass_properties(mesh, 1.0).context("mass properties")?;
     Ok(Shape {
         name: "grain".into(),
-        geometry: Geometry::Mesh(MeshGeometry {
+        geometry: Geometry::Mesh(MeshGeometry::new(
             tree,
-            mesh_path: String::new(),
-            mesh_hash: [0; 32],
-            triangles: mesh.triangles.len() as u32,
-        }),
+            String::new(),
+            [0; 32],
+            mesh.triangles.len() as u32,
+        )),
         volume: mp.volume,
         com: Vec3::from(mp.com),
         unit_inertia: Mat3::from_fn(|i, j| mp.inertia[i][j]),

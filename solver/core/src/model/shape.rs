@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use msdem_ellipsoid::Ellipsoid;
-use msdem_tree::SurrogateTree;
+use msdem_tree::{SurrogateTree, NO_TRIANGLE};
 
 /// Which kind of geometry a shape or obstacle is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,6 +30,53 @@ pub struct MeshGeometry {
     pub mesh_hash: [u8; 32],
     /// Number of real triangles.
     pub triangles: u32,
+    /// Mean longest edge of the real triangles \[m\]: how finely the surface is
+    /// triangulated (surface patches integrate the finer side of a pair,
+    /// [`crate::contact::patch`]).
+    pub edge_length: f64,
+}
+
+impl MeshGeometry {
+    /// The geometry of a mesh of `triangles` real triangles with its `tree`, read from
+    /// `mesh_path` (hash `mesh_hash`); computes [`MeshGeometry::edge_length`].
+    pub fn new(
+        tree: Arc<SurrogateTree>,
+        mesh_path: String,
+        mesh_hash: [u8; 32],
+        triangles: u32,
+    ) -> Self {
+        MeshGeometry {
+            edge_length: edge_length(&tree),
+            tree,
+            mesh_path,
+            mesh_hash,
+            triangles,
+        }
+    }
+}
+
+/// Mean longest edge \[m\] of the real triangles of `tree` (0 without any).
+pub fn edge_length(tree: &SurrogateTree) -> f64 {
+    let (mut sum, mut count) = (0.0, 0u64);
+    for (t, &src) in tree.soup.iter().zip(&tree.source) {
+        if src == NO_TRIANGLE {
+            continue;
+        }
+        let v = t.v.map(|p| p.map(f64::from));
+        let len = |i: usize, j: usize| {
+            ((v[i][0] - v[j][0]).powi(2)
+                + (v[i][1] - v[j][1]).powi(2)
+                + (v[i][2] - v[j][2]).powi(2))
+            .sqrt()
+        };
+        sum += len(0, 1).max(len(1, 2)).max(len(2, 0));
+        count += 1;
+    }
+    if count == 0 {
+        0.0
+    } else {
+        sum / count as f64
+    }
 }
 
 /// The geometry of a shape or obstacle, by kind.

@@ -196,12 +196,12 @@ fn load_mesh_shape(
     let tree = load_tree_for(scenario, &context, &tree_path, &mesh_path, hash)?;
     let shape = Shape {
         name: name.to_owned(),
-        geometry: Geometry::Mesh(MeshGeometry {
+        geometry: Geometry::Mesh(MeshGeometry::new(
             tree,
-            mesh_path: absolute(&mesh_path).to_string_lossy().into_owned(),
-            mesh_hash: hash,
-            triangles: mesh.triangles.len() as u32,
-        }),
+            absolute(&mesh_path).to_string_lossy().into_owned(),
+            hash,
+            mesh.triangles.len() as u32,
+        )),
         volume: props.volume,
         com: Vec3::from(props.com),
         unit_inertia: Mat3::from_fn(|r, c| props.inertia[r][c]),
@@ -236,12 +236,12 @@ pub fn load_obstacle(
     let eps = Vec3::repeat(spec.halo_m);
     let obstacle = Obstacle {
         name: spec.name.clone(),
-        geometry: Geometry::Mesh(MeshGeometry {
+        geometry: Geometry::Mesh(MeshGeometry::new(
             tree,
-            mesh_path: absolute(&mesh_path).to_string_lossy().into_owned(),
-            mesh_hash: hash,
-            triangles: mesh.triangles.len() as u32,
-        }),
+            absolute(&mesh_path).to_string_lossy().into_owned(),
+            hash,
+            mesh.triangles.len() as u32,
+        )),
         pose,
         epsilon: spec.halo_m,
         friction: spec.friction,

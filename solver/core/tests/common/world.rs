@@ -80,12 +80,12 @@ pub fn tree(mesh: &TriMesh) -> Arc<msdem_tree::SurrogateTree> {
 
 /// Mesh geometry of `mesh` with its tree ([`tree`]), no file behind it.
 pub fn mesh_geometry(mesh: &TriMesh) -> Geometry {
-    Geometry::Mesh(MeshGeometry {
-        tree: tree(mesh),
-        mesh_path: String::new(),
-        mesh_hash: [0; 32],
-        triangles: mesh.triangles.len() as u32,
-    })
+    Geometry::Mesh(MeshGeometry::new(
+        tree(mesh),
+        String::new(),
+        [0; 32],
+        mesh.triangles.len() as u32,
+    ))
 }
 
 /// Adds a particle shape; returns its index.

@@ -246,13 +246,23 @@ fn a_time_step_beyond_the_stability_estimate_is_warned_about() {
     assert_eq!(time_step_warning(&w), None);
 }
 
-/// `detection.contact_points` picks the model's contact points (default: the seed's).
+/// `detection.contact_points` picks the model's contact points (default: surface patches,
+/// seed points under local time stepping).
 #[test]
 fn contact_points_key_selects_seed_points_or_surface_patches() {
     use msdem_solver::model::ContactPoints;
     let f = Fixture::new();
     let body = "particles:\n  - { shape: grain, material: rock, position: [0, 0, 1] }\n";
-    assert_eq!(world(&f, body).model.contact_points, ContactPoints::Seed);
+    assert_eq!(world(&f, body).model.contact_points, ContactPoints::Patches);
+    for lts in ["local_time_stepping", "global_adaptive"] {
+        let text = format!("integrator: {lts}\n{body}");
+        assert_eq!(world(&f, &text).model.contact_points, ContactPoints::Seed);
+        let text = format!("integrator: {lts}\ndetection: {{ contact_points: patches }}\n{body}");
+        assert_eq!(
+            world(&f, &text).model.contact_points,
+            ContactPoints::Patches
+        );
+    }
     for (value, expected) in [
         ("seed", ContactPoints::Seed),
         ("patches", ContactPoints::Patches),
