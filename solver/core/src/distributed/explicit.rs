@@ -319,7 +319,11 @@ impl DistributedExplicit {
         }
     }
 
-    pub(super) fn swap(&mut self, state: &State, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, StepError> {
+    pub(super) fn swap(
+        &mut self,
+        state: &State,
+        out: &[Vec<u8>],
+    ) -> Result<Vec<Vec<u8>>, StepError> {
         exchange(&world(), out, &mut self.traffic.bytes_sent).map_err(|m| self.fail(state, m))
     }
 
@@ -335,7 +339,10 @@ impl DistributedExplicit {
     /// Step 1: sends owned particles to the ranks that need them as ghosts, rank 0 with
     /// its verdict ([`VERDICT_REBALANCE`], [`VERDICT_CHECKPOINT`]); returns the ghosts
     /// received (id ascending) and the verdict.
-    pub(super) fn exchange_ghosts(&mut self, state: &mut State) -> Result<(Vec<u32>, u8), StepError> {
+    pub(super) fn exchange_ghosts(
+        &mut self,
+        state: &mut State,
+    ) -> Result<(Vec<u32>, u8), StepError> {
         let size = self.size as usize;
         let mut out: Vec<Vec<(u32, &Body)>> = vec![Vec::new(); size];
         for s in &mut self.sent_ghosts {
@@ -445,7 +452,11 @@ impl DistributedExplicit {
     }
 
     /// Step 4a: the summed Coulomb limit of every owned and ghost body with a contact.
-    pub(super) fn loads(&mut self, state: &State, keys: &[ContactKey]) -> Result<Vec<f64>, StepError> {
+    pub(super) fn loads(
+        &mut self,
+        state: &State,
+        keys: &[ContactKey],
+    ) -> Result<Vec<f64>, StepError> {
         let size = self.size as usize;
         let mut parts: Vec<(u32, ContactKey, f64)> = Vec::new();
         let mut out: Vec<Vec<(u32, ContactKey, f64)>> = vec![Vec::new(); size];

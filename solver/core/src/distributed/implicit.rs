@@ -640,7 +640,9 @@ impl DistributedImplicit {
             iteration_checks: tally.iteration_checks,
         };
         let verdict = std::mem::take(&mut self.verdict);
-        let reports = self.core.report_and_migrate(state, detector, verdict, &report)?;
+        let reports = self
+            .core
+            .report_and_migrate(state, detector, verdict, &report)?;
         let gathered = self.core.summarise(model, state, reports, record)?;
         self.core.rebalance_next = gathered.rebalance;
         if self.last.is_some() {
