@@ -47,7 +47,7 @@ use crate::detect::{checks_per_level, stats_levels, Detection, Detector, Search}
 use crate::error::StepError;
 use crate::frames::PhaseTimes;
 use crate::integrator::implicit::relax::Relaxation;
-use crate::integrator::implicit::{same_pose, scheme};
+use crate::integrator::implicit::{same_pose, scheme, substeps};
 use crate::integrator::{Integrator, Stepped};
 use crate::model::Model;
 use crate::motion::energy::particle_terms;
@@ -61,7 +61,7 @@ use msdem_tree::LevelStats;
 
 /// What the attempts of one step add up to on this rank.
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     wall: PhaseTimes,
     /// This rank's checks over all iterations.
     total: LevelStats,
@@ -333,9 +333,14 @@ impl DistributedImplicit {
             let begin = self.start.clone();
             state.bodies.clone_from(&begin);
             let split = match self.params.on_no_convergence {
-                NoConvergence::Stop => Err(self.not_converged(state, &tally, 0)),
+                NoConvergence::Stop => Err(substeps::not_converged(
+                    &self.params,
+                    state,
+                    tally.residual,
+                    0,
+                )),
                 NoConvergence::Substep => {
-                    self.split(model, state, detector, self.dt, 1, &mut tally)
+                    substeps::split(self, model, state, detector, self.dt, 1, &mut tally)
                 }
             };
             if let Err(e) = split {
@@ -354,44 +359,6 @@ impl DistributedImplicit {
             l.0 = state.step;
         }
         Ok(stepped)
-    }
-
-    /// [`crate::integrator::implicit::ImplicitEuler`]'s substeps: the step of `dt` as two
-    /// of `dt/2`, each split again while it does not converge.
-    fn split(
-        &mut self,
-        model: &Model,
-        state: &mut State,
-        detector: &mut Detector,
-        dt: f64,
-        level: u32,
-        tally: &mut Tally,
-    ) -> Result<(), StepError> {
-        if level > self.params.max_substep_levels {
-            return Err(self.not_converged(state, tally, level - 1));
-        }
-        let h = 0.5 * dt;
-        for _ in 0..2 {
-            let begin = state.bodies.clone();
-            if self.attempt(model, state, detector, h, tally)? {
-                tally.substeps += 1;
-            } else {
-                state.bodies = begin;
-                self.split(model, state, detector, h, level + 1, tally)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn not_converged(&self, state: &State, tally: &Tally, levels: u32) -> StepError {
-        StepError::NotConverged {
-            step: state.step + 1,
-            time: state.time,
-            iterations: self.params.max_iterations,
-            residual: tally.residual,
-            tolerance: self.params.tolerance,
-            levels,
-        }
     }
 
     /// One attempt at a (sub)step of `dt` \[s\] (the serial attempt over the owned
@@ -735,5 +702,32 @@ impl Integrator for DistributedImplicit {
     /// Distributed runs take no checkpoints yet: refused rather than resumed differently.
     fn restore(&mut self, _bytes: &[u8]) -> Result<(), String> {
         Err("distributed runs cannot resume from a checkpoint yet; rerun with one rank".to_owned())
+    }
+}
+
+impl substeps::Substeps for DistributedImplicit {
+    type Tally = Tally;
+
+    fn attempt_step(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        dt: f64,
+        tally: &mut Tally,
+    ) -> Result<bool, StepError> {
+        self.attempt(model, state, detector, dt, tally)
+    }
+
+    fn picard(&self) -> &PicardParams {
+        &self.params
+    }
+
+    fn count_substep(tally: &mut Tally) {
+        tally.substeps += 1;
+    }
+
+    fn residual(tally: &Tally) -> f64 {
+        tally.residual
     }
 }

@@ -69,6 +69,7 @@ mod output;
 pub(crate) mod relax;
 mod reuse;
 pub(crate) mod scheme;
+pub(crate) mod substeps;
 
 pub use crate::params::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
@@ -128,7 +129,7 @@ pub struct ImplicitEuler {
 
 /// What the attempts of one step (the full step, or its substeps) add up to.
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     out: ImplicitOutput,
     wall: PhaseTimes,
     total: LevelStats,
@@ -216,9 +217,14 @@ impl ImplicitEuler {
             let begin = self.start.clone();
             state.bodies.clone_from(&begin);
             let split = match self.params.on_no_convergence {
-                NoConvergence::Stop => Err(self.not_converged(state, &tally, 0)),
+                NoConvergence::Stop => Err(substeps::not_converged(
+                    &self.params,
+                    state,
+                    tally.residual,
+                    0,
+                )),
                 NoConvergence::Substep => {
-                    self.split(model, state, detector, self.dt, 1, &mut tally)
+                    substeps::split(self, model, state, detector, self.dt, 1, &mut tally)
                 }
             };
             if let Err(e) = split {
@@ -235,44 +241,6 @@ impl ImplicitEuler {
             l.step = state.step;
         }
         Ok(self.finish(model, state, record_contacts, tally))
-    }
-
-    /// Replaces the step of `dt` from `state` by two steps of `dt/2`, each split again
-    /// while it does not converge, at most [`PicardParams::max_substep_levels`] deep.
-    fn split(
-        &mut self,
-        model: &Model,
-        state: &mut State,
-        detector: &mut Detector,
-        dt: f64,
-        level: u32,
-        tally: &mut Tally,
-    ) -> Result<(), StepError> {
-        if level > self.params.max_substep_levels {
-            return Err(self.not_converged(state, tally, level - 1));
-        }
-        let h = 0.5 * dt;
-        for _ in 0..2 {
-            let begin = state.bodies.clone();
-            if self.attempt(model, state, detector, h, tally)? {
-                tally.substeps += 1;
-            } else {
-                state.bodies = begin;
-                self.split(model, state, detector, h, level + 1, tally)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn not_converged(&self, state: &State, tally: &Tally, levels: u32) -> StepError {
-        StepError::NotConverged {
-            step: state.step + 1,
-            time: state.time,
-            iterations: self.params.max_iterations,
-            residual: tally.residual,
-            tolerance: self.params.tolerance,
-            levels,
-        }
     }
 
     /// One attempt at a (sub)step of `dt` \[s\] from `state`: Picard iterations until
@@ -679,4 +647,31 @@ struct Carried {
 /// Bitwise equality of the pose (what contact detection depends on).
 pub(crate) fn same_pose(a: &Body, b: &Body) -> bool {
     a.position == b.position && a.orientation == b.orientation
+}
+
+impl substeps::Substeps for ImplicitEuler {
+    type Tally = Tally;
+
+    fn attempt_step(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        dt: f64,
+        tally: &mut Tally,
+    ) -> Result<bool, StepError> {
+        self.attempt(model, state, detector, dt, tally)
+    }
+
+    fn picard(&self) -> &PicardParams {
+        &self.params
+    }
+
+    fn count_substep(tally: &mut Tally) {
+        tally.substeps += 1;
+    }
+
+    fn residual(tally: &Tally) -> f64 {
+        tally.residual
+    }
 }
