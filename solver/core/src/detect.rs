@@ -266,21 +266,8 @@ impl Detector {
     ) -> Result<Detection, StepError> {
         let t0 = Instant::now();
         self.broad_phase(model, state)?;
-        let t1 = Instant::now();
-        let d = self.kept.detect(
-            model,
-            &state.bodies,
-            self.kernel,
-            &self.pairs,
-            Some(moved),
-            fine,
-            coarse,
-        );
-        let t2 = Instant::now();
-        wall.broad += (t1 - t0).as_secs_f64();
-        wall.narrow += (t2 - t1).as_secs_f64();
-        wall.forces += t2.elapsed().as_secs_f64();
-        Ok(d)
+        wall.broad += t0.elapsed().as_secs_f64();
+        Ok(self.iterate_kept(model, state, moved, fine, coarse, wall))
     }
 
     /// [`Detector::iterate`] on the given candidate pairs `pairs` (the broad phase done
@@ -299,6 +286,20 @@ impl Detector {
     ) -> Detection {
         self.pairs.clear();
         self.pairs.extend_from_slice(pairs);
+        self.iterate_kept(model, state, moved, fine, coarse, wall)
+    }
+
+    /// The kept sets' detection of a Picard iteration on `self.pairs` (shared by
+    /// [`Detector::iterate`] and [`Detector::iterate_candidates`]).
+    fn iterate_kept(
+        &mut self,
+        model: &Model,
+        state: &State,
+        moved: &[bool],
+        fine: &mut Vec<Contact>,
+        coarse: &mut Vec<Contact>,
+        wall: &mut PhaseTimes,
+    ) -> Detection {
         let t1 = Instant::now();
         let d = self.kept.detect(
             model,
