@@ -6,7 +6,7 @@
 
 use msdem_frames::StepStats;
 
-use crate::plots::{Chart, Series, TIME_LABEL};
+use crate::plots::{step_series, Chart, Series};
 
 /// Iteration layers drawn one by one; later iterations share the top layer.
 const LAYERS: usize = 8;
@@ -53,39 +53,34 @@ pub fn implicit_charts(steps: &[StepStats], bin_steps: usize) -> Vec<Chart> {
             })
             .collect();
         charts.push(Chart {
-            stem: "checks_per_iteration",
-            title: "Triangle-pair checks per Picard iteration, stacked".into(),
-            x_label: TIME_LABEL.into(),
-            y_label: "checks per step".into(),
-            lines: Vec::new(),
             stacked,
-            log_y: false,
-            zero_based: true,
-            bin_steps,
+            ..Chart::over_time(
+                "checks_per_iteration",
+                "Triangle-pair checks per Picard iteration, stacked",
+                "checks per step",
+                bin_steps,
+            )
         });
     }
     if steps
         .iter()
         .any(|s| s.unfolds > 0 || s.narrows > 0 || s.skipped > 0)
     {
-        let line = |name: &str, f: fn(&StepStats) -> f64| Series {
-            name: name.to_string(),
-            points: steps.iter().map(|s| (s.time, f(s))).collect(),
-        };
         charts.push(Chart {
-            stem: "active_sets",
-            title: "Multiscale active sets per step".into(),
-            x_label: TIME_LABEL.into(),
-            y_label: "count per step".into(),
             lines: vec![
-                line("widenings (unfolds)", |s| f64::from(s.unfolds)),
-                line("narrowings", |s| f64::from(s.narrows)),
-                line("checks skipped by certificates", |s| s.skipped as f64),
+                step_series(steps, "widenings (unfolds)", |s| f64::from(s.unfolds)),
+                step_series(steps, "narrowings", |s| f64::from(s.narrows)),
+                step_series(steps, "checks skipped by certificates", |s| {
+                    s.skipped as f64
+                }),
             ],
-            stacked: Vec::new(),
             log_y: true,
-            zero_based: true,
-            bin_steps,
+            ..Chart::over_time(
+                "active_sets",
+                "Multiscale active sets per step",
+                "count per step",
+                bin_steps,
+            )
         });
     }
     charts

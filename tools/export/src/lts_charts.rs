@@ -18,7 +18,7 @@ use msdem_frames::lts::LtsStepStats;
 use msdem_frames::StepStats;
 
 use crate::lts_run::{count_label, step_decade, LtsRow, LtsRun};
-use crate::plots::{Chart, Series, TIME_LABEL};
+use crate::plots::{Chart, Series};
 
 /// Histogram layers drawn one by one; larger bins share the top layer.
 const LAYERS: usize = 8;
@@ -67,16 +67,8 @@ pub fn lts_charts(steps: &[StepStats], lts: &LtsRun, bin_steps: usize) -> Vec<Ch
         .zip(lts.aligned(steps))
         .filter_map(|(s, r)| r.map(|r| (s.time, r)))
         .collect();
-    let chart = |stem: &'static str, title: &str, y_label: &str| Chart {
-        stem,
-        title: title.into(),
-        x_label: TIME_LABEL.into(),
-        y_label: y_label.into(),
-        lines: Vec::new(),
-        stacked: Vec::new(),
-        log_y: false,
-        zero_based: true,
-        bin_steps,
+    let chart = |stem: &'static str, title: &str, y_label: &str| {
+        Chart::over_time(stem, title, y_label, bin_steps)
     };
     let mut clusters = chart(
         "lts_clusters",

@@ -62,7 +62,27 @@ pub struct Chart {
     pub bin_steps: usize,
 }
 
-fn series(steps: &[StepStats], name: &str, f: impl Fn(&StepStats) -> f64) -> Series {
+impl Chart {
+    /// An empty chart over simulated time ([`TIME_LABEL`]) of non-negative quantities on a
+    /// linear axis, at least `bin_steps` steps per plotted bin: callers add `lines` and/or
+    /// `stacked` series and may switch `log_y`/`zero_based`.
+    pub fn over_time(stem: &'static str, title: &str, y_label: &str, bin_steps: usize) -> Chart {
+        Chart {
+            stem,
+            title: title.into(),
+            x_label: TIME_LABEL.into(),
+            y_label: y_label.into(),
+            lines: Vec::new(),
+            stacked: Vec::new(),
+            log_y: false,
+            zero_based: true,
+            bin_steps,
+        }
+    }
+}
+
+/// The series `name` of one value `f(step)` per step, at the step's simulated time.
+pub fn step_series(steps: &[StepStats], name: &str, f: impl Fn(&StepStats) -> f64) -> Series {
     Series {
         name: name.to_string(),
         points: steps.iter().map(|s| (s.time, f(s))).collect(),
@@ -78,23 +98,15 @@ pub const TIME_LABEL: &str = "simulated time [s]";
 pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
     let steps = &stats.steps;
     let bin_steps = manifest.output_every.max(1) as usize;
-    let chart = |stem: &'static str, title: &str, y_label: &str| Chart {
-        stem,
-        title: title.into(),
-        x_label: TIME_LABEL.into(),
-        y_label: y_label.into(),
-        lines: Vec::new(),
-        stacked: Vec::new(),
-        log_y: false,
-        zero_based: true,
-        bin_steps,
+    let chart = |stem: &'static str, title: &str, y_label: &str| {
+        Chart::over_time(stem, title, y_label, bin_steps)
     };
     let mut energy = chart("energy", "Energy", "energy [J]");
-    energy.lines = vec![series(steps, "kinetic", |s| s.kinetic_energy)];
+    energy.lines = vec![step_series(steps, "kinetic", |s| s.kinetic_energy)];
     if steps.iter().any(|s| s.potential_energy != 0.0) {
         energy.lines.extend([
-            series(steps, "potential", |s| s.potential_energy),
-            series(steps, "kinetic + potential", |s| {
+            step_series(steps, "potential", |s| s.potential_energy),
+            step_series(steps, "kinetic + potential", |s| {
                 s.kinetic_energy + s.potential_energy
             }),
         ]);
@@ -103,8 +115,8 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
     }
     let mut contacts = chart("contacts", "Contacts per step", "count");
     contacts.lines = vec![
-        series(steps, "merged contact points", |s| f64::from(s.contacts)),
-        series(steps, "broad-phase candidate pairs", |s| {
+        step_series(steps, "merged contact points", |s| f64::from(s.contacts)),
+        step_series(steps, "broad-phase candidate pairs", |s| {
             f64::from(s.candidate_pairs)
         }),
     ];
@@ -127,25 +139,25 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
             } else {
                 format!("level {l}")
             };
-            series(steps, &name, |s| {
+            step_series(steps, &name, |s| {
                 s.checks_per_level.get(l).copied().unwrap_or(0) as f64
             })
         })
         .collect();
     if steps.iter().any(|s| s.fallbacks > 0) {
-        checks.lines = vec![series(steps, "exact fallbacks (not stacked)", |s| {
+        checks.lines = vec![step_series(steps, "exact fallbacks (not stacked)", |s| {
             s.fallbacks as f64
         })];
     }
     let mut wall = chart("wall_time", "Wall time per step", "wall time [ms]");
     let ms = |f: fn(&msdem_frames::PhaseTimes) -> f64| move |s: &StepStats| 1e3 * f(&s.wall);
     wall.lines = vec![
-        series(steps, "broad phase", ms(|w| w.broad)),
-        series(steps, "narrow phase", ms(|w| w.narrow)),
-        series(steps, "forces", ms(|w| w.forces)),
-        series(steps, "integration", ms(|w| w.integrate)),
+        step_series(steps, "broad phase", ms(|w| w.broad)),
+        step_series(steps, "narrow phase", ms(|w| w.narrow)),
+        step_series(steps, "forces", ms(|w| w.forces)),
+        step_series(steps, "integration", ms(|w| w.integrate)),
         // Last: drawn over the phases (it is close to the narrow phase's line).
-        series(
+        step_series(
             steps,
             "total",
             ms(|w| w.broad + w.narrow + w.forces + w.integrate),
@@ -160,7 +172,7 @@ pub fn run_charts(manifest: &RunManifest, stats: &StatsFile) -> Vec<Chart> {
             "Picard iterations per step",
             "iterations",
         );
-        c.lines = vec![series(steps, "Picard iterations", |s| {
+        c.lines = vec![step_series(steps, "Picard iterations", |s| {
             f64::from(s.iterations)
         })];
         if steps.iter().any(|s| !s.converged) {
