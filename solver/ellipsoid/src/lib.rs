@@ -22,6 +22,7 @@
 pub mod chm;
 pub mod contact;
 pub mod cubic;
+pub mod depth_bound;
 pub mod detection;
 pub mod error;
 pub mod gradient_descent;

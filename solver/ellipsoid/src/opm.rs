@@ -25,7 +25,11 @@
 //! First from the centre-to-centre direction. A separated converged result is final (it
 //! is the global minimum: no direction gives a smaller `|d|` than the distance), and so
 //! is an overlapping one whose depth meets the lower bound `r_A,min + r_B,min − |q|`
-//! (spheres, nearly spherical pairs: see `certified_depth`). Otherwise
+//! (spheres, nearly spherical pairs: see `certified_depth`) or the bound of the balls
+//! inscribed in both bodies and tangent at the witness points
+//! ([`crate::depth_bound`]; most overlaps shallower than the bodies' curvature radii).
+//! Either certificate proves that no extra start could replace the first run, so the
+//! answer is the one the extra starts would have given, bit for bit. Otherwise
 //! (overlap, coincident centres, no convergence) `f` is sampled at the ±principal axes of
 //! both bodies, Newton is run from the best [`OpmParams::extra_starts`] of them, and the
 //! smallest converged `f` wins (ties keep the earlier start).
@@ -33,6 +37,7 @@
 //! Output convention ([`Contact`]): normal from B to A, `= −c`; `signed_distance = −d·c`.
 
 use crate::contact::{Contact, Status};
+use crate::depth_bound::depth_lower_bound;
 use crate::math::{Iso3, Mat2, Real, Vec2, Vec3};
 use crate::sensitivity::{direction_in_frame, frame_from, PairGeometry};
 use crate::shape::Ellipsoid;
@@ -49,6 +54,12 @@ pub struct OpmParams {
     /// Extra starts (from the ±principal axes) tried when the first start does not end
     /// in a converged separated state.
     pub extra_starts: usize,
+    /// Skip the extra starts when the balls inscribed in both bodies and tangent at the
+    /// first run's witness points certify it as the global minimum
+    /// ([`crate::depth_bound`]). The answer is the same either way (only
+    /// [`Contact::iterations`] differs); `false` is the reference the tests and the
+    /// `million` example compare against.
+    pub tangent_ball_certificate: bool,
 }
 
 impl Default for OpmParams {
@@ -58,6 +69,7 @@ impl Default for OpmParams {
             angle_tolerance: 1e-10,
             max_step: 0.5,
             extra_starts: 3,
+            tangent_ball_certificate: true,
         }
     }
 }
@@ -184,6 +196,22 @@ fn certified_depth(a: &Ellipsoid, b: &Ellipsoid, q: &Vec3, run: &Run) -> bool {
     lower > 0.0 && run.f <= lower * lower * (1.0 + 1e-12)
 }
 
+/// Whether the tangent inscribed balls at the run's witness points
+/// ([`depth_lower_bound`]) prove that no other start can win: every start's `f` is at
+/// least the squared depth, so one that stays at or above the winning threshold of
+/// `opm_with` (relative 1e-9, absolute 1e-15 `scale²`) against this run never replaces
+/// it, and skipping the extra starts returns the same contact bit for bit.
+fn certified_by_tangent_balls(
+    geom: &PairGeometry,
+    a: &Ellipsoid,
+    b: &Ellipsoid,
+    run: &Run,
+    scale: Real,
+) -> bool {
+    depth_lower_bound(geom, a.min_radius(), b.min_radius(), &run.c)
+        .is_some_and(|lower| lower * lower >= run.f * (1.0 - 1e-9) - 1e-15 * scale * scale)
+}
+
 fn finish(geom: &PairGeometry, run: &Run, iterations: u32) -> Contact {
     let (point_a, point_b) = geom.points(&run.c);
     let d = point_a - point_b;
@@ -238,7 +266,12 @@ pub fn opm_with(
     if q.norm() > 1e-12 * scale {
         let run = newton(&geom, &q.normalize(), params);
         iterations += run.iterations;
-        if run.converged && (separated(&geom, &run.c) || certified_depth(a, b, &q, &run)) {
+        if run.converged
+            && (separated(&geom, &run.c)
+                || certified_depth(a, b, &q, &run)
+                || (params.tangent_ball_certificate
+                    && certified_by_tangent_balls(&geom, a, b, &run, scale)))
+        {
             return finish(&geom, &run, iterations);
         }
         consider(&mut best, run);
