@@ -31,6 +31,7 @@ pub mod opm;
 pub mod plane;
 pub mod point_distance;
 pub mod sensitivity;
+pub mod separating_axis;
 pub mod shape;
 pub mod table2;
 pub mod triangle;

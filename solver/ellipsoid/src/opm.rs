@@ -201,6 +201,13 @@ fn certified_depth(a: &Ellipsoid, b: &Ellipsoid, q: &Vec3, run: &Run) -> bool {
 /// least the squared depth, so one that stays at or above the winning threshold of
 /// `opm_with` (relative 1e-9, absolute 1e-15 `scale²`) against this run never replaces
 /// it, and skipping the extra starts returns the same contact bit for bit.
+///
+/// The bound loses the residual `|e|` to first order, and a run that stopped on a step
+/// the line search shortened leaves `|e|/δ` near 1e-9 while its `f` is already within
+/// 1e-16 of the minimum (second order). So when the bound at the run's direction falls
+/// just short, it is evaluated once more at the direction one full Newton step further
+/// ([`polished`]): any direction gives a valid bound, and that one has `|e|` at the
+/// rounding floor. The run itself, and so the answer, is left as it is.
 fn certified_by_tangent_balls(
     geom: &PairGeometry,
     a: &Ellipsoid,
@@ -208,8 +215,27 @@ fn certified_by_tangent_balls(
     run: &Run,
     scale: Real,
 ) -> bool {
-    depth_lower_bound(geom, a.min_radius(), b.min_radius(), &run.c)
-        .is_some_and(|lower| lower * lower >= run.f * (1.0 - 1e-9) - 1e-15 * scale * scale)
+    let threshold = run.f * (1.0 - 1e-9) - 1e-15 * scale * scale;
+    let bound = |c: &Vec3| depth_lower_bound(geom, a.min_radius(), b.min_radius(), c);
+    match bound(&run.c) {
+        None => false,
+        Some(lower) if lower * lower >= threshold => true,
+        Some(_) => bound(&polished(geom, &run.c)).is_some_and(|lower| lower * lower >= threshold),
+    }
+}
+
+/// The unit direction one undamped Newton step from `c` (no line search, no cap): only
+/// an argument of the depth bound, never an OpM iterate.
+fn polished(geom: &PairGeometry, c: &Vec3) -> Vec3 {
+    let frame = frame_from(c);
+    let (_, c_a, c_aa) = direction_in_frame(&frame, &Vec2::zeros());
+    let sens = geom.sensitivities(c, &c_a, &c_aa);
+    let step = newton_step(&sens.grad, &sens.hess);
+    if !(step.x.is_finite() && step.y.is_finite()) {
+        return *c;
+    }
+    let (next, _, _) = direction_in_frame(&frame, &step);
+    next.normalize()
 }
 
 fn finish(geom: &PairGeometry, run: &Run, iterations: u32) -> Contact {
