@@ -28,8 +28,10 @@
 use crate::math::{Real, Vec3};
 use crate::sensitivity::PairGeometry;
 
-/// Rounding allowance of the bound, relative to the sum of the centres' coordinates and
-/// the pair's length scale (about 45 units in the last place of each) \[-\].
+/// Rounding allowance of the bound, relative to the pair's length scale `|q|₁ + h_A + h_B
+/// + |D|` (about 45 units in the last place; every term of `d` is computed from the exact
+/// difference of the centres' floats, whose rounding is relative to `q`, not to the
+/// centres' coordinates) \[-\].
 const ROUNDING: Real = 1e-14;
 
 /// Radius \[m\] of the largest ball inside an ellipsoid tangent at its surface point with
@@ -57,7 +59,7 @@ pub fn depth_lower_bound(
     let d = geom.d(c);
     let along = d.dot(c);
     let residual = (d - c * along).norm();
-    let scale = geom.b_a.abs().sum() + geom.b_b.abs().sum() + h_a + h_b + along.abs();
+    let scale = (geom.b_b - geom.b_a).abs().sum() + h_a + h_b + along.abs();
     let bound = along - residual - 2.0 * ROUNDING * scale;
     (along > 0.0 && along <= balls * (1.0 - 1e-12) && bound > 0.0 && bound.is_finite())
         .then_some(bound)

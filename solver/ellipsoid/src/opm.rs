@@ -39,7 +39,7 @@
 use crate::contact::{Contact, Status};
 use crate::depth_bound::depth_lower_bound;
 use crate::math::{Iso3, Mat2, Real, Vec2, Vec3};
-use crate::sensitivity::{direction_in_frame, frame_from, PairGeometry};
+use crate::sensitivity::{direction_at_origin, direction_in_frame, frame_from, PairGeometry};
 use crate::shape::Ellipsoid;
 
 /// Iteration caps and tolerances of [`opm`]. The defaults suit aspect ratios up to 100.
@@ -56,7 +56,8 @@ pub struct OpmParams {
     pub extra_starts: usize,
     /// Skip the extra starts when the balls inscribed in both bodies and tangent at the
     /// first run's witness points certify it as the global minimum
-    /// ([`crate::depth_bound`]). The answer is the same either way (only
+    /// ([`crate::depth_bound`]), and the remaining extra starts once the best run so far
+    /// is certified (by those balls, the inscribed-ball bound or a separated state). The answer is the same either way (only
     /// [`Contact::iterations`] differs); `false` is the reference the tests and the
     /// `million` example compare against.
     pub tangent_ball_certificate: bool,
@@ -116,7 +117,7 @@ fn newton(geom: &PairGeometry, start: &Vec3, params: &OpmParams) -> Run {
     while iterations < params.max_iterations {
         iterations += 1;
         let frame = frame_from(&c);
-        let (_, c_a, c_aa) = direction_in_frame(&frame, &Vec2::zeros());
+        let (_, c_a, c_aa) = direction_at_origin(&frame);
         let sens = geom.sensitivities(&c, &c_a, &c_aa);
         f = sens.f;
         if sens.grad.x == 0.0 && sens.grad.y == 0.0 {
@@ -228,7 +229,7 @@ fn certified_by_tangent_balls(
 /// an argument of the depth bound, never an OpM iterate.
 fn polished(geom: &PairGeometry, c: &Vec3) -> Vec3 {
     let frame = frame_from(c);
-    let (_, c_a, c_aa) = direction_in_frame(&frame, &Vec2::zeros());
+    let (_, c_a, c_aa) = direction_at_origin(&frame);
     let sens = geom.sensitivities(c, &c_a, &c_aa);
     let step = newton_step(&sens.grad, &sens.hess);
     if !(step.x.is_finite() && step.y.is_finite()) {
@@ -319,6 +320,17 @@ pub fn opm_with(
         let run = newton(&geom, start, params);
         iterations += run.iterations;
         consider(&mut best, run);
+        // A converged best that is certified global cannot be replaced by a later start
+        // (same argument as for the first run): the rest would not change the answer.
+        let final_best = |run: &Run| {
+            run.converged
+                && (separated(&geom, &run.c)
+                    || certified_depth(a, b, &q, run)
+                    || certified_by_tangent_balls(&geom, a, b, run, scale))
+        };
+        if params.tangent_ball_certificate && best.as_ref().is_some_and(final_best) {
+            break;
+        }
     }
     match best {
         Some(run) => finish(&geom, &run, iterations),
