@@ -111,14 +111,14 @@ fn newton_step(grad: &Vec2, hess: &Mat2) -> Vec2 {
 }
 
 fn newton(geom: &PairGeometry, start: &Vec3, params: &OpmParams) -> Run {
-    let mut c = *start;
-    let mut f = geom.f(&c);
+    let mut probe = geom.probe(start);
+    let (mut c, mut f) = (probe.c, probe.f);
     let mut iterations = 0;
     while iterations < params.max_iterations {
         iterations += 1;
         let frame = frame_from(&c);
         let (_, c_a, c_aa) = direction_at_origin(&frame);
-        let sens = geom.sensitivities(&c, &c_a, &c_aa);
+        let sens = geom.sensitivities_at(&probe, &c_a, &c_aa);
         f = sens.f;
         if sens.grad.x == 0.0 && sens.grad.y == 0.0 {
             return Run {
@@ -142,17 +142,17 @@ fn newton(geom: &PairGeometry, start: &Vec3, params: &OpmParams) -> Run {
         for _ in 0..40 {
             let (trial, _, _) = direction_in_frame(&frame, &(step * t));
             let trial = trial.normalize();
-            let f_trial = geom.f(&trial);
-            if f_trial <= f + 1e-4 * t * slope {
-                accepted = Some((trial, f_trial));
+            let at_trial = geom.probe(&trial);
+            if at_trial.f <= f + 1e-4 * t * slope {
+                accepted = Some(at_trial);
                 break;
             }
             t *= 0.5;
         }
         match accepted {
-            Some((trial, f_trial)) => {
-                c = trial;
-                f = f_trial;
+            Some(at_trial) => {
+                probe = at_trial;
+                (c, f) = (probe.c, probe.f);
                 if t * step.norm() <= params.angle_tolerance {
                     return Run {
                         c,

@@ -35,6 +35,20 @@ pub struct Sensitivity {
     pub hess: Mat2,
 }
 
+/// One direction `c` as OpM's line search evaluates it: `f(c)` and the products
+/// `M c`, `√(cᵀ M c)` of both bodies that the derivatives at `c` reuse.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Probe {
+    /// The unit direction \[-\].
+    pub c: Vec3,
+    mc_a: Vec3,
+    s_a: Real,
+    mc_b: Vec3,
+    s_b: Real,
+    /// `f(c)` (eq. (2)) \[m²\].
+    pub f: Real,
+}
+
 /// `G(c) = M c / √(cᵀ M c)`, its first derivative along `v` (eq.) and its second
 /// derivative along `u, v` (the first two terms of eq. ).
 struct SupportMap<'m> {
@@ -105,13 +119,47 @@ impl PairGeometry {
         self.d(c).norm_squared()
     }
 
+    /// `f(c)` with the products behind it kept for [`PairGeometry::sensitivities_at`]
+    /// (the same numbers as [`PairGeometry::f`] and [`PairGeometry::sensitivities`]).
+    pub fn probe(&self, c: &Vec3) -> Probe {
+        let ga = SupportMap::new(&self.m_a, c);
+        let gb = SupportMap::new(&self.m_b, c);
+        let d = self.b_a - self.b_b + ga.value() + gb.value();
+        Probe {
+            c: *c,
+            mc_a: ga.mc,
+            s_a: ga.s,
+            mc_b: gb.mc,
+            s_b: gb.s,
+            f: d.norm_squared(),
+        }
+    }
+
     /// Eqs. (3), (4) with, (A-21), for any parametrisation: `c`, its first
     /// derivatives `c_α = [∂c/∂α₁, ∂c/∂α₂]` and second derivatives `c_αα[i][j]`.
     /// `P_B` enters with the sign flip the seed notes after eq., so both
     /// ellipsoids add to `∂d`.
     pub fn sensitivities(&self, c: &Vec3, c_a: &[Vec3; 2], c_aa: &[[Vec3; 2]; 2]) -> Sensitivity {
-        let ga = SupportMap::new(&self.m_a, c);
-        let gb = SupportMap::new(&self.m_b, c);
+        self.sensitivities_at(&self.probe(c), c_a, c_aa)
+    }
+
+    /// [`PairGeometry::sensitivities`] at a direction already [probed](PairGeometry::probe).
+    pub fn sensitivities_at(
+        &self,
+        probe: &Probe,
+        c_a: &[Vec3; 2],
+        c_aa: &[[Vec3; 2]; 2],
+    ) -> Sensitivity {
+        let ga = SupportMap {
+            m: &self.m_a,
+            mc: probe.mc_a,
+            s: probe.s_a,
+        };
+        let gb = SupportMap {
+            m: &self.m_b,
+            mc: probe.mc_b,
+            s: probe.s_b,
+        };
         let d = self.b_a - self.b_b + ga.value() + gb.value();
         // `M c_α` of both bodies, shared by the first and second derivatives.
         let ma = [self.m_a * c_a[0], self.m_a * c_a[1]];
