@@ -11,6 +11,7 @@
 mod common;
 
 use common::{random_ellipsoid, random_pose, rng};
+use msdem_ellipsoid::math::{Iso3, Vec3};
 use msdem_ellipsoid::{opm, opm_with, Contact, OpmParams};
 
 const PAIRS: usize = 100_000;
@@ -66,4 +67,39 @@ fn certified_opm_is_bit_identical_to_running_every_start() {
     // tangent balls) and pay: otherwise this test would compare a path with itself.
     assert!(saved > overlapping / 2, "{saved} of {overlapping}");
     assert!(2 * iterations < reference_iterations);
+}
+
+/// Large bodies far from the origin (the GPU comparison's sets: semi-axes 20–100 m, cube
+/// edges of kilometres), where the centres' coordinates are much larger than the depths:
+/// the certificate's rounding allowance must still keep the answers identical.
+#[test]
+fn certified_opm_is_bit_identical_far_from_the_origin() {
+    let reference = OpmParams {
+        tangent_ball_certificate: false,
+        ..OpmParams::default()
+    };
+    let mut r = rng(0x13_fa4);
+    let far = Vec3::new(4.0e3, -7.5e3, 2.5e3);
+    let (mut overlapping, mut saved) = (0, 0);
+    for i in 0..20_000 {
+        let a = random_ellipsoid(&mut r, 20.0, 100.0);
+        let b = random_ellipsoid(&mut r, 20.0, 100.0);
+        let shift = |p: Iso3| Iso3::from_parts((p.translation.vector + far).into(), p.rotation);
+        let (pa, pb) = (
+            shift(random_pose(&mut r, 90.0)),
+            shift(random_pose(&mut r, 90.0)),
+        );
+        let fast = opm(&a, &pa, &b, &pb);
+        let full = opm_with(&a, &pa, &b, &pb, &reference);
+        assert_eq!(bits(&fast), bits(&full), "pair {i}: {fast:?} vs {full:?}");
+        assert_eq!(fast.status, full.status, "pair {i}");
+        if full.signed_distance < 0.0 {
+            overlapping += 1;
+            saved += usize::from(fast.iterations < full.iterations);
+        }
+    }
+    assert!(
+        overlapping > 5_000 && saved > overlapping / 2,
+        "{saved} of {overlapping}"
+    );
 }
