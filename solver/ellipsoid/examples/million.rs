@@ -212,7 +212,7 @@ fn main() -> anyhow::Result<()> {
         "{count} ellipsoids, aspect ≤ 3, {threads} threads, medians of {reps} (wall; CPU = all threads)"
     );
     println!(
-        "{:>6} | {:>9} {:>9} {:>8} | {:>10} | {:>9} {:>9} {:>9} {:>9} | {:>9} {:>9} | {:>11} | {:>9}",
+        "{:>6} | {:>9} {:>9} {:>8} | {:>10} | {:>9} {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>11} | {:>9}",
         "φ",
         "cands",
         "contacts",
@@ -224,6 +224,7 @@ fn main() -> anyhow::Result<()> {
         "CPU",
         "HG brd",
         "HG total",
+        "HG CPU",
         "narrow/ctc",
         "decision"
     );
@@ -271,7 +272,7 @@ fn main() -> anyhow::Result<()> {
             let col = |v: &[[f64; 4]], k: usize| median(&mut v.iter().map(|t| t[k]).collect::<Vec<_>>());
             let contacts = out_bins.len();
             println!(
-                "{:>6.3} | {:>9} {:>9} {:>8.3} | {:>10} | {:>8.3}s {:>8.3}s {:>8.3}s {:>8.3}s | {:>8.3}s {:>8.3}s | {:>8.2} µs | {:>8.3}s",
+                "{:>6.3} | {:>9} {:>9} {:>8.3} | {:>10} | {:>8.3}s {:>8.3}s {:>8.3}s {:>8.3}s | {:>8.3}s {:>8.3}s {:>8.3}s | {:>8.2} µs | {:>8.3}s",
                 fraction,
                 candidates,
                 contacts,
@@ -283,6 +284,7 @@ fn main() -> anyhow::Result<()> {
                 col(&b, 3),
                 col(&h, 0),
                 col(&h, 2),
+                col(&h, 3),
                 col(&b, 1) * 1e6 / contacts.max(1) as f64,
                 median(&mut c),
             );
