@@ -20,8 +20,8 @@
 //! `δ = dist(q, ∂K)` and every OpM value `f(c) = |G_A(c) + G_B(c) − q|²` is at least `δ²`
 //! (see `opm.rs`). At a direction `c` with `d = G_A(c) + G_B(c) − q`, `D = d·c` and the
 //! residual `e = d − D c`, split `D = t_A + t_B` with `t_A ≤ ρ_A(c)`, `t_B ≤ ρ_B(c)`:
-//! the balls `B(G_A − t_A c, t_A) ⊂ A₀` and `B(G_B − t_B c − e, t_B − |e|) ⊂ B₀` have
-//! centres summing to `q`, so their Minkowski sum `B(q, D − |e|)` lies in `K` and
+//! the balls `B(G_A − t_A c, t_A) ⊂ A₀` and `B(G_B − t_B c, t_B) ⊂ B₀` sum to the ball
+//! `B(G_A + G_B − D c, D) = B(q + e, D)` inside `K`, which contains `B(q, D − |e|)`; so
 //! `δ ≥ D − |e|`. At a stationary point of `f`, `e = 0` and the bound is the depth itself
 //! whenever `D ≤ ρ_A + ρ_B`.
 
