@@ -27,7 +27,7 @@
 //! is an overlapping one whose depth meets the lower bound `r_A,min + r_B,min − |q|`
 //! (spheres, nearly spherical pairs: see `certified_depth`) or the bound of the balls
 //! inscribed in both bodies and tangent at the witness points
-//! ([`crate::depth_bound`]; most overlaps shallower than the bodies' curvature radii).
+//! ([`crate::depth_bound`]: overlaps shallower than the two tangent balls' radii).
 //! Either certificate proves that no extra start could replace the first run, so the
 //! answer is the one the extra starts would have given, bit for bit. Otherwise
 //! (overlap, coincident centres, no convergence) `f` is sampled at the ±principal axes of
@@ -57,9 +57,9 @@ pub struct OpmParams {
     /// Skip the extra starts when the balls inscribed in both bodies and tangent at the
     /// first run's witness points certify it as the global minimum
     /// ([`crate::depth_bound`]), and the remaining extra starts once the best run so far
-    /// is certified (by those balls, the inscribed-ball bound or a separated state). The answer is the same either way (only
-    /// [`Contact::iterations`] differs); `false` is the reference the tests and the
-    /// `million` example compare against.
+    /// is certified (by those balls, the inscribed-ball bound or a separated state). The
+    /// answer is the same either way (only [`Contact::iterations`] differs); `false` is
+    /// the reference the tests and the `million` example compare against.
     pub tangent_ball_certificate: bool,
 }
 
