@@ -28,10 +28,10 @@
 use crate::math::{Real, Vec3};
 use crate::sensitivity::PairGeometry;
 
-/// Rounding allowance of the bound, relative to the pair's length scale `|q|₁ + h_A + h_B
-/// + |D|` (about 45 units in the last place; every term of `d` is computed from the exact
-/// difference of the centres' floats, whose rounding is relative to `q`, not to the
-/// centres' coordinates) \[-\].
+/// Rounding allowance of the bound, relative to the pair's length scale
+/// `|q|₁ + h_A + h_B + |D|` (about 45 units in the last place; every term of `d` is
+/// computed from the difference of the centres' floats, whose rounding is relative to
+/// `q`, not to the centres' coordinates) \[-\].
 const ROUNDING: Real = 1e-14;
 
 /// Radius \[m\] of the largest ball inside an ellipsoid tangent at its surface point with
@@ -123,7 +123,7 @@ mod tests {
         // Along a tilted direction the bound is lower than the depth (and still valid).
         let tilted = Vec3::new(1.0, 0.3, 0.0).normalize();
         let lb = depth_lower_bound(&g, 1.0, 0.5, &tilted).unwrap_or(0.0);
-        assert!(lb < 0.3 && lb >= 0.0, "{lb}");
+        assert!((0.0..0.3).contains(&lb), "{lb}");
         // Flat sides of two ellipsoids stacked along z: depth 0.1, tangent balls
         // ρ_A = 0.5²/0.5 and ρ_B = 0.4²/0.4.
         let a = Ellipsoid::new([2.0, 2.0, 0.5]).unwrap();
