@@ -12,15 +12,22 @@
 //! interleaved, split into broad and narrow phase. Checked before timing: bins and HGrid
 //! give identical contact lists; on the bodies of a corner sub-cube (about 20,000) the
 //! brute-force all-pairs broad phase gives the same contacts; OpM alone (*Method-1*) and
-//! ChM + OpM agree on the contact count up to pairs within 1e-9 m of touching. The last
-//! column times the ChM filter alone on the HGrid's candidates (the contact decision
-//! without OpM's contact data; its count is checked against Method-2's).
+//! ChM + OpM agree on the contact count up to pairs within 1e-9 m of touching; and the
+//! oracle: the narrow phase as it was before its speed-ups (ChM on every candidate, OpM
+//! running every start, `OpmParams::tangent_ball_certificate` off) gives the same
+//! contacts, pair for pair and bit for bit. The last column times Method-2's contact
+//! decision alone (centre-line tests, then ChM) on the HGrid's candidates (without OpM's
+//! contact data; its count is checked against Method-2's). Thread-CPU time per stage on
+//! one thread: the `million_stages` example.
 
 use anyhow::{ensure, Context};
 use msdem_broadphase::{AllPairs, Bins, BroadPhase, HGrid, HGridConfig, Sphere};
+use msdem_ellipsoid::separating_axis::{
+    overlapping_along_centre_line, separated_along_centre_line,
+};
 use msdem_ellipsoid::{
-    bounding_spheres, chm_in_contact, detect, narrow_phase, random_ellipsoids, DetectionScratch,
-    Method, PairContact, PosedEllipsoid, RandomSetSpec,
+    bounding_spheres, chm_in_contact, detect, narrow_phase, opm_with, random_ellipsoids,
+    DetectionScratch, Method, OpmParams, PairContact, PosedEllipsoid, RandomSetSpec,
 };
 use rayon::prelude::*;
 use std::time::Instant;
@@ -42,18 +49,74 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// Wall time \[s\] of the ChM filter alone over the candidates (the contact decision,
-/// without OpM's contact data), and the pairs it keeps.
-fn chm_only(bodies: &[PosedEllipsoid], candidates: &[(u32, u32)]) -> (f64, usize) {
+/// Wall time \[s\] of Method-2's contact decision alone over the candidates (centre-line
+/// tests, then ChM; without OpM's contact data), and the pairs it keeps.
+fn decision_only(bodies: &[PosedEllipsoid], candidates: &[(u32, u32)]) -> (f64, usize) {
     let t = Instant::now();
     let kept = candidates
         .par_iter()
         .filter(|&&(i, j)| {
             let (a, b) = (&bodies[i as usize], &bodies[j as usize]);
-            chm_in_contact(&a.shape, &a.pose, &b.shape, &b.pose)
+            !separated_along_centre_line(&a.shape, &a.pose, &b.shape, &b.pose)
+                && (overlapping_along_centre_line(&a.shape, &a.pose, &b.shape, &b.pose)
+                    || chm_in_contact(&a.shape, &a.pose, &b.shape, &b.pose))
         })
         .count();
     (t.elapsed().as_secs_f64(), kept)
+}
+
+/// The oracle: the narrow phase as it was before the speed-ups (ChM on every candidate,
+/// OpM running every start) on the same candidates; every contact of `fast` must be the
+/// same pair with the same numbers bit for bit (the iteration count aside).
+fn check_against_reference(
+    bodies: &[PosedEllipsoid],
+    candidates: &[(u32, u32)],
+    fast: &[PairContact],
+) -> anyhow::Result<()> {
+    let every_start = OpmParams {
+        tangent_ball_certificate: false,
+        ..OpmParams::default()
+    };
+    let reference: Vec<PairContact> = candidates
+        .par_iter()
+        .filter_map(|&(i, j)| {
+            let (a, b) = (&bodies[i as usize], &bodies[j as usize]);
+            chm_in_contact(&a.shape, &a.pose, &b.shape, &b.pose).then(|| PairContact {
+                a: i,
+                b: j,
+                contact: opm_with(&a.shape, &a.pose, &b.shape, &b.pose, &every_start),
+            })
+        })
+        .collect();
+    ensure!(
+        reference.len() == fast.len(),
+        "reference path: {} contacts, fast path {}",
+        reference.len(),
+        fast.len()
+    );
+    let same = |x: &PairContact, y: &PairContact| {
+        let (p, q) = (&x.contact, &y.contact);
+        let v = |c: &msdem_ellipsoid::Contact| {
+            [
+                c.signed_distance,
+                c.normal.x,
+                c.normal.y,
+                c.normal.z,
+                c.point_a.x,
+                c.point_a.y,
+                c.point_a.z,
+                c.point_b.x,
+                c.point_b.y,
+                c.point_b.z,
+            ]
+            .map(f64::to_bits)
+        };
+        (x.a, x.b) == (y.a, y.b) && v(p) == v(q) && p.status == q.status
+    };
+    if let Some(k) = (0..fast.len()).find(|&k| !same(&reference[k], &fast[k])) {
+        anyhow::bail!("pair {k}: reference {:?}, fast {:?}", reference[k], fast[k]);
+    }
+    Ok(())
 }
 
 /// Timings of one detection \[s\]: broad wall, narrow wall, total wall, total CPU.
@@ -149,7 +212,7 @@ fn main() -> anyhow::Result<()> {
         "{count} ellipsoids, aspect ≤ 3, {threads} threads, medians of {reps} (wall; CPU = all threads)"
     );
     println!(
-        "{:>6} | {:>9} {:>9} {:>8} | {:>10} | {:>9} {:>9} {:>9} {:>9} | {:>9} {:>9} | {:>11} | {:>9}",
+        "{:>6} | {:>9} {:>9} {:>8} | {:>10} | {:>9} {:>9} {:>9} {:>9} | {:>9} {:>9} {:>9} | {:>11} | {:>9}",
         "φ",
         "cands",
         "contacts",
@@ -161,8 +224,9 @@ fn main() -> anyhow::Result<()> {
         "CPU",
         "HG brd",
         "HG total",
+        "HG CPU",
         "narrow/ctc",
-        "ChM only"
+        "decision"
     );
     for &fraction in &fractions {
         let (bodies, edge) = random_ellipsoids(&RandomSetSpec {
@@ -194,20 +258,21 @@ fn main() -> anyhow::Result<()> {
                 opm_only.len(),
                 out_bins.len()
             );
+            check_against_reference(&bodies, &cands, &out_bins)?;
             let side = edge * (20_000.0 / count as f64).cbrt().min(1.0);
             let sub = check_subset(&bodies, &out_bins, side)?;
             let (mut b, mut h, mut c) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..reps.max(1) {
                 b.push(timed(&bodies, &mut bins, &mut spheres, &mut cands, &mut out_bins)?);
                 h.push(timed(&bodies, &mut hgrid, &mut spheres, &mut cands, &mut out_hg)?);
-                let (t, kept) = chm_only(&bodies, &cands);
-                ensure!(kept == out_hg.len(), "ChM alone keeps {kept}, Method-2 {}", out_hg.len());
+                let (t, kept) = decision_only(&bodies, &cands);
+                ensure!(kept == out_hg.len(), "the decision alone keeps {kept}, Method-2 {}", out_hg.len());
                 c.push(t);
             }
             let col = |v: &[[f64; 4]], k: usize| median(&mut v.iter().map(|t| t[k]).collect::<Vec<_>>());
             let contacts = out_bins.len();
             println!(
-                "{:>6.3} | {:>9} {:>9} {:>8.3} | {:>10} | {:>8.3}s {:>8.3}s {:>8.3}s {:>8.3}s | {:>8.3}s {:>8.3}s | {:>8.2} µs | {:>8.3}s",
+                "{:>6.3} | {:>9} {:>9} {:>8.3} | {:>10} | {:>8.3}s {:>8.3}s {:>8.3}s {:>8.3}s | {:>8.3}s {:>8.3}s {:>8.3}s | {:>8.2} µs | {:>8.3}s",
                 fraction,
                 candidates,
                 contacts,
@@ -219,6 +284,7 @@ fn main() -> anyhow::Result<()> {
                 col(&b, 3),
                 col(&h, 0),
                 col(&h, 2),
+                col(&h, 3),
                 col(&b, 1) * 1e6 / contacts.max(1) as f64,
                 median(&mut c),
             );

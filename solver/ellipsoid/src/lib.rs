@@ -22,6 +22,7 @@
 pub mod chm;
 pub mod contact;
 pub mod cubic;
+pub mod depth_bound;
 pub mod detection;
 pub mod error;
 pub mod gradient_descent;
@@ -30,6 +31,7 @@ pub mod opm;
 pub mod plane;
 pub mod point_distance;
 pub mod sensitivity;
+pub mod separating_axis;
 pub mod shape;
 pub mod table2;
 pub mod triangle;

@@ -25,7 +25,11 @@
 //! First from the centre-to-centre direction. A separated converged result is final (it
 //! is the global minimum: no direction gives a smaller `|d|` than the distance), and so
 //! is an overlapping one whose depth meets the lower bound `r_A,min + r_B,min − |q|`
-//! (spheres, nearly spherical pairs: see `certified_depth`). Otherwise
+//! (spheres, nearly spherical pairs: see `certified_depth`) or the bound of the balls
+//! inscribed in both bodies and tangent at the witness points
+//! ([`crate::depth_bound`]: overlaps shallower than the two tangent balls' radii).
+//! Either certificate proves that no extra start could replace the first run, so the
+//! answer is the one the extra starts would have given, bit for bit. Otherwise
 //! (overlap, coincident centres, no convergence) `f` is sampled at the ±principal axes of
 //! both bodies, Newton is run from the best [`OpmParams::extra_starts`] of them, and the
 //! smallest converged `f` wins (ties keep the earlier start).
@@ -33,8 +37,9 @@
 //! Output convention ([`Contact`]): normal from B to A, `= −c`; `signed_distance = −d·c`.
 
 use crate::contact::{Contact, Status};
+use crate::depth_bound::depth_lower_bound;
 use crate::math::{Iso3, Mat2, Real, Vec2, Vec3};
-use crate::sensitivity::{direction_in_frame, frame_from, PairGeometry};
+use crate::sensitivity::{direction_at_origin, direction_in_frame, frame_from, PairGeometry};
 use crate::shape::Ellipsoid;
 
 /// Iteration caps and tolerances of [`opm`]. The defaults suit aspect ratios up to 100.
@@ -49,6 +54,13 @@ pub struct OpmParams {
     /// Extra starts (from the ±principal axes) tried when the first start does not end
     /// in a converged separated state.
     pub extra_starts: usize,
+    /// Skip the extra starts when the balls inscribed in both bodies and tangent at the
+    /// first run's witness points certify it as the global minimum
+    /// ([`crate::depth_bound`]), and the remaining extra starts once the best run so far
+    /// is certified (by those balls, the inscribed-ball bound or a separated state). The
+    /// answer is the same either way (only [`Contact::iterations`] differs); `false` is
+    /// the reference the tests and the `million` example compare against.
+    pub tangent_ball_certificate: bool,
 }
 
 impl Default for OpmParams {
@@ -58,6 +70,7 @@ impl Default for OpmParams {
             angle_tolerance: 1e-10,
             max_step: 0.5,
             extra_starts: 3,
+            tangent_ball_certificate: true,
         }
     }
 }
@@ -98,14 +111,14 @@ fn newton_step(grad: &Vec2, hess: &Mat2) -> Vec2 {
 }
 
 fn newton(geom: &PairGeometry, start: &Vec3, params: &OpmParams) -> Run {
-    let mut c = *start;
-    let mut f = geom.f(&c);
+    let mut probe = geom.probe(start);
+    let (mut c, mut f) = (probe.c, probe.f);
     let mut iterations = 0;
     while iterations < params.max_iterations {
         iterations += 1;
         let frame = frame_from(&c);
-        let (_, c_a, c_aa) = direction_in_frame(&frame, &Vec2::zeros());
-        let sens = geom.sensitivities(&c, &c_a, &c_aa);
+        let (_, c_a, c_aa) = direction_at_origin(&frame);
+        let sens = geom.sensitivities_at(&probe, &c_a, &c_aa);
         f = sens.f;
         if sens.grad.x == 0.0 && sens.grad.y == 0.0 {
             return Run {
@@ -129,17 +142,17 @@ fn newton(geom: &PairGeometry, start: &Vec3, params: &OpmParams) -> Run {
         for _ in 0..40 {
             let (trial, _, _) = direction_in_frame(&frame, &(step * t));
             let trial = trial.normalize();
-            let f_trial = geom.f(&trial);
-            if f_trial <= f + 1e-4 * t * slope {
-                accepted = Some((trial, f_trial));
+            let at_trial = geom.probe(&trial);
+            if at_trial.f <= f + 1e-4 * t * slope {
+                accepted = Some(at_trial);
                 break;
             }
             t *= 0.5;
         }
         match accepted {
-            Some((trial, f_trial)) => {
-                c = trial;
-                f = f_trial;
+            Some(at_trial) => {
+                probe = at_trial;
+                (c, f) = (probe.c, probe.f);
                 if t * step.norm() <= params.angle_tolerance {
                     return Run {
                         c,
@@ -182,6 +195,48 @@ fn separated(geom: &PairGeometry, c: &Vec3) -> bool {
 fn certified_depth(a: &Ellipsoid, b: &Ellipsoid, q: &Vec3, run: &Run) -> bool {
     let lower = a.min_radius() + b.min_radius() - q.norm();
     lower > 0.0 && run.f <= lower * lower * (1.0 + 1e-12)
+}
+
+/// Whether the tangent inscribed balls at the run's witness points
+/// ([`depth_lower_bound`]) prove that no other start can win: every start's `f` is at
+/// least the squared depth, so one that stays at or above the winning threshold of
+/// `opm_with` (relative 1e-9, absolute 1e-15 `scale²`) against this run never replaces
+/// it, and skipping the extra starts returns the same contact bit for bit.
+///
+/// The bound loses the residual `|e|` to first order, and a run that stopped on a step
+/// the line search shortened leaves `|e|/δ` near 1e-9 while its `f` is already within
+/// 1e-16 of the minimum (second order). So when the bound at the run's direction falls
+/// just short, it is evaluated once more at the direction one full Newton step further
+/// ([`polished`]): any direction gives a valid bound, and that one has `|e|` at the
+/// rounding floor. The run itself, and so the answer, is left as it is.
+fn certified_by_tangent_balls(
+    geom: &PairGeometry,
+    a: &Ellipsoid,
+    b: &Ellipsoid,
+    run: &Run,
+    scale: Real,
+) -> bool {
+    let threshold = run.f * (1.0 - 1e-9) - 1e-15 * scale * scale;
+    let bound = |c: &Vec3| depth_lower_bound(geom, a.min_radius(), b.min_radius(), c);
+    match bound(&run.c) {
+        None => false,
+        Some(lower) if lower * lower >= threshold => true,
+        Some(_) => bound(&polished(geom, &run.c)).is_some_and(|lower| lower * lower >= threshold),
+    }
+}
+
+/// The unit direction one undamped Newton step from `c` (no line search, no cap): only
+/// an argument of the depth bound, never an OpM iterate.
+fn polished(geom: &PairGeometry, c: &Vec3) -> Vec3 {
+    let frame = frame_from(c);
+    let (_, c_a, c_aa) = direction_at_origin(&frame);
+    let sens = geom.sensitivities(c, &c_a, &c_aa);
+    let step = newton_step(&sens.grad, &sens.hess);
+    if !(step.x.is_finite() && step.y.is_finite()) {
+        return *c;
+    }
+    let (next, _, _) = direction_in_frame(&frame, &step);
+    next.normalize()
 }
 
 fn finish(geom: &PairGeometry, run: &Run, iterations: u32) -> Contact {
@@ -238,7 +293,12 @@ pub fn opm_with(
     if q.norm() > 1e-12 * scale {
         let run = newton(&geom, &q.normalize(), params);
         iterations += run.iterations;
-        if run.converged && (separated(&geom, &run.c) || certified_depth(a, b, &q, &run)) {
+        if run.converged
+            && (separated(&geom, &run.c)
+                || certified_depth(a, b, &q, &run)
+                || (params.tangent_ball_certificate
+                    && certified_by_tangent_balls(&geom, a, b, &run, scale)))
+        {
             return finish(&geom, &run, iterations);
         }
         consider(&mut best, run);
@@ -260,6 +320,17 @@ pub fn opm_with(
         let run = newton(&geom, start, params);
         iterations += run.iterations;
         consider(&mut best, run);
+        // A converged best that is certified global cannot be replaced by a later start
+        // (same argument as for the first run): the rest would not change the answer.
+        let final_best = |run: &Run| {
+            run.converged
+                && (separated(&geom, &run.c)
+                    || certified_depth(a, b, &q, run)
+                    || certified_by_tangent_balls(&geom, a, b, run, scale))
+        };
+        if params.tangent_ball_certificate && best.as_ref().is_some_and(final_best) {
+            break;
+        }
     }
     match best {
         Some(run) => finish(&geom, &run, iterations),
