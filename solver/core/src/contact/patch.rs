@@ -731,8 +731,10 @@ fn apply_seed_floor(
         return merge_pair(a, b, raw, 0.5 * margin, out);
     }
     // Fine pairs tied with the deepest (a vertex's triangles against a face: one closest
-    // point, normals equal up to the f32 geometry's rounding) share its point and normal:
-    // their average, so that the rounding does not pick a side.
+    // point, normals equal up to the f32 geometry's rounding; an edge along a face) share
+    // its point and normal: their average, so that the rounding does not pick a side.
+    // Only parallel normals ([`TIE_COS`]): averaging two different features' normals is
+    // not the gradient of the floor's potential.
     let tie = deepest.dist + TIE_FRACTION * margin;
     let (mut point, mut dir) = (Vec3::zeros(), Vec3::zeros());
     let mut count = 0.0;
