@@ -242,13 +242,15 @@ fn elastic_energy_ratio(points: ContactPoints, dt: f64, ra: f64, rb: f64, offset
 }
 
 /// e = 1 conserves kinetic energy through the impact within 0.1 % with surface patches
-/// (curved faces are held by the deepest fine pair's spring, a continuous potential).
+/// (curved faces are held by the deepest fine pair's spring, a continuous potential),
+/// the error shrinking with dt (5·10⁻⁵, 10⁻⁵, 2·10⁻⁶ s).
 /// The seed's merged points (cluster averages that jump as fine pairs come and go) lose
 /// or gain up to 6.6 % here, at either time step (`docs/design.md` §3).
 #[test]
 fn elastic_impacts_conserve_kinetic_energy_with_patches() {
     for (ra, rb, offset) in [(0.1, 0.2, 0.0), (0.1, 0.1, 0.02), (0.1, 0.2, 0.05)] {
-        for dt in [5e-5, 1e-5] {
+        let mut errors = Vec::new();
+        for dt in [5e-5, 1e-5, 2e-6] {
             let r = elastic_energy_ratio(ContactPoints::Patches, dt, ra, rb, offset);
             let seed = elastic_energy_ratio(ContactPoints::Seed, dt, ra, rb, offset);
             eprintln!(
@@ -260,6 +262,15 @@ fn elastic_impacts_conserve_kinetic_energy_with_patches() {
                 (r - 1.0).abs() < 1e-3,
                 "r {ra}/{rb}, offset {offset}, dt {dt}: {r}"
             );
+            errors.push((r - 1.0).abs());
         }
+        // The error is the integrator's, not a non-conservative force's: it shrinks with
+        // every step of dt, and is at least 4x smaller at 25x smaller dt (with the tied
+        // floor normals averaged across features it stayed at −0.0051 %, −0.0053 %,
+        // −0.0060 % off-centre).
+        assert!(
+            errors[1] < errors[0] && errors[2] < errors[1] && errors[2] < 0.25 * errors[0],
+            "r {ra}/{rb}, offset {offset}: {errors:?}"
+        );
     }
 }
