@@ -236,7 +236,7 @@ pub fn process(
 }
 
 /// The pair-set query of one mesh–mesh pair's kept active set at the poses of `bodies`
-/// ([`ActiveSet::settle_pairs`]): every real triangle pair within the margin, as soup
+/// (`ActiveSet::settle_pairs`): every real triangle pair within the margin, as soup
 /// indices `(A's, B's)`, sorted, to `out`; real pairs still certified within the margin
 /// by their slack are held without a kernel call. For queries of which triangles touch
 /// (the trajectory comparison with parry3d), not for forces: the set evolves as under an
