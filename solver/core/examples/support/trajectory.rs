@@ -154,7 +154,7 @@ pub struct Ours {
     /// Fine contacts of the last step (world frame, soup indices).
     pub raw: Vec<RawContact>,
     coarse: Vec<RawContact>,
-    /// The pair set of the last [`Ours::step_pairs`] (soup indices, sorted).
+    /// The pair set of the last [`Ours::step_pairs`] (soup indices).
     pub set: Vec<(u32, u32)>,
 }
 

@@ -184,7 +184,7 @@ pub fn kept_pair(
 }
 
 /// The pair-set query of a mesh–mesh `pair` on its kept set at the poses of `bodies`:
-/// every real triangle pair within the margin as soup indices `(A's, B's)`, sorted, to
+/// every real triangle pair within the margin as soup indices `(A's, B's)` (each once) to
 /// `out`, with the in-margin certificates of [`mesh_mesh::kept::pair_set`] (a query of
 /// which triangles touch, not for forces). Other pair kinds have no triangle pairs:
 /// `out` is left empty.

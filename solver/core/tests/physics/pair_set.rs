@@ -65,6 +65,10 @@ fn against_brute_force(kernel: KernelChoice, seed: u64) {
             &w.model, &bodies, kernel, &caches, &pair, &mut kept, &mut ts, &mut out,
         );
         held_steps += usize::from(d.skipped > 0 && !out.is_empty());
+        let n = out.len();
+        out.sort_unstable();
+        out.dedup();
+        assert_eq!(out.len(), n, "step {step}: a pair reported twice");
         let s = PairSides::of(&w.model, &bodies, &pair).expect("mesh pair");
         let margin = (s.eps_a + s.eps_b) as f32;
         let iso = s.b_to_a();

@@ -237,10 +237,11 @@ pub fn process(
 
 /// The pair-set query of one mesh–mesh pair's kept active set at the poses of `bodies`
 /// (`ActiveSet::settle_pairs`): every real triangle pair within the margin, as soup
-/// indices `(A's, B's)`, sorted, to `out`; real pairs still certified within the margin
-/// by their slack are held without a kernel call. For queries of which triangles touch
-/// (the trajectory comparison with parry3d), not for forces: the set evolves as under an
-/// explicit step's [`process`], so a pair may alternate between the two.
+/// indices `(A's, B's)` in the order of the active set (each once), to `out`; real pairs
+/// still certified within the margin by their slack are held without a kernel call. For
+/// queries of which triangles touch (the trajectory comparison with parry3d), not for
+/// forces: the set evolves as under an explicit step's [`process`], so a pair may
+/// alternate between the two.
 #[allow(clippy::too_many_arguments)]
 pub fn pair_set(
     model: &Model,
@@ -270,7 +271,6 @@ pub fn pair_set(
     ts.hits.clear();
     let rep = kept.set.settle_pairs(&g, &mut ts.active, &mut ts.hits);
     out.extend(ts.hits.iter().map(|h| (h.tri_a, h.tri_b)));
-    out.sort_unstable();
     Detection {
         pairs: 0,
         kept: 0,
