@@ -13,7 +13,10 @@
 //! trajectory and every step's pair set is checked against the exact `f64` oracle of
 //! `msdem-tree`'s `vs_parry` bench (ours must miss nothing; parry's misses are reported).
 //! For reference, a third side runs our descent from the roots (seed 000 Alg. 5) at every
-//! step, as a cold query would. Timing: thread-CPU time of whole passes over the
+//! step, as a cold query would, and a fourth the pair-set query on kept sets
+//! (`detect::dispatch::kept_pair_set`): as the first, but a real pair found in contact
+//! is held without a kernel call while its in-margin slack certifies it (it answers
+//! which triangles touch, without their closest points; checked against the oracle too). Timing: thread-CPU time of whole passes over the
 //! trajectory, the sides interleaved pass by pass (the first side rotates), medians of
 //! `--passes` passes each.
 //!
@@ -121,6 +124,23 @@ fn main() -> Result<()> {
         "largest active set along the trajectory: {} element pairs",
         c.max_active
     );
+    println!(
+        "pair-set query: misses/extras {}/{}; kernel checks {} + {} (steps without / with pairs), {} skipped or held by certificates",
+        c.set_wrong.0,
+        c.set_wrong.1,
+        c.set_reports[0].stats.total(),
+        c.set_reports[1].stats.total(),
+        c.set_reports[0].skipped + c.set_reports[1].skipped
+    );
+    let n_steps = traj.steps.len() as f64;
+    let per_step = |r: &[msdem_solver::detect::Detection; 2]| {
+        (r[0].stats.total() + r[1].stats.total()) as f64 / n_steps
+    };
+    println!(
+        "kernel checks per step: {:.1} (kept sets, explicit step), {:.1} (pair-set query)",
+        per_step(&c.reports),
+        per_step(&c.set_reports)
+    );
     let poses: Vec<_> = traj
         .steps
         .iter()
@@ -129,12 +149,13 @@ fn main() -> Result<()> {
         .context("not a mesh pair")?;
     let mut ours = Ours::default();
     let mut parry = parry_side::Query::default();
-    let (mut t_ours, mut t_parry, mut t_roots) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut t_ours, mut t_parry, mut t_roots, mut t_set) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut roots = RootsScratches::default();
     let mut raw = Vec::new();
     let mut stats = LevelStats::default();
     for pass in 0..=args.passes.max(1) {
-        for side in [pass % 3, (pass + 1) % 3, (pass + 2) % 3] {
+        for side in (0..4).map(|k| (pass + k) % 4) {
             // Each side starts cold (outside the timed span).
             ours.reset(&world);
             parry = parry_side::Query::default();
@@ -145,6 +166,12 @@ fn main() -> Result<()> {
                     for bodies in &traj.steps {
                         ours.step(&world, kernel, bodies);
                         n += ours.raw.len();
+                    }
+                }
+                3 => {
+                    for bodies in &traj.steps {
+                        ours.step_pairs(&world, kernel, bodies);
+                        n += ours.set.len();
                     }
                 }
                 1 => {
@@ -172,13 +199,17 @@ fn main() -> Result<()> {
                 }
             }
             let dt = (timing::thread_cpu_ns() - t) as f64;
-            anyhow::ensure!(
-                n == c.ours_contacts,
-                "pass {pass}: {n} contacts, checked {}",
+            let want = if side == 3 {
+                c.set_pairs
+            } else {
                 c.ours_contacts
+            };
+            anyhow::ensure!(
+                n == want,
+                "pass {pass}, side {side}: {n} contacts, checked {want}"
             );
             if pass > 0 {
-                [&mut t_ours, &mut t_parry, &mut t_roots][side].push(dt);
+                [&mut t_ours, &mut t_parry, &mut t_roots, &mut t_set][side].push(dt);
             }
         }
     }
@@ -188,6 +219,7 @@ fn main() -> Result<()> {
         timing::median(&t_parry) / 1e6,
     );
     let r = timing::median(&t_roots) / 1e6;
+    let q = timing::median(&t_set) / 1e6;
     let n = traj.steps.len() as f64;
     println!("| side | median pass ms | µs per step |");
     println!("|---|---|---|");
@@ -200,10 +232,15 @@ fn main() -> Result<()> {
         1e3 * r / n
     );
     println!(
+        "| ours, pair-set query (kept sets + in-margin certificates) | {q:.3} | {:.2} |",
+        1e3 * q / n
+    );
+    println!(
         "| parry3d 0.31, persistent workspace + manifolds | {p:.3} | {:.2} |",
         1e3 * p / n
     );
     println!("({} passes each, thread-CPU, interleaved)", t_ours.len());
+    println!("pair-set query: parry / ours = {:.2}", p / q);
     println!("trajectory_ratio_vs_parry = {:.2}", p / o);
     Ok(())
 }

@@ -7,7 +7,9 @@
 use anyhow::{bail, Context, Result};
 use msdem_solver::contact::RawContact;
 use msdem_solver::detect::broad::CandidatePair;
-use msdem_solver::detect::dispatch::{kept_pair, KeptCaches, KeptPair, KeptScratches};
+use msdem_solver::detect::dispatch::{
+    kept_pair, kept_pair_set, KeptCaches, KeptPair, KeptScratches,
+};
 use msdem_solver::detect::{Detection, Detector, KeptPass, PairSides};
 use msdem_solver::integrator::explicit::ExplicitEuler;
 use msdem_solver::params::KernelChoice;
@@ -152,6 +154,8 @@ pub struct Ours {
     /// Fine contacts of the last step (world frame, soup indices).
     pub raw: Vec<RawContact>,
     coarse: Vec<RawContact>,
+    /// The pair set of the last [`Ours::step_pairs`] (soup indices).
+    pub set: Vec<(u32, u32)>,
 }
 
 impl Ours {
@@ -181,19 +185,46 @@ impl Ours {
         )
     }
 
+    /// One step's pair-set query: memory sets forgotten, then the kept set settled at the
+    /// poses `bodies` with real pairs held by their in-margin slacks
+    /// (`detect::dispatch::kept_pair_set`); the pairs to `set`.
+    pub fn step_pairs(
+        &mut self,
+        world: &World,
+        kernel: KernelChoice,
+        bodies: &[Body],
+    ) -> Detection {
+        self.kept.forget();
+        kept_pair_set(
+            &world.model,
+            bodies,
+            kernel,
+            &self.caches,
+            &PAIR,
+            &mut self.kept,
+            &mut self.scratch,
+            &mut self.set,
+        )
+    }
+
     /// Active element pairs of the kept set (the leaves of its cut).
     pub fn active_len(&self) -> usize {
         self.kept.active_len()
     }
 
-    /// The source-mesh triangle pairs of the last step, sorted.
-    pub fn pairs(&self, sides: &PairSides) -> Vec<(u32, u32)> {
+    /// The source-mesh triangle pairs of the last step (of [`Ours::step`], or of
+    /// [`Ours::step_pairs`] with `set`), sorted.
+    pub fn pairs(&self, sides: &PairSides, set: bool) -> Vec<(u32, u32)> {
         let (sa, sb) = (&sides.tree_a.source, &sides.tree_b.source);
         let src = |s: &[u32], i: u32| s.get(i as usize).copied().unwrap_or(u32::MAX);
-        let mut v: Vec<_> = self
-            .raw
+        let soup: Vec<(u32, u32)> = if set {
+            self.set.clone()
+        } else {
+            self.raw.iter().map(|c| (c.tri_a, c.tri_b)).collect()
+        };
+        let mut v: Vec<_> = soup
             .iter()
-            .map(|c| (src(sa, c.tri_a), src(sb, c.tri_b)))
+            .map(|&(a, b)| (src(sa, a), src(sb, b)))
             .collect();
         v.sort_unstable();
         v.dedup();
@@ -238,6 +269,12 @@ pub struct Checked {
     pub parry_split_ns: [u64; 2],
     /// Largest active set (leaves of the cut) along the trajectory.
     pub max_active: usize,
+    /// The pair-set query's misses and extras summed over the steps.
+    pub set_wrong: (usize, usize),
+    /// The pair-set query's pairs summed over the steps (a timed pass must find as many).
+    pub set_pairs: usize,
+    /// The pair-set query's reports summed over the steps without and with sure pairs.
+    pub set_reports: [Detection; 2],
 }
 
 /// Checks both sides against the exact oracle at every step.
@@ -249,8 +286,13 @@ pub fn check(
 ) -> Result<Checked> {
     let mut ours = Ours::default();
     ours.reset(world);
+    let mut set = Ours::default();
+    set.reset(world);
     let mut parry = parry_side::Query::default();
     let mut c = Checked {
+        set_wrong: (0, 0),
+        set_pairs: 0,
+        set_reports: [Detection::default(); 2],
         sure: 0,
         band: 0,
         touching: 0,
@@ -279,7 +321,7 @@ pub fn check(
         c.reports[k] = c.reports[k] + d;
         c.max_active = c.max_active.max(ours.active_len());
         c.ours_contacts += ours.raw.len();
-        let w = score(&ours.pairs(&sides), &near, margin);
+        let w = score(&ours.pairs(&sides, false), &near, margin);
         if w.0 > 0 {
             bail!(
                 "step {}: ours missed {} oracle pairs",
@@ -288,6 +330,18 @@ pub fn check(
             );
         }
         c.ours_wrong = (c.ours_wrong.0 + w.0, c.ours_wrong.1 + w.1);
+        let d = set.step_pairs(world, kernel, bodies);
+        c.set_reports[k] = c.set_reports[k] + d;
+        c.set_pairs += set.set.len();
+        let w = score(&set.pairs(&sides, true), &near, margin);
+        if w.0 > 0 {
+            bail!(
+                "step {}: the pair-set query missed {} oracle pairs",
+                traj.first_step + step as u64,
+                w.0
+            );
+        }
+        c.set_wrong = (c.set_wrong.0 + w.0, c.set_wrong.1 + w.1);
         let pos12 = parry_side::pose(&sides.b_to_a());
         let t = super::timing::thread_cpu_ns();
         parry.run(

@@ -119,6 +119,9 @@ impl ActiveSet {
             if l.clear.is_finite() {
                 l.clear = l.clear - d - REBASE_ROUNDING * l.clear.abs();
             }
+            if l.slack.is_finite() {
+                l.slack = l.slack - d - REBASE_ROUNDING * l.slack.abs();
+            }
         }
         self.base = g.b_to_a;
         self.shift = (self.shift + d) * (1.0 + REBASE_ROUNDING);
@@ -157,6 +160,24 @@ impl ActiveSet {
         hits: &mut Vec<TriContact>,
         coarse: &mut Vec<CoarseHit>,
     ) -> IterationReport {
+        let pass = if recheck_all {
+            Pass::All
+        } else {
+            Pass::Certified
+        };
+        self.iterate_with(g, seed, pass, s, hits, coarse)
+    }
+
+    /// [`ActiveSet::iterate`] with the check pass `pass` (`All` for `recheck_all`).
+    fn iterate_with(
+        &mut self,
+        g: &PairGeometry,
+        seed: bool,
+        pass: Pass,
+        s: &mut Scratch,
+        hits: &mut Vec<TriContact>,
+        coarse: &mut Vec<CoarseHit>,
+    ) -> IterationReport {
         let mut rep = IterationReport::default();
         s.begin(g.b.soup.len());
         let mut m = 0.0;
@@ -190,14 +211,9 @@ impl ActiveSet {
             }
         }
         self.rebase_due = false;
-        if recheck_all {
+        if pass == Pass::All {
             self.walk(g, s, Mode::Expand, m, &mut rep);
         }
-        let pass = if recheck_all {
-            Pass::All
-        } else {
-            Pass::Certified
-        };
         self.check(g, m, pass, s, hits, coarse, &mut rep);
         // After a seed every unfolded pair was just found in contact at this pose: no
         // narrowing to attempt (the check pass reproduces the seed's outcomes).
@@ -224,7 +240,37 @@ impl ActiveSet {
         hits: &mut Vec<TriContact>,
         coarse: &mut Vec<CoarseHit>,
     ) -> IterationReport {
-        let mut rep = self.iterate(g, true, false, s, hits, coarse);
+        self.settle_with(g, Pass::Certified, s, hits, coarse)
+    }
+
+    /// The pair-set query at the pose `g.b_to_a`: every real triangle pair within the
+    /// margin, as [`ActiveSet::settle`] finds them, except that a real pair found in
+    /// contact at an earlier pose whose in-margin slack still certifies it (the motion
+    /// since cannot have moved it out of the margin, `certify.rs`) is *held* without a
+    /// kernel call. `hits` receives every such pair: checked ones with their closest
+    /// points, held ones with their triangle indices only (`p`, `q`, `dist` NaN) — a
+    /// query for which pairs touch, not for contact forces. The set evolves exactly as
+    /// under `settle` (a held pair keeps its state), so the two may be mixed.
+    pub fn settle_pairs(
+        &mut self,
+        g: &PairGeometry,
+        s: &mut Scratch,
+        hits: &mut Vec<TriContact>,
+    ) -> IterationReport {
+        let mut coarse = Vec::new();
+        self.settle_with(g, Pass::Pairs, s, hits, &mut coarse)
+    }
+
+    /// [`ActiveSet::settle`] with the first check pass `first`.
+    fn settle_with(
+        &mut self,
+        g: &PairGeometry,
+        first: Pass,
+        s: &mut Scratch,
+        hits: &mut Vec<TriContact>,
+        coarse: &mut Vec<CoarseHit>,
+    ) -> IterationReport {
+        let mut rep = self.iterate_with(g, true, first, s, hits, coarse);
         let mut widened = rep.counts.unfolds > 0;
         // The pose and the base stay the same within the call.
         let m = g.motion_since(&self.base);

@@ -183,6 +183,44 @@ pub fn kept_pair(
     }
 }
 
+/// The pair-set query of a mesh–mesh `pair` on its kept set at the poses of `bodies`:
+/// every real triangle pair within the margin as soup indices `(A's, B's)` (each once) to
+/// `out`, with the in-margin certificates of [`mesh_mesh::kept::pair_set`] (a query of
+/// which triangles touch, not for forces). Other pair kinds have no triangle pairs:
+/// `out` is left empty.
+#[allow(clippy::too_many_arguments)]
+pub fn kept_pair_set(
+    model: &Model,
+    bodies: &[Body],
+    kernel: KernelChoice,
+    caches: &KeptCaches,
+    pair: &CandidatePair,
+    kept: &mut KeptPair,
+    ts: &mut KeptScratches,
+    out: &mut Vec<(u32, u32)>,
+) -> Detection {
+    out.clear();
+    if pair_kind(model, bodies, pair) != Some(PairKind::MeshMesh) {
+        return Detection::default();
+    }
+    if !matches!(kept, KeptPair::MeshMesh(_)) {
+        *kept = KeptPair::MeshMesh(MeshPair::default());
+    }
+    let KeptPair::MeshMesh(m) = kept else {
+        return Detection::default();
+    };
+    mesh_mesh::kept::pair_set(
+        model,
+        bodies,
+        kernel,
+        &caches.mesh,
+        pair,
+        m,
+        &mut ts.mesh,
+        out,
+    )
+}
+
 /// The report of a pair code that searches completely every time (`search` fills the raw
 /// contacts and counts its checks).
 fn complete(

@@ -12,6 +12,7 @@ mod explicit_kept;
 mod hertz;
 mod kernels;
 mod motion;
+mod pair_set;
 mod patches;
 mod rolling;
 mod sphere_patches;

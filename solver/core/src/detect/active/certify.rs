@@ -167,6 +167,35 @@ pub(super) fn clearance_from(
     }
 }
 
+/// In-margin slack of a real pair whose kernel call found it in contact with computed
+/// distance `dist` \[m\] (an upper bound of its distance up to rounding: the closest
+/// points lie on the triangles), evaluated at a pose that B reached after moving at most
+/// `m1` \[m\] from the base pose: `M − dist − ρ − m1·(1 + s)` with the check margin `M`
+/// and the rounding allowance ρ of [`clearance_from`] (scaled by `coord_bound`). At any
+/// pose within `m·(1 + s) < slack` of the base ([`certified`]) the pair's distance is
+/// below `M` by the triangle inequality, so it is certainly still in contact. NaN gives
+/// `-inf` (never certified).
+pub(super) fn slack(
+    dist: f32,
+    coord_bound: f32,
+    (t1, t2): (&Tri, &Tri),
+    margin: f32,
+    m1: f64,
+) -> f32 {
+    let scale = if coord_bound.is_finite() {
+        coord_bound
+    } else {
+        max_abs(t1, t2)
+    };
+    let rho = RHO * (scale + margin);
+    let c = margin - dist - rho - (m1 * (1.0 + MOTION_SLACK)) as f32;
+    if c.is_nan() {
+        f32::NEG_INFINITY
+    } else {
+        c
+    }
+}
+
 /// Whether clearance `c` \[m\] certifies a pair after a motion of at most `m` \[m\] from
 /// the reference pose.
 pub(super) fn certified(c: f32, m: f64) -> bool {

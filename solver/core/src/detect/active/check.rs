@@ -8,7 +8,7 @@
 //! certificate costs no extra distance evaluation. Only the check and skip counts depend
 //! on the clearances; outcomes never do (a pair not certified is checked).
 
-use super::certify::{certified, clearance_from};
+use super::certify::{certified, clearance_from, slack};
 use super::element::Outcome;
 use super::geometry::{CoarseHit, PairGeometry, Scratch};
 use super::kernel::{batch_kind, batch_params, classify, count, pair_tris, resolve_dist, CHUNK};
@@ -26,6 +26,11 @@ pub(super) enum Pass {
     /// Only the pairs not checked yet (fresh after a widening at the same pose); the
     /// others keep the outcome of the pass that just ran at this pose.
     Fresh,
+    /// As `Certified`, and real pairs in contact whose in-margin slack certifies them
+    /// ([`super::certify::slack`]) are *held* without a kernel call: appended to `hits`
+    /// with their triangle indices only (`p`, `q` and `dist` NaN) — for pair-set queries
+    /// ([`ActiveSet::settle_pairs`]), never for forces.
+    Pairs,
 }
 
 impl ActiveSet {
@@ -52,6 +57,24 @@ impl ActiveSet {
             while i < self.near.len() && s.batch.len() < CHUNK {
                 let leaf = &mut self.near[i];
                 if pass == Pass::Fresh && leaf.state != Outcome::Unchecked {
+                    i += 1;
+                    continue;
+                }
+                if pass == Pass::Pairs
+                    && leaf.state == Outcome::FineContact
+                    && certified(leaf.slack, m)
+                {
+                    rep.skipped += 1;
+                    leaf.set_now_idle(false);
+                    let nan = [f32::NAN; 3];
+                    let (a, b) = leaf.elements();
+                    hits.push(TriContact {
+                        p: nan,
+                        q: nan,
+                        dist: f32::NAN,
+                        tri_a: a.index,
+                        tri_b: b.index,
+                    });
                     i += 1;
                     continue;
                 }
@@ -88,6 +111,12 @@ impl ActiveSet {
                 };
                 let before = leaf.state;
                 leaf.state = classify(g, a, b, r, hits, coarse);
+                leaf.slack = match (r, pair) {
+                    (KernelResult::Contact(c), Some((t1, t2, margin))) if a.real && b.real => {
+                        slack(c.dist(), g.coord_bound, (&t1, &t2), margin, m)
+                    }
+                    _ => f32::NEG_INFINITY,
+                };
                 if leaf.state.idle() {
                     match pair {
                         // Only a bound beyond the margin by more than the current

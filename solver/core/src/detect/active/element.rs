@@ -74,9 +74,18 @@ pub(super) struct Leaf {
     pub(super) la: u8,
     pub(super) lb: u8,
     pub(super) state: Outcome,
-    /// Bit 0: became idle in this iteration's check (a narrowing trigger). One byte keeps
-    /// a leaf at 16 bytes.
+    /// Bit 0: became idle in this iteration's check (a narrowing trigger).
     pub(super) flags: u8,
+    /// In-margin slack of a real pair in contact \[m\] (`certify.rs`, [`super::certify::slack`]):
+    /// the pair stays within its margin while the motion from the base pose stays below
+    /// it; `-inf`: none. Not serialised (a set read back holds none, which certifies
+    /// nothing).
+    #[serde(skip, default = "no_slack")]
+    pub(super) slack: f32,
+}
+
+fn no_slack() -> f32 {
+    f32::NEG_INFINITY
 }
 
 impl Leaf {
@@ -89,6 +98,7 @@ impl Leaf {
             lb: b.level.min(255) as u8,
             state,
             flags: 0,
+            slack: f32::NEG_INFINITY,
         }
     }
 

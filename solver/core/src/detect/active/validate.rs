@@ -17,8 +17,9 @@ struct Check<'s> {
     np: usize,
     covered: u64,
     leaves: u32,
-    /// Active pairs with their clearance (`None`: not stored, beyond the skin).
-    active: Vec<(Element, Element, Option<f32>)>,
+    /// Active pairs with their clearance (`None`: not stored, beyond the skin) and
+    /// in-margin slack.
+    active: Vec<(Element, Element, Option<f32>, f32)>,
     /// Subtree extents of the cut entries, recomputed.
     spans: Vec<Span>,
 }
@@ -31,7 +32,8 @@ impl ActiveSet {
     /// and the active pairs cover every real–real pair exactly once. Checks the
     /// certificates too: at the reference pose, every active pair is farther apart (exact
     /// kernel) than its check margin plus its clearance, or plus the skin if it is not
-    /// stored, and the recorded subtree extents of the incremental walks (`span.rs`).
+    /// stored; every real pair held by an in-margin slack is closer than its margin minus
+    /// the slack; and the recorded subtree extents of the incremental walks (`span.rs`).
     /// Returns a description of the first violation.
     pub fn validate(&mut self, g: &PairGeometry) -> Result<(), String> {
         if !self.initialised {
@@ -124,8 +126,17 @@ impl ActiveSet {
         };
         let mut s = Scratch::default();
         s.begin(g.b.soup.len());
-        for &(x, y, clear) in &c.active {
+        for &(x, y, clear, slack) in &c.active {
             let (t1, t2, margin) = pair_tris(&at_reference, &mut s, x, y);
+            if slack > 0.0 {
+                let d = triangle_triangle_exact(&t1, &t2).dist();
+                if d > (margin - slack) * (1.0 + 1e-5) {
+                    return Err(format!(
+                        "pair ({x:?}, {y:?}) at distance {d} is certified within {}",
+                        margin - slack
+                    ));
+                }
+            }
             let need = margin + clear.unwrap_or(g.skin() - self.shift);
             if need <= margin {
                 continue;
@@ -168,15 +179,16 @@ fn walk(g: &PairGeometry, c: &mut Check, a: Element, b: Element, root: bool) {
                 };
                 continue;
             }
-            let clear = if c.near.get(c.np).map(|l| l.key()) == Some(k) {
+            let (clear, slack) = if c.near.get(c.np).map(|l| l.key()) == Some(k) {
                 c.np += 1;
-                Some(c.near[c.np - 1].clear)
+                let l = &c.near[c.np - 1];
+                (Some(l.clear), l.slack)
             } else {
-                None
+                (None, f32::NEG_INFINITY)
             };
             c.leaves += 1;
             c.covered += real_count(g.a, x) * real_count(g.b, y);
-            c.active.push((x, y, clear));
+            c.active.push((x, y, clear, slack));
         }
     }
 }

@@ -68,6 +68,15 @@ impl Ctx<'_, '_> {
         }
     }
 
+    /// A stored leaf kept as it is (with its clearance and slack, its flags cleared);
+    /// dropped if far, as [`Ctx::leaf`] drops.
+    fn keep(&mut self, buf: &mut Buffers, e: Leaf) {
+        self.leaves += 1;
+        if !(e.state.idle() && e.clear > self.far) {
+            buf.near.push(Leaf { flags: 0, ..e });
+        }
+    }
+
     /// Clearances of the pairs `kids` at the current pose after the motion `self.m` from
     /// the reference, into `out`, with whether the pair is certainly separated: the SIMD
     /// separating-axis screen of the kernel batch ([`PairBatch::screen`]) on every pair;
@@ -217,7 +226,7 @@ fn visit(
                 }
                 Some(e) => {
                     any_new |= e.now_idle();
-                    cx.leaf(buf, x, y, e.clear, e.state);
+                    cx.keep(buf, e);
                     e.state.idle()
                 }
                 None if fresh => {

@@ -234,3 +234,50 @@ pub fn process(
         refreshed: u32::from(rep.refreshed),
     }
 }
+
+/// The pair-set query of one mesh–mesh pair's kept active set at the poses of `bodies`
+/// (`ActiveSet::settle_pairs`): every real triangle pair within the margin, as soup
+/// indices `(A's, B's)` in the order of the active set (each once), to `out`; real pairs
+/// still certified within the margin by their slack are held without a kernel call. For
+/// queries of which triangles touch (the trajectory comparison with parry3d), not for
+/// forces: the set evolves as under an explicit step's [`process`], so a pair may
+/// alternate between the two.
+#[allow(clippy::too_many_arguments)]
+pub fn pair_set(
+    model: &Model,
+    bodies: &[Body],
+    kernel: KernelChoice,
+    cache: &TreeCache,
+    pair: &CandidatePair,
+    kept: &mut MeshPair,
+    ts: &mut MeshScratch,
+    out: &mut Vec<(u32, u32)>,
+) -> Detection {
+    out.clear();
+    let Some(sides) = PairSides::of(model, bodies, pair) else {
+        return Detection::default();
+    };
+    let trees = (
+        std::ptr::from_ref(sides.tree_a) as usize,
+        std::ptr::from_ref(sides.tree_b) as usize,
+    );
+    if kept.trees == RESTORED {
+        kept.trees = trees;
+    } else if kept.trees != trees {
+        kept.trees = trees;
+        kept.set = ActiveSet::default();
+    }
+    let g = geometry(kernel, &sides, spheres_of(cache.of(pair, bodies)));
+    ts.hits.clear();
+    let rep = kept.set.settle_pairs(&g, &mut ts.active, &mut ts.hits);
+    out.extend(ts.hits.iter().map(|h| (h.tri_a, h.tri_b)));
+    Detection {
+        pairs: 0,
+        kept: 0,
+        stats: rep.stats,
+        counts: rep.counts,
+        skipped: rep.skipped,
+        bounds: rep.bounds,
+        refreshed: u32::from(rep.refreshed),
+    }
+}
