@@ -6,14 +6,15 @@
 //! checkpoint holds them ([`crate::integrator::Integrator::snapshot`]). Over ranks, that
 //! evaluation is spread: each rank holds the contacts and coarse contacts of the pairs it
 //! owns and the forces of the particles it owned during the step. At a checkpoint step,
-//! after the bodies and kept sets went to rank 0 ([`crate::distributed::explicit::DistributedExplicit`]'s gather),
-//! every rank sends rank 0 its part — the contacts keyed by their place in the one-process
-//! contact order, the forces of the particles it owned before this step's migration (a
-//! migrating particle takes its force along only when the next step reuses it) and its
-//! candidate pairs — and rank 0 assembles the one-process snapshot: contacts merged in key
-//! order, forces by particle, pairs summed, and the accepted bodies with step and time
-//! step when the evaluation is reusable ([`CarriedEvaluation`]). So the checkpoint of a
-//! run on N ranks is byte for byte the one-process checkpoint.
+//! after the bodies and kept sets went to rank 0 (the gather of
+//! [`crate::distributed::explicit::DistributedExplicit`]), every rank sends rank 0 its
+//! part — the contacts keyed by their place in the one-process contact order, the forces
+//! of the particles it owned before this step's migration (a migrating particle takes its
+//! force along only when the next step reuses it) and its candidate pairs — and rank 0
+//! assembles the one-process snapshot: contacts merged in key order, forces by particle,
+//! pairs summed, and the accepted bodies with step and time step when the evaluation is
+//! reusable (`integrator::implicit::CarriedEvaluation`, the serial format's accessor). So
+//! the checkpoint of a run on N ranks is byte for byte the one-process checkpoint.
 //!
 //! A resumed run, at any rank count, starts with [`DistributedImplicit::begin`]: after the
 //! explicit start (restored bodies and kept sets, bisected anew), rank 0 — which decoded
@@ -83,9 +84,10 @@ fn keyed(contacts: &[Contact]) -> Vec<(ContactKey, Contact)> {
 }
 
 impl DistributedImplicit {
-    /// The start of the run on every rank: [`crate::distributed::explicit::DistributedExplicit::begin`],
-    /// then, when the run resumes from a checkpoint, rank 0's share-out of the restored
-    /// evaluation (module docs). Returns the step the run continues after, `None` when
+    /// The start of the run on every rank: the explicit start
+    /// ([`crate::distributed::explicit::DistributedExplicit::begin`]), then, when the run
+    /// resumes from a checkpoint, rank 0's share-out of the restored evaluation (module
+    /// docs). Returns the step the run continues after, `None` when
     /// rank 0 takes no step.
     pub fn begin(
         &mut self,
