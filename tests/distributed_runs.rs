@@ -31,7 +31,7 @@ mod mpi {
     use std::time::{Duration, Instant};
 
     use msdem_e2e::{
-        binary, child_pids, pipeline_binary, process_alive, run_in, run_outputs,
+        binary, child_pids, pipeline_binary, pipelines_dir, process_alive, run_in, run_outputs,
         test_pipelines_dir, texts,
     };
     use msdem_solver::frames::{self, CHECKPOINT_MAGIC};
@@ -53,17 +53,23 @@ mod mpi {
     /// The lattice of tests/distributed.rs with `edits`, run by the pipeline in one
     /// process: the reference. Returns the scratch folder and the pipeline's output folder.
     fn prepare(edits: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+        prepare_from(&test_pipelines_dir().join("mpi_lattice.yaml"), edits)
+    }
+
+    /// The pipeline `pipeline` with `edits`, run in one process (see [`prepare`]).
+    fn prepare_from(pipeline: &Path, edits: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
-        let mut text = fs::read_to_string(test_pipelines_dir().join("mpi_lattice.yaml")).unwrap();
+        let mut text = fs::read_to_string(pipeline).unwrap();
         for (from, to) in edits {
             assert!(text.contains(from), "no `{from}`");
             text = text.replacen(from, to, 1);
         }
-        fs::write(dir.path().join("mpi_lattice.yaml"), text).unwrap();
-        let output = run_in(&pipeline_binary(), ["mpi_lattice.yaml"], dir.path());
+        let name = pipeline.file_name().unwrap().to_str().unwrap();
+        fs::write(dir.path().join(name), text).unwrap();
+        let output = run_in(&pipeline_binary(), [name], dir.path());
         let (stdout, stderr) = texts(&output);
         assert!(output.status.success(), "pipeline\n{stdout}\n{stderr}");
-        let out = dir.path().join("out").join("mpi_lattice");
+        let out = dir.path().join("out").join(name.trim_end_matches(".yaml"));
         (dir, out)
     }
 
@@ -109,16 +115,24 @@ mod mpi {
     /// Starts the run and kills it (SIGKILL to every rank, the children of `mpirun`, or
     /// to the one process) once it wrote the checkpoint of step 20; waits until every
     /// rank is gone.
-    fn killed_after_step_20(mut command: Command, run: &Path) {
+    fn killed_after_step_20(command: Command, run: &Path) {
+        killed_after(command, run, 20);
+    }
+
+    /// [`killed_after_step_20`] after the checkpoint of step `target`.
+    fn killed_after(mut command: Command, run: &Path, target: u64) {
         let mut child: Child = command
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
         let t0 = Instant::now();
-        while !checkpoints(run).iter().any(|c| c.step >= 20) {
+        while !checkpoints(run).iter().any(|c| c.step >= target) {
             if let Some(status) = child.try_wait().unwrap() {
-                panic!("{}: the run ended ({status}) before step 20", run.display());
+                panic!(
+                    "{}: the run ended ({status}) before step {target}",
+                    run.display()
+                );
             }
             assert!(t0.elapsed() < Duration::from_secs(300), "no checkpoints");
             std::thread::sleep(Duration::from_millis(2));
@@ -228,6 +242,187 @@ mod mpi {
                 );
             }
         }
+    }
+
+    /// `particle_pair_implicit` with a second head-on pair 0.3 m above the first, 3 cm
+    /// apart (the four-particle pairs of tests/distributed.rs: the bisection's first cut
+    /// separates the partners, so the contacts cross ranks), with `integrator` and
+    /// `picard` settings; 300 steps, a frame every 25.
+    fn implicit_pairs(integrator: &str, picard: &str) -> (tempfile::TempDir, PathBuf) {
+        prepare_from(
+            &pipelines_dir().join("particle_pair_implicit.yaml"),
+            &[
+                ("end: 0.2, output_every: 25", "end: 0.03, output_every: 25"),
+                ("integrator: implicit_multiscale", integrator),
+                ("picard: { tolerance: 0.01, max_iterations: 50 }", picard),
+                (
+                    "position: [-0.22, 0, 0], velocity: [1, 0, 0] }",
+                    "position: [-0.115, 0, 0], velocity: [1, 0, 0] }\n    - { shape: a, \
+                     material: rock, position: [-0.115, 0, 0.3], velocity: [1, 0, 0], \
+                     angular_velocity: [0, 0, 3] }",
+                ),
+                (
+                    "position: [0.22, 0.02, 0], velocity: [-1, 0, 0] }",
+                    "position: [0.115, 0.02, 0], velocity: [-1, 0, 0] }\n    - { shape: b, \
+                     material: rock, position: [0.115, -0.03, 0.3], velocity: [-1, 0, 0] }",
+                ),
+                (
+                    "export: {",
+                    "export: { vtk: false, ply: false, plots: false, animation: false } #",
+                ),
+            ],
+        )
+    }
+
+    /// Implicit runs killed after a checkpoint taken while particles touch (so the
+    /// carried evaluation holds contacts and forces), on the `killed` rank count (`None`:
+    /// one process without `mpirun`), resumed on the `resumed` one: the checkpoint is one
+    /// process's at the same step, byte for byte, and the resumed run writes every frame
+    /// and `stats.msdem` of the uninterrupted one-process run (`out/run`).
+    fn implicit_runs_resume(out: &Path, every: u64, cases: &[(Option<u32>, Option<u32>)]) {
+        let Some(mpirun) = mpirun() else {
+            return;
+        };
+        let scenario = out.join("scenario.yaml");
+        let reference = run_outputs(&out.join("run"));
+        let stats = frames::StatsFile::read(&frames::stats_path(&out.join("run"))).unwrap();
+        let touching = |step: u64| stats.steps.iter().any(|s| s.step == step && s.contacts > 0);
+        // The first checkpoint step after the first contact, with one step of contact
+        // before it (the evaluation carried into the next step holds contacts).
+        let first = stats.steps.iter().find(|s| s.contacts > 0).unwrap().step;
+        let target = (first / every + 1) * every;
+        assert!(touching(target), "in contact at step {target}");
+        assert!(
+            target + 5 * every < stats.steps.len() as u64,
+            "room after it"
+        );
+        let every = every.to_string();
+
+        let one = out.join("killed_one");
+        killed_after(solver(&mpirun, None, &scenario, &one, &every), &one, target);
+        let serial = checkpoints(&one);
+        for &(killed, resumed) in cases {
+            let run = match killed {
+                None => one.clone(),
+                Some(n) => {
+                    let run = out.join(format!("killed_np{n}_{resumed:?}"));
+                    killed_after(
+                        solver(&mpirun, Some(n), &scenario, &run, &every),
+                        &run,
+                        target,
+                    );
+                    run
+                }
+            };
+            let written = checkpoints(&run);
+            let mut compared = 0;
+            for c in &written {
+                if let Some(s) = serial.iter().find(|s| s.step == c.step) {
+                    assert!(
+                        comparable(c) == comparable(s),
+                        "{killed:?} ranks: the checkpoint of step {} differs from one process's",
+                        c.step
+                    );
+                    compared += 1;
+                }
+                assert!(!c.integrator.is_empty(), "the carried evaluation is in it");
+            }
+            let steps = |v: &[Checkpoint]| v.iter().map(|c| c.step).collect::<Vec<_>>();
+            assert!(
+                compared > 0,
+                "{killed:?} ranks: checkpoints of steps {:?}, one process {:?}",
+                steps(&written),
+                steps(&serial)
+            );
+            let from = written.iter().map(|c| c.step).max().unwrap_or(0);
+            assert!(from >= target && touching(from), "resumed in contact");
+
+            let output = solver(&mpirun, resumed, &scenario, &run, &every)
+                .arg("--restart")
+                .output()
+                .unwrap();
+            let (stdout, stderr) = texts(&output);
+            assert!(
+                output.status.success(),
+                "resumed on {resumed:?} ranks\n{stdout}\n{stderr}"
+            );
+            assert!(
+                stderr.contains(&format!("resuming from the checkpoint at step {from} ")),
+                "{stderr}"
+            );
+            let got = run_outputs(&run);
+            assert_eq!(got.len(), reference.len());
+            for ((name, a), (_, b)) in reference.iter().zip(&got) {
+                assert!(
+                    a == b,
+                    "killed on {killed:?} ranks, resumed on {resumed:?}: {name} differs from \
+                     the uninterrupted run"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_implicit_multiscale_run_killed_on_n_ranks_resumes_on_any_rank_count() {
+        // Implicit Euler: the next step's first iteration reuses the carried evaluation
+        // (its checks per iteration are in `stats.msdem`), with the kept active sets.
+        let (_dir, out) = implicit_pairs(
+            "integrator: implicit_multiscale",
+            "picard: { tolerance: 0.01, max_iterations: 50 }",
+        );
+        implicit_runs_resume(
+            &out,
+            10,
+            &[(Some(2), Some(3)), (None, Some(2)), (Some(3), None)],
+        );
+    }
+
+    #[test]
+    fn an_implicit_surrogate_midpoint_run_with_substeps_killed_on_n_ranks_resumes_on_any_rank_count(
+    ) {
+        // Four iterations are too few for some contact steps: they are split in substeps.
+        let (_dir, out) = implicit_pairs(
+            "integrator: implicit_surrogate",
+            "picard: { tolerance: 0.01, max_iterations: 4, scheme: midpoint }",
+        );
+        let stats = frames::StatsFile::read(&frames::stats_path(&out.join("run"))).unwrap();
+        assert!(stats.steps.iter().any(|s| s.substeps > 0), "substeps");
+        implicit_runs_resume(&out, 10, &[(Some(3), Some(1)), (Some(2), None)]);
+    }
+
+    #[test]
+    fn an_implicit_flat_run_on_the_slope_killed_on_n_ranks_resumes_on_any_rank_count() {
+        // Four spheres dropped from just above the slope (obstacle contacts, from about
+        // step 500), the last thrown towards the first cut.
+        let (_dir, out) = prepare_from(
+            &pipelines_dir().join("particle_on_slope_implicit.yaml"),
+            &[
+                (
+                    "dt: 1.0e-4, end: 1.0, output_every: 100",
+                    "dt: 2.0e-4, end: 0.25, output_every: 25",
+                ),
+                (
+                    "integrator: implicit_multiscale",
+                    "integrator: implicit_flat",
+                ),
+                // 80 triangles a sphere: every triangle pair of every candidate pair in
+                // every iteration stays cheap.
+                ("subdivisions: 3", "subdivisions: 1"),
+                (
+                    "position: [0, -1.2, 1.0], angular_velocity: [2, 0, 0] }",
+                    "position: [-0.375, -1.2, 0.6], angular_velocity: [2, 0, 0] }\n    \
+                     - { shape: sphere, material: rock, position: [-0.125, -1.2, 0.59] }\n    \
+                     - { shape: sphere, material: rock, position: [0.125, -1.2, 0.58], \
+                     angular_velocity: [0, 0, 5] }\n    - { shape: sphere, material: rock, \
+                     position: [0.2, -0.9, 0.47], velocity: [-1.2, 0, 0] }",
+                ),
+                (
+                    "export: {",
+                    "export: { vtk: false, ply: false, plots: false, animation: false } #",
+                ),
+            ],
+        );
+        implicit_runs_resume(&out, 25, &[(Some(2), None), (None, Some(3))]);
     }
 
     /// Rebalances on rank 0 from the ranks' `--traffic` lines.

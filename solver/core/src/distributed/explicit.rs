@@ -126,7 +126,7 @@ pub(super) struct Report {
 const VERDICT_REBALANCE: u8 = 1;
 
 /// Bit of rank 0's verdict: the run loop writes a checkpoint after this step.
-const VERDICT_CHECKPOINT: u8 = 2;
+pub(super) const VERDICT_CHECKPOINT: u8 = 2;
 
 /// Contact records with their place in the one-process contact order.
 pub(super) type KeyedRecords = Vec<(ContactKey, ContactRecord)>;
@@ -438,17 +438,7 @@ impl DistributedExplicit {
 
     /// Keys of `self.contacts` in the one-process contact order.
     pub(super) fn contact_keys(&self) -> Vec<ContactKey> {
-        let mut keys = Vec::with_capacity(self.contacts.len());
-        let mut index = 0u32;
-        for (n, c) in self.contacts.iter().enumerate() {
-            let same = n > 0 && self.contacts[n - 1].a == c.a && self.contacts[n - 1].b == c.b;
-            index = if same { index + 1 } else { 0 };
-            keys.push(match c.b {
-                Other::Particle(j) => (0, c.a, j, index),
-                Other::Obstacle(o) => (1, c.a, o, index),
-            });
-        }
-        keys
+        contact_keys(&self.contacts)
     }
 
     /// Step 4a: the summed Coulomb limit of every owned and ghost body with a contact.
@@ -1001,6 +991,22 @@ impl Integrator for DistributedExplicit {
             )),
         }
     }
+}
+
+/// Keys of `contacts` (one rank's, grouped by pair in pair order) in the one-process
+/// contact order.
+pub(super) fn contact_keys(contacts: &[Contact]) -> Vec<ContactKey> {
+    let mut keys = Vec::with_capacity(contacts.len());
+    let mut index = 0u32;
+    for (n, c) in contacts.iter().enumerate() {
+        let same = n > 0 && contacts[n - 1].a == c.a && contacts[n - 1].b == c.b;
+        index = if same { index + 1 } else { 0 };
+        keys.push(match c.b {
+            Other::Particle(j) => (0, c.a, j, index),
+            Other::Obstacle(o) => (1, c.a, o, index),
+        });
+    }
+    keys
 }
 
 /// The bisection of the particles of `state` by `weights` into `size` domains: the

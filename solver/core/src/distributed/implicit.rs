@@ -34,12 +34,20 @@
 //! convergence, a non-finite guess) is returned by rank 0 only; the others wait in an
 //! exchange until the launcher aborts them, so the run prints one error line.
 //!
+//! Checkpoints hold what one process's implicit integrator carries (the last evaluation),
+//! assembled on rank 0, and a resumed run shares it out again at any rank count
+//! ([`restart`]).
+//!
 //! Not distributed: the Newton update (`picard.acceleration: newton`, whose contact
 //! Jacobian is solved over the whole contact graph) — refused at setup.
 
+pub mod restart;
+
 use std::time::Instant;
 
-use super::explicit::{encode, DistributedExplicit, KeyedRecords, Report, Traffic, NON_FINITE};
+use super::explicit::{
+    encode, DistributedExplicit, KeyedRecords, Report, Traffic, NON_FINITE, VERDICT_CHECKPOINT,
+};
 use super::rcb::RcbError;
 use crate::contact::force::{prepare_forces, Wrench};
 use crate::contact::Contact;
@@ -47,7 +55,7 @@ use crate::detect::{checks_per_level, stats_levels, Detection, Detector, Search}
 use crate::error::StepError;
 use crate::frames::PhaseTimes;
 use crate::integrator::implicit::relax::Relaxation;
-use crate::integrator::implicit::{same_pose, scheme, substeps};
+use crate::integrator::implicit::{same_pose, scheme, substeps, CarriedEvaluation};
 use crate::integrator::{Integrator, Stepped};
 use crate::model::Model;
 use crate::motion::energy::particle_terms;
@@ -114,6 +122,10 @@ pub struct DistributedImplicit {
     secants: Vec<(u32, f64, f64)>,
     /// Rank 0's verdict of this step (rebalance, checkpoint), as its ghosts brought it.
     verdict: u8,
+    /// Rank 0: the restored one-process snapshot, shared out at the start ([`restart`]).
+    restored: Option<CarriedEvaluation>,
+    /// Rank 0: the one-process snapshot of the last checkpoint step.
+    snapshot: Vec<u8>,
 }
 
 impl DistributedImplicit {
@@ -157,6 +169,8 @@ impl DistributedImplicit {
             last: None,
             secants: Vec::new(),
             verdict: 0,
+            restored: None,
+            snapshot: Vec::new(),
         })
     }
 
@@ -173,16 +187,6 @@ impl DistributedImplicit {
     /// See [`DistributedExplicit::shared_began`].
     pub fn shared_began(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
         self.core.shared_began()
-    }
-
-    /// The start handshake of the run ([`DistributedExplicit::begin`]); implicit runs
-    /// over ranks take no checkpoints, so they always start at step 0.
-    pub fn begin(
-        &mut self,
-        state: &mut State,
-        detector: &mut Detector,
-    ) -> Result<Option<u64>, StepError> {
-        self.core.begin(state, detector)
     }
 
     /// A handle on [`DistributedImplicit::traffic`], updated after every step.
@@ -324,7 +328,7 @@ impl DistributedImplicit {
             .load(std::sync::atomic::Ordering::Relaxed)
         {
             // Rank 0's first step (the others begin before their loop).
-            self.core.begin(state, detector)?;
+            self.begin(state, detector)?;
         }
         let (step0, time0) = (state.step, state.time);
         let mut tally = Tally::default();
@@ -352,11 +356,14 @@ impl DistributedImplicit {
                 return Err(e);
             }
         }
-        let stepped = self.finish(model, state, detector, record_contacts, tally)?;
+        let (stepped, assembled) = self.finish(model, state, detector, record_contacts, tally)?;
         state.step = step0 + 1;
         state.time = time0 + self.dt;
         if let Some(l) = &mut self.last {
             l.0 = state.step;
+        }
+        if let Some(a) = assembled {
+            self.snapshot = a.encode(state);
         }
         Ok(stepped)
     }
@@ -541,7 +548,8 @@ impl DistributedImplicit {
         Ok(converged)
     }
 
-    /// The step's statistics (and frame data) on rank 0, the rebalance and the migration.
+    /// The step's statistics (and frame data) on rank 0, the rebalance and the migration;
+    /// at a checkpoint step, rank 0's assembled carried evaluation ([`restart`]).
     fn finish(
         &mut self,
         model: &Model,
@@ -549,7 +557,7 @@ impl DistributedImplicit {
         detector: &mut Detector,
         record: bool,
         tally: Tally,
-    ) -> Result<Stepped, StepError> {
+    ) -> Result<(Stepped, Option<restart::Assembled>), StepError> {
         let (records, wrenches) = if record {
             // The contacts and forces that made the step: at the accepted state (Euler)
             // or the midpoint state (midpoint rule).
@@ -615,6 +623,12 @@ impl DistributedImplicit {
         if self.last.is_some() {
             self.carry_forces(state, &owned)?;
         }
+        let mut assembled = None;
+        if verdict & VERDICT_CHECKPOINT != 0 {
+            self.core.gather_checkpoint(state, detector)?;
+            assembled = self.gather_carried(state, &owned)?;
+        }
+        self.core.checkpoint_follows(false);
         self.core.traffic.steps += 1;
         if let Ok(mut t) = self.core.shared.lock() {
             *t = self.core.traffic;
@@ -633,7 +647,7 @@ impl DistributedImplicit {
             stats.angular_momentum = obs.angular_momentum.into();
         }
         stats.wall = tally.wall;
-        Ok(Stepped {
+        let stepped = Stepped {
             stats,
             contacts: gathered.contacts,
             wrenches: if record {
@@ -642,7 +656,8 @@ impl DistributedImplicit {
                 Vec::new()
             },
             residual: tally.residual,
-        })
+        };
+        Ok((stepped, assembled))
     }
 
     /// The forces of the last evaluation of the particles that left this rank (`before`:
@@ -699,9 +714,21 @@ impl Integrator for DistributedImplicit {
         self.advance(model, state, detector, record_contacts)
     }
 
-    /// Distributed runs take no checkpoints yet: refused rather than resumed differently.
-    fn restore(&mut self, _bytes: &[u8]) -> Result<(), String> {
-        Err("distributed runs cannot resume from a checkpoint yet; rerun with one rank".to_owned())
+    fn checkpoint_follows(&mut self, due: bool) {
+        self.core.checkpoint_follows(due);
+    }
+
+    /// Rank 0 after a checkpoint step: the one-process snapshot it assembled ([`restart`]).
+    fn snapshot(&self) -> Vec<u8> {
+        self.snapshot.clone()
+    }
+
+    /// Rank 0: keeps a one-process snapshot to share out at the start ([`restart`]).
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let carried =
+            CarriedEvaluation::decode(bytes).map_err(|e| format!("{}: {e}", self.name()))?;
+        self.restored = Some(carried);
+        Ok(())
     }
 }
 

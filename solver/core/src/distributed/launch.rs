@@ -10,9 +10,10 @@
 //! rank that found it, which then aborts all ranks (`MPI_Abort`). Frames and statistics
 //! written so far stay intact (atomic files, checksummed chunks).
 //!
-//! Checkpoints and `--restart` work as in one process, at any rank count: rank 0 writes
-//! the checkpoint one process writes and a run resumed on any number of ranks continues
-//! byte for byte ([`super::explicit::restart`]).
+//! Checkpoints and `--restart` work as in one process, at any rank count, for the explicit
+//! and the implicit integrators: rank 0 writes the checkpoint one process writes and a run
+//! resumed on any number of ranks continues byte for byte ([`super::explicit::restart`],
+//! [`super::implicit::restart`]).
 
 use std::path::Path;
 
@@ -29,9 +30,8 @@ use crate::detect::Detector;
 use crate::error::SolverError;
 use crate::integrator::Integrator;
 use crate::params::IntegratorChoice;
-use crate::run::checkpoint::CadenceFlags;
 use crate::run::{solve_with, step_count, RunOptions, RunSummary, Stepper};
-use crate::scenario::{IntegratorSpec, DEFAULT_REBALANCE_IMBALANCE};
+use crate::scenario::DEFAULT_REBALANCE_IMBALANCE;
 use crate::world::World;
 
 /// What a rank reports when its part of a distributed run ends.
@@ -126,37 +126,12 @@ fn root(
     let rebalance = loaded.as_ref().map_or(DEFAULT_REBALANCE_IMBALANCE, |s| {
         s.distributed.rebalance_imbalance
     });
-    // Only the distributed explicit integrator gathers its state for a checkpoint.
-    let gathers = size == 1
-        || loaded
-            .as_ref()
-            .is_none_or(|s| s.integrator == IntegratorSpec::Explicit);
-    let flags = options.checkpoint_flags;
-    let asked =
-        flags.every_steps.is_some_and(|n| n > 0) || flags.every_wall_s.is_some_and(|t| t > 0.0);
-    if !gathers && (options.restart || asked) {
-        let message = "distributed runs of this integrator take no checkpoints and cannot \
-                       resume yet (--restart, --checkpoint-every-*: run with one rank)"
-            .to_owned();
-        let _ = agree(Err(message.clone()));
-        return Err(Failure::Setup { message });
-    }
-    let options = match gathers {
-        true => options.clone(),
-        false => RunOptions {
-            checkpoint_flags: CadenceFlags {
-                every_steps: Some(0),
-                every_wall_s: Some(0.0),
-            },
-            ..options.clone()
-        },
-    };
     let _lock =
         msdem_frames::lock::lock_folder(out_dir, "solver").map_err(|e| run(e.to_string()))?;
     let mut traffic = None;
     let mut began: Option<Arc<AtomicBool>> = None;
     let mut setup_failed = None;
-    let result = solve_with(scenario, out_dir, &options, |world| {
+    let result = solve_with(scenario, out_dir, options, |world| {
         if size == 1 && world.params.integrator != IntegratorChoice::Explicit {
             // One rank: the ordinary single-process run of any integrator.
             return Ok(Stepper::new(&world.params));

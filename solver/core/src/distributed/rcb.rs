@@ -4,9 +4,11 @@
 //! `parts` ranks are split into `⌊parts/2⌋` and `⌈parts/2⌉`; the points are cut across the
 //! longest side of their bounding box, at the midpoint between two consecutive distinct
 //! coordinates where the running weight (in the order of the coordinate, ties by point
-//! index) comes closest to the left side's share `W·⌊p/2⌋/p`; both halves recurse. A cut
-//! never passes through points (a lattice plane stays whole, half a spacing away from
-//! the cut). A
+//! index) comes closest to the left side's share `W·⌊p/2⌋/p`, among the cuts that leave
+//! each side at least as many points as it has ranks (so a few heavy particles never
+//! leave a rank empty); when the longest side has no such cut, the next longest is
+//! tried. Both halves recurse. A cut never passes through points (a lattice plane stays
+//! whole, half a spacing away from the cut). A
 //! point belongs to the domain whose half-spaces hold it (`x[axis] < at` is left), so
 //! ownership is a function of the position alone and a particle that crosses a cut
 //! migrates. Pure and deterministic: the same points and weights give the same cuts
@@ -230,33 +232,45 @@ fn split(
             hi[k] = hi[k].max(at_of(i)[k]);
         }
     }
-    let axis = (0..3)
-        .max_by(|&a, &b| (hi[a] - lo[a]).total_cmp(&(hi[b] - lo[b])).then(b.cmp(&a)))
-        .unwrap_or(0);
-    ids.sort_by(|&a, &b| match at_of(a)[axis].total_cmp(&at_of(b)[axis]) {
-        Ordering::Equal => a.cmp(&b),
-        o => o,
-    });
+    // Axes by extent, longest first (ties: the lower axis).
+    let mut axes = [0usize, 1, 2];
+    axes.sort_by(|&a, &b| (hi[b] - lo[b]).total_cmp(&(hi[a] - lo[a])).then(a.cmp(&b)));
     let left_parts = parts / 2;
     let total: f64 = ids.iter().map(|&i| weights[i as usize]).sum();
     let target = total * f64::from(left_parts) / f64::from(parts);
-    // The cut goes between two distinct coordinates (never through a plane of equal
-    // ones, which a drift would carry across at once), where the running weight is
-    // closest to the target; the first such place on a tie.
-    let mut running = 0.0;
-    let mut best: Option<(f64, f64)> = None;
-    for n in 1..ids.len() {
-        running += weights[ids[n - 1] as usize];
-        let (before, after) = (at_of(ids[n - 1])[axis], at_of(ids[n])[axis]);
-        if before < after {
-            let miss = (running - target).abs();
-            if best.is_none_or(|(m, _)| miss < m) {
-                best = Some((miss, 0.5 * (before + after)));
+    // Cuts with at least `left_parts` points on the left and `parts − left_parts` on the
+    // right, so every rank can get a point.
+    let min_left = left_parts as usize;
+    let max_left = ids.len().saturating_sub((parts - left_parts) as usize);
+    let mut chosen: Option<(usize, f64)> = None;
+    for &axis in &axes {
+        ids.sort_by(|&a, &b| match at_of(a)[axis].total_cmp(&at_of(b)[axis]) {
+            Ordering::Equal => a.cmp(&b),
+            o => o,
+        });
+        // The cut goes between two distinct coordinates (never through a plane of equal
+        // ones, which a drift would carry across at once), where the running weight is
+        // closest to the target; the first such place on a tie.
+        let mut running = 0.0;
+        let mut best: Option<(f64, f64)> = None;
+        for n in 1..ids.len() {
+            running += weights[ids[n - 1] as usize];
+            let (before, after) = (at_of(ids[n - 1])[axis], at_of(ids[n])[axis]);
+            if before < after && (min_left..=max_left).contains(&n) {
+                let miss = (running - target).abs();
+                if best.is_none_or(|(m, _)| miss < m) {
+                    best = Some((miss, 0.5 * (before + after)));
+                }
             }
         }
+        if let Some((_, at)) = best {
+            chosen = Some((axis, at));
+            break;
+        }
     }
-    // All coordinates equal: everything goes left, and `bisect` reports the empty domain.
-    let at = best.map_or(f64::INFINITY, |(_, at)| at);
+    // No such cut on any axis (coincident points): everything goes left, and `bisect`
+    // reports the empty domain.
+    let (axis, at) = chosen.unwrap_or((axes[0], f64::INFINITY));
     let (left_ids, right_ids): (Vec<u32>, Vec<u32>) =
         ids.into_iter().partition(|&i| at_of(i)[axis] < at);
     nodes.push(Node::Leaf { rank: first });
@@ -398,6 +412,55 @@ mod tests {
             err.to_string(),
             "RCB input weight of point 2 is NaN, expected a finite number > 0"
         );
+    }
+
+    #[test]
+    fn a_few_heavy_particles_leave_no_rank_empty() {
+        // Along x: two light particles, then a heavy one. The cut closest to a third of
+        // the weight would leave the heavy one alone for two ranks.
+        let p = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+        let d = bisect(&p, &[1.0, 1.0, 100.0], 3).unwrap();
+        let ranks: Vec<u32> = p.iter().map(|x| d.locate(x)).collect();
+        assert_eq!(ranks, [0, 1, 2]);
+        // Three points share x = 0 (the longest side): no x cut gives the right half's
+        // two ranks two points, a y cut does.
+        let p = vec![
+            [0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 2.0, 0.0],
+            [10.0, 0.5, 0.0],
+        ];
+        let d = bisect(&p, &[1.0; 4], 4).unwrap();
+        let mut ranks: Vec<u32> = p.iter().map(|x| d.locate(x)).collect();
+        ranks.sort_unstable();
+        assert_eq!(ranks, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn distinct_points_are_never_left_without_a_rank() {
+        // Brute force over seeded random clouds, weights up to 1000× apart, and every
+        // rank count up to the number of points: every domain gets a point.
+        let mut seed = 0x5EED_u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..200 {
+            let n = 1 + (next() * 12.0) as usize;
+            // Coordinates on a coarse grid, so that many points share one of them.
+            let p: Vec<[f64; 3]> = (0..n)
+                .map(|_| [(next() * 3.0).floor(), (next() * 3.0).floor(), next()])
+                .collect();
+            let w: Vec<f64> = (0..n).map(|_| 1.0 + 999.0 * next() * next()).collect();
+            for parts in 1..=n as u32 {
+                let d = bisect(&p, &w, parts).unwrap();
+                let mut counts = vec![0; parts as usize];
+                for x in &p {
+                    counts[d.locate(x) as usize] += 1;
+                }
+                assert!(counts.iter().all(|&c| c > 0), "{counts:?}");
+            }
+        }
     }
 
     #[test]

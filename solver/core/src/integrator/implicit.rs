@@ -644,6 +644,87 @@ struct Carried {
     computed: Vec<Wrench>,
 }
 
+/// [`ImplicitEuler`]'s carried evaluation (its [`Integrator::snapshot`]) in parts, for the
+/// distributed implicit integrator ([`crate::distributed::implicit`]), which assembles it
+/// on rank 0 for a checkpoint and hands it out to the ranks on resume, so that its
+/// checkpoints are the one-process ones at any rank count.
+#[cfg(feature = "mpi")]
+pub(crate) struct CarriedEvaluation(Carried);
+
+#[cfg(feature = "mpi")]
+impl std::fmt::Debug for CarriedEvaluation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CarriedEvaluation")
+            .field("reusable", &self.0.last.is_some())
+            .field("contacts", &self.0.contacts.len())
+            .field("coarse", &self.0.coarse.len())
+            .finish()
+    }
+}
+
+#[cfg(feature = "mpi")]
+impl CarriedEvaluation {
+    /// The snapshot of an evaluation made at `last` = (bodies, step, candidate pairs,
+    /// time step \[s\]) (`None`: nothing to reuse) with these fine and coarse contacts (in
+    /// the one-process order) and forces of every particle.
+    pub(crate) fn new(
+        last: Option<(Vec<Body>, u64, u32, f64)>,
+        contacts: Vec<Contact>,
+        coarse: Vec<Contact>,
+        computed: Vec<Wrench>,
+    ) -> Self {
+        let last = last.map(|(bodies, step, pairs, dt)| LastEvaluation {
+            bodies,
+            step,
+            pairs,
+            dt,
+        });
+        CarriedEvaluation(Carried {
+            last,
+            contacts,
+            coarse,
+            computed,
+        })
+    }
+
+    /// The bytes [`ImplicitEuler`]'s snapshot of the same evaluation has.
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        postcard::to_allocvec(&self.0).unwrap_or_default()
+    }
+
+    /// Decodes an [`ImplicitEuler`] snapshot; an error says what did not decode.
+    pub(crate) fn decode(bytes: &[u8]) -> Result<Self, String> {
+        postcard::from_bytes(bytes)
+            .map(CarriedEvaluation)
+            .map_err(|e| format!("carried evaluation: {e}"))
+    }
+
+    /// Step, candidate pairs and time step \[s\] of the last evaluation when one process
+    /// resuming at `state` would reuse it (made at this state, bit for bit), and the
+    /// contacts, coarse contacts and forces.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn into_parts(
+        self,
+        state: &State,
+    ) -> (
+        Option<(u64, u32, f64)>,
+        Vec<Contact>,
+        Vec<Contact>,
+        Vec<Wrench>,
+    ) {
+        let Carried {
+            last,
+            contacts,
+            coarse,
+            computed,
+        } = self.0;
+        let last = last
+            .filter(|l| l.matches(state, l.dt))
+            .map(|l| (l.step, l.pairs, l.dt));
+        (last, contacts, coarse, computed)
+    }
+}
+
 /// Bitwise equality of the pose (what contact detection depends on).
 pub(crate) fn same_pose(a: &Body, b: &Body) -> bool {
     a.position == b.position && a.orientation == b.orientation

@@ -122,7 +122,7 @@ impl DistributedExplicit {
     /// rank to rank 0, whose state and detector then hold the whole run for the
     /// checkpoint. Rank 0's detector drops the other ranks' sets again at its next
     /// detection (they are not among its candidate pairs); the other ranks keep theirs.
-    pub(super) fn gather_checkpoint(
+    pub(in crate::distributed) fn gather_checkpoint(
         &mut self,
         state: &mut State,
         detector: &mut Detector,
