@@ -37,6 +37,7 @@
 //! apart, without touching velocities (§6: particles pressed together over many steps).
 
 mod colour;
+mod direct;
 mod row;
 mod separation;
 mod sweep;
@@ -102,6 +103,8 @@ pub struct ImpulseReport {
     pub active_contacts: u32,
     /// Final relative residual.
     pub residual: f64,
+    /// Direct solves taken (`impulse/direct.rs`).
+    pub direct: u32,
 }
 
 /// Reusable buffers (one per worker; no allocation in the steady state).
@@ -121,6 +124,8 @@ pub struct ImpulseScratch {
     edges: Vec<(u32, Option<u32>)>,
     /// Contact-graph colouring.
     colouring: Colouring,
+    /// Buffers of the direct solve of small clusters.
+    direct: direct::Direct,
 }
 
 /// Resolves the collisions of one cluster at its common time stamp (seed 004 §6).
@@ -179,7 +184,7 @@ pub fn resolve_cluster_warm(
         settings.relaxation,
         defaults.relaxation,
         f64::MIN_POSITIVE,
-        1.0,
+        1.95,
     );
     let fraction = sanitised(
         settings.separation_fraction,
@@ -237,10 +242,19 @@ pub fn resolve_cluster_warm(
             }
         }
     }
-    let picard = Picard {
+    // Velocity scale of the direct solve's tolerance: the fastest relative contact motion
+    // before any impulse, at least the resting speed.
+    let speed = scratch
+        .rows
+        .iter()
+        .map(|row| row.relative_speed(&scratch.state))
+        .fold(resting, f64::max);
+    let mut picard = Picard {
         max_iterations: settings.max_iterations,
         tolerance,
         omega,
+        tol_v: tolerance * speed,
+        direct: &mut scratch.direct,
     };
     picard.solve(&mut scratch.rows, ranges, &mut scratch.state, &mut report);
     let mut kicked = false;
@@ -295,19 +309,28 @@ pub fn resolve_cluster_warm(
     Ok(report)
 }
 
-/// Damped Picard sweeps until the relative impulse change is below the tolerance.
-struct Picard {
+/// Damped Picard sweeps until the relative impulse change is below the tolerance, with a
+/// direct solve of small clusters that the sweeps do not settle quickly.
+struct Picard<'a> {
     max_iterations: u32,
     tolerance: f64,
     omega: f64,
+    /// Velocity tolerance of the direct solve [m/s].
+    tol_v: f64,
+    direct: &'a mut direct::Direct,
 }
 
-impl Picard {
+/// Sweeps after which a cluster not yet converged is solved directly (`impulse/direct.rs`):
+/// after 10 the sweeps have sorted most points (pushing or open, sticking or sliding), the
+/// later tries start from a better sorting.
+const DIRECT_AT: [u32; 3] = [10, 50, 150];
+
+impl Picard<'_> {
     /// Sweeps `rows` (sorted by colour, `ranges`) until converged or out of sweeps; adds
     /// the sweeps to `report` and sets its residual; `converged` stays true only if this
     /// solve converged too.
     fn solve(
-        &self,
+        &mut self,
         rows: &mut [Row],
         ranges: &[std::ops::Range<usize>],
         state: &mut sweep::Velocities,
@@ -317,7 +340,12 @@ impl Picard {
             return;
         }
         let mut converged = false;
-        for _ in 0..self.max_iterations {
+        for sweep in 0..self.max_iterations {
+            if DIRECT_AT.contains(&sweep) && rows.len() <= direct::DIRECT_MAX_ROWS {
+                if self.direct.solve(rows, state, self.tol_v) {
+                    report.direct += 1;
+                }
+            }
             let change = sweep::sweep(
                 rows,
                 ranges,
