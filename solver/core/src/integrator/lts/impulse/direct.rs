@@ -20,19 +20,31 @@
 //! projected onto the bounds and kept as the sweeps' next iterate if it is closer to the
 //! conditions than theirs (else impulses and velocities are restored), and the sweeps go on.
 
+mod cg;
+mod dense;
+
 use super::row::Row;
 use super::sweep::Velocities;
-use nalgebra::{DMatrix, DVector};
+use msdem_geom::math::Vec3;
+use nalgebra::DMatrix;
 
-/// Largest cluster (contact points) solved directly: 192 unknowns at most, one LU of
-/// ≈ 5·10⁶ flops per pass.
-pub const DIRECT_MAX_ROWS: usize = 128;
+/// Largest cluster (contact points) solved directly.
+pub const DIRECT_MAX_ROWS: usize = 2048;
+/// Largest cluster (contact points) whose passes are dense LU solves (`direct/dense.rs`,
+/// ≈ 5·10⁶ flops per pass at 192 unknowns); larger ones use conjugate gradients
+/// (`direct/cg.rs`).
+const DENSE_MAX_ROWS: usize = 64;
+/// Diagonal regularisation of the dense active-set system, relative to its diagonal.
+const REGULARISATION: f64 = 1e-12;
+/// Iterative refinement steps after the regularised dense solve.
+const REFINEMENTS: usize = 3;
 /// Most re-classifications of the active set.
 const MAX_PASSES: usize = 12;
-/// Diagonal regularisation of the active-set system, relative to its diagonal.
-const REGULARISATION: f64 = 1e-12;
-/// Iterative refinement steps after the regularised solve.
-const REFINEMENTS: usize = 3;
+/// Most conjugate-gradient iterations per pass.
+const CG_MAX_ITERATIONS: usize = 500;
+/// Conjugate gradients stop once every equation's velocity error is below this fraction
+/// of the velocity tolerance.
+const CG_FRACTION: f64 = 0.1;
 
 /// Normal state of a point: pushing (`P_n` unknown, `v_n⁺ = 0`) or open (`P_n` = floor).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,7 +64,7 @@ enum Tangent {
 /// Reusable buffers of the direct solve.
 #[derive(Debug, Default)]
 pub struct Direct {
-    /// Delassus operator in the rows' local bases (n, t1, t2), `3m × 3m`.
+    /// Dense Delassus operator in the rows' local bases (n, t1, t2), `3m × 3m`.
     w: DMatrix<f64>,
     /// Relative velocity of every row in its local basis at the start.
     v0: Vec<[f64; 3]>,
@@ -64,10 +76,18 @@ pub struct Direct {
     /// Trial impulses (local basis) and the velocities they give.
     p: Vec<[f64; 3]>,
     v: Vec<[f64; 3]>,
+    /// Unknown components per row, and the constant part of the impulses.
+    mask: Vec<[bool; 3]>,
+    c: Vec<[f64; 3]>,
+    /// Impulse differences fed to the Delassus product.
+    work: Vec<[f64; 3]>,
+    /// Velocity and angular velocity changes per body of the Delassus product.
+    dv: Vec<Vec3>,
+    dw: Vec<Vec3>,
 }
 
 /// Local basis (n, t1, t2) of a row.
-fn basis(row: &Row) -> [msdem_geom::math::Vec3; 3] {
+fn basis(row: &Row) -> [Vec3; 3] {
     [row.n, row.t1, row.t2]
 }
 
@@ -78,145 +98,6 @@ fn relative(row: &Row, state: &Velocities) -> [f64; 3] {
 }
 
 impl Direct {
-    /// Fills `w` with the Delassus operator of `rows` (local bases).
-    fn delassus(&mut self, rows: &[Row], state: &Velocities) {
-        let m = rows.len();
-        self.w = DMatrix::zeros(3 * m, 3 * m);
-        for (j, rj) in rows.iter().enumerate() {
-            for (l, e) in basis(rj).iter().enumerate() {
-                // Velocity changes of rj's bodies per unit impulse along e (on a, −e on b).
-                let ends = [(Some(rj.a), rj.ra, 1.0), (rj.b, rj.rb, -1.0)];
-                for (body, r, sign) in ends {
-                    let Some(body) = body else { continue };
-                    let k = body as usize;
-                    let dv = e * (sign * state.inv_mass[k]);
-                    let dw = state.inv_inertia[k] * r.cross(&(e * sign));
-                    for (i, ri) in rows.iter().enumerate() {
-                        let side = if ri.a == body {
-                            Some((ri.ra, 1.0))
-                        } else if ri.b == Some(body) {
-                            Some((ri.rb, -1.0))
-                        } else {
-                            None
-                        };
-                        let Some((r_i, s_i)) = side else { continue };
-                        let change = (dv + dw.cross(&r_i)) * s_i;
-                        for (kk, f) in basis(ri).iter().enumerate() {
-                            self.w[(3 * i + kk, 3 * j + l)] += f.dot(&change);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Impulses of the active set for unknowns `x` (`index[i]`: first unknown of row i).
-    fn impulses(&mut self, rows: &[Row], index: &[usize], x: &DVector<f64>) {
-        for (i, row) in rows.iter().enumerate() {
-            let mut k = index[i];
-            let pn = match self.normal[i] {
-                Normal::Push => {
-                    k += 1;
-                    x[k - 1]
-                }
-                Normal::Open => row.floor,
-            };
-            let pt = match self.tangent[i] {
-                Tangent::Stick => [x[k], x[k + 1]],
-                Tangent::Slide(d) => [row.mu * pn * d[0], row.mu * pn * d[1]],
-            };
-            self.p[i] = [pn, pt[0], pt[1]];
-        }
-        let m = rows.len();
-        for i in 0..m {
-            let mut v = self.v0[i];
-            for j in 0..m {
-                for l in 0..3 {
-                    let dp = self.p[j][l] - self.p0[j][l];
-                    if dp != 0.0 {
-                        for (kk, vk) in v.iter_mut().enumerate() {
-                            *vk += self.w[(3 * i + kk, 3 * j + l)] * dp;
-                        }
-                    }
-                }
-            }
-            self.v[i] = v;
-        }
-    }
-
-    /// Solves the active-set system once; `false` if it is not solvable.
-    fn pass(&mut self, rows: &[Row]) -> bool {
-        let m = rows.len();
-        // Unknown numbering: per row, the normal (if pushing), then two tangential (if sticking).
-        let mut index = Vec::with_capacity(m);
-        let mut u = 0;
-        for i in 0..m {
-            index.push(u);
-            u += usize::from(self.normal[i] == Normal::Push)
-                + 2 * usize::from(self.tangent[i] == Tangent::Stick);
-        }
-        if u == 0 {
-            let x = DVector::zeros(0);
-            self.impulses(rows, &index, &x);
-            return true;
-        }
-        // Columns: impulse (local, per row) per unknown; equations: (row, component).
-        let mut columns: Vec<(usize, [f64; 3])> = Vec::with_capacity(u);
-        let mut equations: Vec<(usize, usize)> = Vec::with_capacity(u);
-        for (i, row) in rows.iter().enumerate() {
-            if self.normal[i] == Normal::Push {
-                let q = match self.tangent[i] {
-                    Tangent::Stick => [1.0, 0.0, 0.0],
-                    Tangent::Slide(d) => [1.0, row.mu * d[0], row.mu * d[1]],
-                };
-                columns.push((i, q));
-                equations.push((i, 0));
-            }
-            if self.tangent[i] == Tangent::Stick {
-                columns.push((i, [0.0, 1.0, 0.0]));
-                columns.push((i, [0.0, 0.0, 1.0]));
-                equations.push((i, 1));
-                equations.push((i, 2));
-            }
-        }
-        let mut a = DMatrix::<f64>::zeros(u, u);
-        for (e, &(i, k)) in equations.iter().enumerate() {
-            for (c, &(j, q)) in columns.iter().enumerate() {
-                a[(e, c)] = (0..3)
-                    .map(|l| self.w[(3 * i + k, 3 * j + l)] * q[l])
-                    .sum::<f64>();
-            }
-        }
-        // Right-hand side from the constant part (x = 0).
-        let zero = DVector::zeros(u);
-        self.impulses(rows, &index, &zero);
-        let b = DVector::from_iterator(u, equations.iter().map(|&(i, k)| -self.v[i][k]));
-        let mut regular = a.clone();
-        let scale = (0..u).map(|e| a[(e, e)].abs()).fold(0.0, f64::max);
-        if !(scale > 0.0 && scale.is_finite()) {
-            return false;
-        }
-        for e in 0..u {
-            regular[(e, e)] += REGULARISATION * scale;
-        }
-        let lu = regular.lu();
-        let Some(mut x) = lu.solve(&b) else {
-            return false;
-        };
-        for _ in 0..REFINEMENTS {
-            let r = &b - &a * &x;
-            match lu.solve(&r) {
-                Some(dx) => x += dx,
-                None => return false,
-            }
-        }
-        if !x.iter().all(|v| v.is_finite()) {
-            return false;
-        }
-        self.impulses(rows, &index, &x);
-        true
-    }
-
     /// Corrects the active set from the last pass; returns whether it changed.
     fn reclassify(&mut self, rows: &[Row], tol_v: f64) -> bool {
         let mut changed = false;
@@ -290,7 +171,10 @@ impl Direct {
         if m == 0 || m > DIRECT_MAX_ROWS {
             return false;
         }
-        self.delassus(rows, state);
+        let dense = m <= DENSE_MAX_ROWS;
+        if dense {
+            self.dense_delassus(rows, state);
+        }
         self.v0.clear();
         self.p0.clear();
         self.normal.clear();
@@ -313,13 +197,19 @@ impl Direct {
                 Tangent::Slide([1.0, 0.0])
             });
         }
-        self.p.resize(m, [0.0; 3]);
+        self.p.clear();
+        self.p.extend_from_slice(&self.p0);
+        self.v.clear();
         self.v.resize(m, [0.0; 3]);
         let start = worst(rows, state);
         let mut settled = false;
         for _ in 0..MAX_PASSES {
-            if !self.pass(rows) {
-                return false;
+            if dense {
+                if !self.dense_pass(rows) {
+                    return false;
+                }
+            } else {
+                self.cg_pass(rows, state, tol_v);
             }
             let met = rows
                 .iter()
