@@ -340,10 +340,14 @@ impl Picard<'_> {
             return;
         }
         let mut converged = false;
+        // Direct tries stop after one that changed nothing (its work is then wasted).
+        let mut try_direct = rows.len() <= direct::DIRECT_MAX_ROWS;
         for sweep in 0..self.max_iterations {
-            if DIRECT_AT.contains(&sweep) && rows.len() <= direct::DIRECT_MAX_ROWS {
-                if self.direct.solve(rows, state, self.tol_v) {
-                    report.direct += 1;
+            if try_direct && DIRECT_AT.contains(&sweep) {
+                match self.direct.solve(rows, state, self.tol_v) {
+                    direct::Outcome::Solved => report.direct += 1,
+                    direct::Outcome::Improved => {}
+                    direct::Outcome::Failed => try_direct = false,
                 }
             }
             let change = sweep::sweep(

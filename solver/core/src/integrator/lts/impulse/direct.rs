@@ -20,7 +20,6 @@
 //! projected onto the bounds and kept as the sweeps' next iterate if it is closer to the
 //! conditions than theirs (else impulses and velocities are restored), and the sweeps go on.
 
-mod cg;
 mod dense;
 
 use super::row::Row;
@@ -28,23 +27,31 @@ use super::sweep::Velocities;
 use msdem_geom::math::Vec3;
 use nalgebra::DMatrix;
 
-/// Largest cluster (contact points) solved directly.
-pub const DIRECT_MAX_ROWS: usize = 2048;
-/// Largest cluster (contact points) whose passes are dense LU solves (`direct/dense.rs`,
-/// ≈ 5·10⁶ flops per pass at 192 unknowns); larger ones use conjugate gradients
-/// (`direct/cg.rs`).
-const DENSE_MAX_ROWS: usize = 64;
+/// Largest cluster (contact points) solved directly: 192 unknowns, one dense LU of
+/// ≈ 5·10⁶ flops per pass (`direct/dense.rs`), the cost of several hundred sweeps over
+/// 64 points.
+/// Larger clusters are left to the sweeps: a matrix-free conjugate-gradient pass (tried
+/// in this session) cost more in failed tries on the toppling `cube_stacks` and `tower`
+/// clusters than it saved.
+pub const DIRECT_MAX_ROWS: usize = 64;
 /// Diagonal regularisation of the dense active-set system, relative to its diagonal.
 const REGULARISATION: f64 = 1e-12;
 /// Iterative refinement steps after the regularised dense solve.
 const REFINEMENTS: usize = 3;
 /// Most re-classifications of the active set.
-const MAX_PASSES: usize = 12;
-/// Most conjugate-gradient iterations per pass.
-const CG_MAX_ITERATIONS: usize = 500;
-/// Conjugate gradients stop once every equation's velocity error is below this fraction
-/// of the velocity tolerance.
-const CG_FRACTION: f64 = 0.1;
+const MAX_PASSES: usize = 8;
+
+/// What a direct solve achieved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outcome {
+    /// Every condition met to the velocity tolerance: the cluster is solved.
+    Solved,
+    /// Not exact, but the projected result is closer to the conditions than the sweeps'
+    /// iterate and replaced it.
+    Improved,
+    /// Nothing changed.
+    Failed,
+}
 
 /// Normal state of a point: pushing (`P_n` unknown, `v_n⁺ = 0`) or open (`P_n` = floor).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,14 +83,6 @@ pub struct Direct {
     /// Trial impulses (local basis) and the velocities they give.
     p: Vec<[f64; 3]>,
     v: Vec<[f64; 3]>,
-    /// Unknown components per row, and the constant part of the impulses.
-    mask: Vec<[bool; 3]>,
-    c: Vec<[f64; 3]>,
-    /// Impulse differences fed to the Delassus product.
-    work: Vec<[f64; 3]>,
-    /// Velocity and angular velocity changes per body of the Delassus product.
-    dv: Vec<Vec3>,
-    dw: Vec<Vec3>,
 }
 
 /// Local basis (n, t1, t2) of a row.
@@ -162,19 +161,16 @@ impl Direct {
     }
 
     /// Tries the direct solve of `rows` from their current impulses and the velocities of
-    /// `state`. On success the rows carry the solution, `state` its velocities, and the
-    /// return value is `true`; otherwise the rows and `state` carry the better of the
-    /// projected direct result and what they had (module docs). `tol_v` [m/s] is the
+    /// `state`. [`Outcome::Solved`]: the rows carry the solution, `state` its velocities;
+    /// otherwise the rows and `state` carry the better of the projected direct result
+    /// ([`Outcome::Improved`]) and what they had ([`Outcome::Failed`]) (module docs). `tol_v` [m/s] is the
     /// velocity tolerance every condition must meet in the real velocities.
-    pub fn solve(&mut self, rows: &mut [Row], state: &mut Velocities, tol_v: f64) -> bool {
+    pub fn solve(&mut self, rows: &mut [Row], state: &mut Velocities, tol_v: f64) -> Outcome {
         let m = rows.len();
         if m == 0 || m > DIRECT_MAX_ROWS {
-            return false;
+            return Outcome::Failed;
         }
-        let dense = m <= DENSE_MAX_ROWS;
-        if dense {
-            self.dense_delassus(rows, state);
-        }
+        self.dense_delassus(rows, state);
         self.v0.clear();
         self.p0.clear();
         self.normal.clear();
@@ -204,12 +200,8 @@ impl Direct {
         let start = worst(rows, state);
         let mut settled = false;
         for _ in 0..MAX_PASSES {
-            if dense {
-                if !self.dense_pass(rows) {
-                    return false;
-                }
-            } else {
-                self.cg_pass(rows, state, tol_v);
+            if !self.dense_pass(rows) {
+                return Outcome::Failed;
             }
             let met = rows
                 .iter()
@@ -240,17 +232,18 @@ impl Direct {
         }
         let end = worst(rows, state);
         if settled && end <= tol_v {
-            return true;
+            return Outcome::Solved;
         }
         // Not exact: keep it as the sweeps' next iterate only if it is closer to the
         // conditions than the iterate the sweeps had reached.
-        if !(end < start) {
-            for (row, (pn, pt)) in rows.iter_mut().zip(saved) {
-                row.accept(pn, pt);
-            }
-            (state.velocity, state.angular) = before;
+        if end < start {
+            return Outcome::Improved;
         }
-        false
+        for (row, (pn, pt)) in rows.iter_mut().zip(saved) {
+            row.accept(pn, pt);
+        }
+        (state.velocity, state.angular) = before;
+        Outcome::Failed
     }
 }
 

@@ -34,7 +34,7 @@ pub struct Row {
     pub(super) ra: Vec3,
     pub(super) rb: Vec3,
     /// Relative velocity change per unit impulse [1/kg].
-    pub(super) k: Mat3,
+    k: Mat3,
     /// `K⁻¹` \[kg\].
     k_inv: Mat3,
     /// `1/(n·K·n)` \[kg\].
