@@ -338,17 +338,16 @@ fn jammed_blocks_of_cubes_converge_and_meet_the_contact_conditions() {
     let model = model(&[(mu, 0.0)], &[(mu, 0.0)]);
     let dt = 5e-4;
     let settings = ImpulseSettings::default();
-    // A 5- and a 16-cube column, two side-by-side columns, a 2×2×2 block: 20–64 corner
+    // A 5- and a 7-cube column, two side-by-side columns, a 2×2 layer: 16–32 corner
     // points (the direct solve's limit), statically indeterminate, mass ratio 16. The
     // sweeps alone reach 1e-5 in 5,000 sweeps on the 5-cube column
     // (`residual_history_of_jammed_clusters`).
-    for dims in [[1, 1, 5], [2, 1, 2], [2, 2, 2], [1, 1, 16]] {
+    for dims in [[1, 1, 5], [2, 1, 2], [2, 2, 1], [1, 1, 7]] {
         let (bodies, contacts) = block(dims, dt, 0.0, 1);
         let (report, out, impulses) = solve(&model, &bodies, &contacts, &settings);
-        assert!(
-            report.converged && report.direct > 0,
-            "{dims:?}: {report:?}"
-        );
+        // Stacked cubes need the direct solve; the single layer converges in its 10 sweeps.
+        assert!(report.converged, "{dims:?}: {report:?}");
+        assert_eq!(report.direct > 0, dims[2] > 1, "{dims:?}: {report:?}");
         // The solve's velocity tolerance: 1e-8 of the speed scale, here the resting speed
         // (1e-2 m/s, above the approach g·dt).
         let kkt = kkt_violation(&out, &contacts, &impulses, mu);

@@ -27,13 +27,13 @@ use super::sweep::Velocities;
 use msdem_geom::math::Vec3;
 use nalgebra::DMatrix;
 
-/// Largest cluster (contact points) solved directly: 192 unknowns, one dense LU of
-/// ≈ 5·10⁶ flops per pass (`direct/dense.rs`), the cost of several hundred sweeps over
-/// 64 points.
-/// Larger clusters are left to the sweeps: a matrix-free conjugate-gradient pass (tried
-/// in this session) cost more in failed tries on the toppling `cube_stacks` and `tower`
-/// clusters than it saved.
-pub const DIRECT_MAX_ROWS: usize = 64;
+/// Largest cluster (contact points) solved directly: 96 unknowns, one dense LU of
+/// ≈ 6·10⁵ flops per pass (`direct/dense.rs`), the cost of about a hundred sweeps over
+/// 32 points. Larger clusters are left to the sweeps: with 64 points the failed tries on
+/// the toppling debris of `cube_stacks` made its run ≈ 25× slower, and a matrix-free
+/// conjugate-gradient pass for larger clusters (tried in this session) cost more than it
+/// saved on `cube_stacks` and `tower`.
+pub const DIRECT_MAX_ROWS: usize = 32;
 /// Diagonal regularisation of the dense active-set system, relative to its diagonal.
 const REGULARISATION: f64 = 1e-12;
 /// Iterative refinement steps after the regularised dense solve.
