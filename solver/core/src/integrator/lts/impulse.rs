@@ -184,7 +184,7 @@ pub fn resolve_cluster_warm(
         settings.relaxation,
         defaults.relaxation,
         f64::MIN_POSITIVE,
-        1.95,
+        1.0,
     );
     let fraction = sanitised(
         settings.separation_fraction,

@@ -268,7 +268,9 @@ fn violation(p: [f64; 3], v: [f64; 3], floor: f64, mu: f64) -> f64 {
     let size = (p1 * p1 + p2 * p2).sqrt();
     let bound = mu * pn;
     let slack = 1e-9 * pn.abs().max(floor.abs());
-    if !(pn >= floor - slack) || size > bound + slack {
+    // NaN impulses fail too.
+    let within = pn >= floor - slack && size <= bound + slack;
+    if !within {
         return f64::INFINITY;
     }
     let mut worst = (-vn).max(0.0);
