@@ -28,7 +28,10 @@
 //! contact points (`impulse/sweep.rs`): each point in turn computes the impulse that meets
 //! its own constraint given the current velocities (`impulse/row.rs`), the update is damped
 //! (under-relaxation `ω`, [`ImpulseSettings::relaxation`]) and the accumulated impulse is
-//! clamped to its bounds. Two solves: compression (floor 0), then, after the kick, the
+//! clamped to its bounds. A small cluster that the sweeps do not settle within 10 sweeps (a
+//! jammed one: redundant contact points, mass ratios) is solved directly by active sets
+//! (`impulse/direct.rs`), the sweeps going on from its result if it is not exact. Two
+//! solves: compression (floor 0), then, after the kick, the
 //! restitution phase (floor `(1 + e)·P_c`), which also stops points that the kick of others
 //! drives together. Contact points are updated in parallel by graph colouring
 //! (`impulse/colour.rs`): points of one colour share no particle, colours run in a fixed

@@ -1,8 +1,7 @@
 //! Direct solve of a small cluster's contact conditions by active sets (issue 12: jammed
 //! clusters), the exact complement of the Picard sweeps (seed 004 §6).
 //!
-//! The projected Gauss–Seidel sweeps converge linearly, and slowly where contact points
-//! are redundant (a cube face rests on four corner points: the Delassus operator `W`, the
+//! The projected Gauss–Seidel sweeps stall where contact points are redundant (a cube face rests on four corner points: the Delassus operator `W`, the
 //! relative contact velocity change per unit impulse over all points, is singular) and
 //! masses differ: a stack of five equal cubes still misses 1e-5 after 5,000 sweeps. Once
 //! the sweeps have sorted the points (pushing or open, sticking or sliding), the conditions
@@ -28,7 +27,7 @@ use msdem_geom::math::Vec3;
 use nalgebra::DMatrix;
 
 /// Largest cluster (contact points) solved directly: 96 unknowns, one dense LU of
-/// ≈ 6·10⁵ flops per pass (`direct/dense.rs`), the cost of about a hundred sweeps over
+/// ≈ 6·10⁵ flops per pass (`direct/dense.rs`), the cost of about two hundred sweeps over
 /// 32 points. Larger clusters are left to the sweeps: with 64 points the failed tries on
 /// the toppling debris of `cube_stacks` made its run ≈ 25× slower, and a matrix-free
 /// conjugate-gradient pass for larger clusters (tried in this session) cost more than it
