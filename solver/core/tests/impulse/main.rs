@@ -6,6 +6,7 @@
 
 mod bodies;
 mod cases;
+mod jammed;
 mod stack;
 mod threads;
 mod warm;

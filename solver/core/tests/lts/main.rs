@@ -13,4 +13,5 @@ mod pairs;
 mod resume;
 mod scenes;
 mod stack;
+mod topple;
 mod witness;

@@ -28,7 +28,10 @@
 //! contact points (`impulse/sweep.rs`): each point in turn computes the impulse that meets
 //! its own constraint given the current velocities (`impulse/row.rs`), the update is damped
 //! (under-relaxation `ω`, [`ImpulseSettings::relaxation`]) and the accumulated impulse is
-//! clamped to its bounds. Two solves: compression (floor 0), then, after the kick, the
+//! clamped to its bounds. A small cluster that the sweeps do not settle within 10 sweeps (a
+//! jammed one: redundant contact points, mass ratios) is solved directly by active sets
+//! (`impulse/direct.rs`), the sweeps going on from its result if it is not exact. Two
+//! solves: compression (floor 0), then, after the kick, the
 //! restitution phase (floor `(1 + e)·P_c`), which also stops points that the kick of others
 //! drives together. Contact points are updated in parallel by graph colouring
 //! (`impulse/colour.rs`): points of one colour share no particle, colours run in a fixed
@@ -37,6 +40,7 @@
 //! apart, without touching velocities (§6: particles pressed together over many steps).
 
 mod colour;
+mod direct;
 mod row;
 mod separation;
 mod sweep;
@@ -102,6 +106,8 @@ pub struct ImpulseReport {
     pub active_contacts: u32,
     /// Final relative residual.
     pub residual: f64,
+    /// Direct solves taken (`impulse/direct.rs`).
+    pub direct: u32,
 }
 
 /// Reusable buffers (one per worker; no allocation in the steady state).
@@ -121,6 +127,8 @@ pub struct ImpulseScratch {
     edges: Vec<(u32, Option<u32>)>,
     /// Contact-graph colouring.
     colouring: Colouring,
+    /// Buffers of the direct solve of small clusters.
+    direct: direct::Direct,
 }
 
 /// Resolves the collisions of one cluster at its common time stamp (seed 004 §6).
@@ -237,10 +245,19 @@ pub fn resolve_cluster_warm(
             }
         }
     }
-    let picard = Picard {
+    // Velocity scale of the direct solve's tolerance: the fastest relative contact motion
+    // before any impulse, at least the resting speed.
+    let speed = scratch
+        .rows
+        .iter()
+        .map(|row| row.relative_speed(&scratch.state))
+        .fold(resting, f64::max);
+    let mut picard = Picard {
         max_iterations: settings.max_iterations,
         tolerance,
         omega,
+        tol_v: tolerance * speed,
+        direct: &mut scratch.direct,
     };
     picard.solve(&mut scratch.rows, ranges, &mut scratch.state, &mut report);
     let mut kicked = false;
@@ -295,19 +312,28 @@ pub fn resolve_cluster_warm(
     Ok(report)
 }
 
-/// Damped Picard sweeps until the relative impulse change is below the tolerance.
-struct Picard {
+/// Damped Picard sweeps until the relative impulse change is below the tolerance, with a
+/// direct solve of small clusters that the sweeps do not settle quickly.
+struct Picard<'a> {
     max_iterations: u32,
     tolerance: f64,
     omega: f64,
+    /// Velocity tolerance of the direct solve [m/s].
+    tol_v: f64,
+    direct: &'a mut direct::Direct,
 }
 
-impl Picard {
+/// Sweeps after which a cluster not yet converged is solved directly (`impulse/direct.rs`):
+/// after 10 the sweeps have sorted most points (pushing or open, sticking or sliding), the
+/// later tries start from a better sorting.
+const DIRECT_AT: [u32; 3] = [10, 50, 150];
+
+impl Picard<'_> {
     /// Sweeps `rows` (sorted by colour, `ranges`) until converged or out of sweeps; adds
     /// the sweeps to `report` and sets its residual; `converged` stays true only if this
     /// solve converged too.
     fn solve(
-        &self,
+        &mut self,
         rows: &mut [Row],
         ranges: &[std::ops::Range<usize>],
         state: &mut sweep::Velocities,
@@ -317,7 +343,16 @@ impl Picard {
             return;
         }
         let mut converged = false;
-        for _ in 0..self.max_iterations {
+        // Direct tries stop after one that changed nothing (its work is then wasted).
+        let mut try_direct = rows.len() <= direct::DIRECT_MAX_ROWS;
+        for sweep in 0..self.max_iterations {
+            if try_direct && DIRECT_AT.contains(&sweep) {
+                match self.direct.solve(rows, state, self.tol_v) {
+                    direct::Outcome::Solved => report.direct += 1,
+                    direct::Outcome::Improved => {}
+                    direct::Outcome::Failed => try_direct = false,
+                }
+            }
             let change = sweep::sweep(
                 rows,
                 ranges,

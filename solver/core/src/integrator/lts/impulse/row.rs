@@ -23,34 +23,38 @@ use msdem_geom::math::{Mat3, Vec3};
 #[derive(Clone, Debug)]
 pub struct Row {
     /// First particle (cluster-local).
-    a: u32,
+    pub(super) a: u32,
     /// Second particle, `None` for an obstacle.
-    b: Option<u32>,
+    pub(super) b: Option<u32>,
     /// Unit normal from `b` towards `a`, and two unit tangents (right-handed basis).
-    n: Vec3,
-    t1: Vec3,
-    t2: Vec3,
+    pub(super) n: Vec3,
+    pub(super) t1: Vec3,
+    pub(super) t2: Vec3,
     /// Lever arms from the centres of mass to the contact point \[m\].
-    ra: Vec3,
-    rb: Vec3,
+    pub(super) ra: Vec3,
+    pub(super) rb: Vec3,
     /// Relative velocity change per unit impulse [1/kg].
     k: Mat3,
     /// `K⁻¹` \[kg\].
     k_inv: Mat3,
     /// `1/(n·K·n)` \[kg\].
     kn_inv: f64,
-    /// Inverse of the tangential 2×2 block of `K` \[kg\].
-    kt_inv: [[f64; 2]; 2],
+    /// Inverse of the largest eigenvalue of the tangential 2×2 block of `K` \[kg\]: the
+    /// isotropic step of the sliding update, whose radial clamp onto the disc is then the
+    /// projection that leaves `v_t` opposed to `P_t` at the fixed point (Coulomb's maximal
+    /// dissipation); with the anisotropic block inverse the clamped fixed point slides at
+    /// an angle to the impulse.
+    kt_scalar_inv: f64,
     /// Restitution coefficient of this point: the pair's `e`, or 0 for a resting contact.
     restitution: f64,
     /// Lower bound of the accumulated normal impulse: 0 while compressing, `(1 + e)·P_c`
     /// after the restitution kick [N·s].
-    floor: f64,
+    pub(super) floor: f64,
     /// Coulomb friction coefficient [-].
-    mu: f64,
+    pub(super) mu: f64,
     /// Accumulated normal impulse (≥ 0) and friction impulse along `t1`, `t2` [N·s].
-    pn: f64,
-    pt: [f64; 2],
+    pub(super) pn: f64,
+    pub(super) pt: [f64; 2],
     /// Impulse change of the last update (world) [N·s].
     delta: Vec3,
     /// Index of the contact point in the caller's contacts.
@@ -103,8 +107,9 @@ impl Row {
         let k_inv = k.try_inverse().unwrap_or_else(Mat3::zeros);
         let kn_inv = 1.0 / n.dot(&(k * n));
         let (k11, k12, k22) = (t1.dot(&(k * t1)), t1.dot(&(k * t2)), t2.dot(&(k * t2)));
-        let det = k11 * k22 - k12 * k12;
-        let kt_inv = [[k22 / det, -k12 / det], [-k12 / det, k11 / det]];
+        let half_trace = 0.5 * (k11 + k22);
+        let largest = half_trace + (0.25 * (k11 - k22) * (k11 - k22) + k12 * k12).sqrt();
+        let kt_scalar_inv = 1.0 / largest;
         let relative = state.point_velocity(Some(a), &ra) - state.point_velocity(b, &rb);
         let approach = n.dot(&relative);
         let restitution = if approach < -resting_speed {
@@ -123,7 +128,7 @@ impl Row {
             k,
             k_inv,
             kn_inv,
-            kt_inv,
+            kt_scalar_inv,
             restitution,
             floor: 0.0,
             mu: pair.friction,
@@ -203,10 +208,9 @@ impl Row {
         let dpn = pn - self.pn;
         relative += self.k * (dpn * self.n);
         let vt = [self.t1.dot(&relative), self.t2.dot(&relative)];
-        let m = &self.kt_inv;
         let mut pt = [
-            self.pt[0] - omega * (m[0][0] * vt[0] + m[0][1] * vt[1]),
-            self.pt[1] - omega * (m[1][0] * vt[0] + m[1][1] * vt[1]),
+            self.pt[0] - omega * vt[0] * self.kt_scalar_inv,
+            self.pt[1] - omega * vt[1] * self.kt_scalar_inv,
         ];
         let bound = self.mu * pn;
         let size = (pt[0] * pt[0] + pt[1] * pt[1]).sqrt();
@@ -218,7 +222,7 @@ impl Row {
     }
 
     /// Takes the new accumulated impulses; returns the size of the change.
-    fn accept(&mut self, pn: f64, pt: [f64; 2]) -> f64 {
+    pub(super) fn accept(&mut self, pn: f64, pt: [f64; 2]) -> f64 {
         self.delta = (pn - self.pn) * self.n
             + (pt[0] - self.pt[0]) * self.t1
             + (pt[1] - self.pt[1]) * self.t2;
@@ -247,6 +251,12 @@ impl Row {
             state.velocity[b] -= self.delta * state.inv_mass[b];
             state.angular[b] -= state.inv_inertia[b] * self.rb.cross(&self.delta);
         }
+    }
+
+    /// Speed of the relative motion at the contact point in the velocities of `state` [m/s].
+    pub fn relative_speed(&self, state: &Velocities) -> f64 {
+        (state.point_velocity(Some(self.a), &self.ra) - state.point_velocity(self.b, &self.rb))
+            .norm()
     }
 
     /// Size of the accumulated impulse `|P|` [N·s].

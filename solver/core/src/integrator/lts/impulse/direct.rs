@@ -1,0 +1,292 @@
+//! Direct solve of a small cluster's contact conditions by active sets (issue 12: jammed
+//! clusters), the exact complement of the Picard sweeps (seed 004 §6).
+//!
+//! The projected Gauss–Seidel sweeps stall where contact points are redundant (a cube face rests on four corner points: the Delassus operator `W`, the
+//! relative contact velocity change per unit impulse over all points, is singular) and
+//! masses differ: a stack of five equal cubes still misses 1e-5 after 5,000 sweeps. Once
+//! the sweeps have sorted the points (pushing or open, sticking or sliding), the conditions
+//! of §6 are linear on that active set: a pushing point has `v_n⁺ = 0`, a sticking one
+//! `v_t⁺ = 0`, an open one keeps `P_n` at its floor, a sliding one `P_t = μ·P_n·d` along a
+//! fixed direction `d`. That square system, `(E·W·C)·x = −E·(v + W·(c − P))` (unknowns `x`,
+//! constant part `c`, columns `C` of the impulses, `E` the rows of the equations), is solved
+//! densely by LU, slightly regularised (the redundant points make it singular; the bias is
+//! removed by iterative refinement) — [`solve`]. The classification is then corrected
+//! from the solution (a pushing point below its floor opens, an open point that approaches
+//! pushes, a sticking point outside the disc slides along its impulse, a sliding point
+//! whose velocity turns to the impulse sticks, otherwise its direction follows `−v_t`) and
+//! the system solved again, a few passes at most. The result counts as converged only if it
+//! meets every condition in the real velocities to the velocity tolerance; otherwise it is
+//! projected onto the bounds and kept as the sweeps' next iterate if it is closer to the
+//! conditions than theirs (else impulses and velocities are restored), and the sweeps go on.
+
+mod dense;
+
+use super::row::Row;
+use super::sweep::Velocities;
+use msdem_geom::math::Vec3;
+use nalgebra::DMatrix;
+
+/// Largest cluster (contact points) solved directly: 96 unknowns, one dense LU of
+/// ≈ 6·10⁵ flops per pass (`direct/dense.rs`), the cost of about two hundred sweeps over
+/// 32 points. Larger clusters are left to the sweeps: with 64 points the failed tries on
+/// the toppling debris of `cube_stacks` made its run ≈ 25× slower, and a matrix-free
+/// conjugate-gradient pass for larger clusters (tried in this session) cost more than it
+/// saved on `cube_stacks` and `tower`.
+pub const DIRECT_MAX_ROWS: usize = 32;
+/// Diagonal regularisation of the dense active-set system, relative to its diagonal.
+const REGULARISATION: f64 = 1e-12;
+/// Iterative refinement steps after the regularised dense solve.
+const REFINEMENTS: usize = 3;
+/// Most re-classifications of the active set.
+const MAX_PASSES: usize = 8;
+
+/// What a direct solve achieved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outcome {
+    /// Every condition met to the velocity tolerance: the cluster is solved.
+    Solved,
+    /// Not exact, but the projected result is closer to the conditions than the sweeps'
+    /// iterate and replaced it.
+    Improved,
+    /// Nothing changed.
+    Failed,
+}
+
+/// Normal state of a point: pushing (`P_n` unknown, `v_n⁺ = 0`) or open (`P_n` = floor).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Normal {
+    Push,
+    Open,
+}
+
+/// Tangential state: sticking (`P_t` unknown, `v_t⁺ = 0`) or sliding along the unit
+/// direction `d` (in the row's `t1`, `t2` basis) with `|P_t| = μ·P_n`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tangent {
+    Stick,
+    Slide([f64; 2]),
+}
+
+/// Reusable buffers of the direct solve.
+#[derive(Debug, Default)]
+pub struct Direct {
+    /// Dense Delassus operator in the rows' local bases (n, t1, t2), `3m × 3m`.
+    w: DMatrix<f64>,
+    /// Relative velocity of every row in its local basis at the start.
+    v0: Vec<[f64; 3]>,
+    /// Impulses at the start (local basis).
+    p0: Vec<[f64; 3]>,
+    /// Active set per row.
+    normal: Vec<Normal>,
+    tangent: Vec<Tangent>,
+    /// Trial impulses (local basis) and the velocities they give.
+    p: Vec<[f64; 3]>,
+    v: Vec<[f64; 3]>,
+}
+
+/// Local basis (n, t1, t2) of a row.
+fn basis(row: &Row) -> [Vec3; 3] {
+    [row.n, row.t1, row.t2]
+}
+
+/// Relative velocity of `row`'s contact point in its local basis.
+fn relative(row: &Row, state: &Velocities) -> [f64; 3] {
+    let v = state.point_velocity(Some(row.a), &row.ra) - state.point_velocity(row.b, &row.rb);
+    basis(row).map(|e| e.dot(&v))
+}
+
+impl Direct {
+    /// Corrects the active set from the last pass; returns whether it changed.
+    fn reclassify(&mut self, rows: &[Row], tol_v: f64) -> bool {
+        let mut changed = false;
+        // Normal changes first: the friction bounds depend on them.
+        let scale = self.p.iter().map(|p| p[0].abs()).fold(0.0, f64::max);
+        let slack = 1e-9 * scale;
+        for (i, row) in rows.iter().enumerate() {
+            let [pn, _, _] = self.p[i];
+            let [vn, _, _] = self.v[i];
+            match self.normal[i] {
+                Normal::Push if pn < row.floor - slack => {
+                    self.normal[i] = Normal::Open;
+                    changed = true;
+                }
+                Normal::Open if vn < -tol_v => {
+                    self.normal[i] = Normal::Push;
+                    changed = true;
+                }
+                _ => {}
+            }
+        }
+        if changed {
+            return true;
+        }
+        for (i, row) in rows.iter().enumerate() {
+            let [pn, p1, p2] = self.p[i];
+            let [_, v1, v2] = self.v[i];
+            let bound = row.mu * pn.max(row.floor);
+            match self.tangent[i] {
+                Tangent::Stick => {
+                    let size = (p1 * p1 + p2 * p2).sqrt();
+                    if size > bound * (1.0 + 1e-9) + slack {
+                        let d = if size > 0.0 {
+                            [p1 / size, p2 / size]
+                        } else {
+                            [1.0, 0.0]
+                        };
+                        self.tangent[i] = Tangent::Slide(d);
+                        changed = true;
+                    }
+                }
+                Tangent::Slide(d) => {
+                    let speed = (v1 * v1 + v2 * v2).sqrt();
+                    if speed <= tol_v || bound <= 0.0 {
+                        continue;
+                    }
+                    if v1 * d[0] + v2 * d[1] > tol_v {
+                        // Moving along its friction impulse: less friction is needed.
+                        self.tangent[i] = Tangent::Stick;
+                        changed = true;
+                    } else {
+                        let new = [-v1 / speed, -v2 / speed];
+                        if (new[0] - d[0]).abs() + (new[1] - d[1]).abs() > 1e-12 {
+                            self.tangent[i] = Tangent::Slide(new);
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        changed
+    }
+
+    /// Tries the direct solve of `rows` from their current impulses and the velocities of
+    /// `state`. [`Outcome::Solved`]: the rows carry the solution, `state` its velocities;
+    /// otherwise the rows and `state` carry the better of the projected direct result
+    /// ([`Outcome::Improved`]) and what they had ([`Outcome::Failed`]) (module docs). `tol_v` [m/s] is the
+    /// velocity tolerance every condition must meet in the real velocities.
+    pub fn solve(&mut self, rows: &mut [Row], state: &mut Velocities, tol_v: f64) -> Outcome {
+        let m = rows.len();
+        if m == 0 || m > DIRECT_MAX_ROWS {
+            return Outcome::Failed;
+        }
+        self.dense_delassus(rows, state);
+        self.v0.clear();
+        self.p0.clear();
+        self.normal.clear();
+        self.tangent.clear();
+        for row in rows.iter() {
+            self.v0.push(relative(row, state));
+            self.p0.push([row.pn, row.pt[0], row.pt[1]]);
+            // Start from the sweeps' classification.
+            self.normal.push(if row.pn > row.floor {
+                Normal::Push
+            } else {
+                Normal::Open
+            });
+            let size = (row.pt[0] * row.pt[0] + row.pt[1] * row.pt[1]).sqrt();
+            self.tangent.push(if size < row.mu * row.pn * (1.0 - 1e-9) {
+                Tangent::Stick
+            } else if size > 0.0 {
+                Tangent::Slide([row.pt[0] / size, row.pt[1] / size])
+            } else {
+                Tangent::Slide([1.0, 0.0])
+            });
+        }
+        self.p.clear();
+        self.p.extend_from_slice(&self.p0);
+        self.v.clear();
+        self.v.resize(m, [0.0; 3]);
+        let start = worst(rows, state);
+        let mut settled = false;
+        for _ in 0..MAX_PASSES {
+            if !self.dense_pass(rows) {
+                return Outcome::Failed;
+            }
+            let met = rows
+                .iter()
+                .enumerate()
+                .all(|(i, row)| violation(self.p[i], self.v[i], row.floor, row.mu) <= tol_v);
+            if met {
+                settled = true;
+                break;
+            }
+            if !self.reclassify(rows, tol_v) {
+                break;
+            }
+        }
+        // Take the last pass, projected onto the bounds (exact if it settled), and check
+        // it in the real velocities.
+        let saved: Vec<_> = rows.iter().map(|r| (r.pn, r.pt)).collect();
+        let before = (state.velocity.clone(), state.angular.clone());
+        for (row, p) in rows.iter_mut().zip(&self.p) {
+            let pn = p[0].max(row.floor);
+            let size = (p[1] * p[1] + p[2] * p[2]).sqrt();
+            let scale = if size > row.mu * pn {
+                row.mu * pn / size
+            } else {
+                1.0
+            };
+            row.accept(pn, [p[1] * scale, p[2] * scale]);
+            row.apply(state);
+        }
+        let end = worst(rows, state);
+        if settled && end <= tol_v {
+            return Outcome::Solved;
+        }
+        // Not exact: keep it as the sweeps' next iterate only if it is closer to the
+        // conditions than the iterate the sweeps had reached.
+        if end < start {
+            return Outcome::Improved;
+        }
+        for (row, (pn, pt)) in rows.iter_mut().zip(saved) {
+            row.accept(pn, pt);
+        }
+        (state.velocity, state.angular) = before;
+        Outcome::Failed
+    }
+}
+
+/// Largest violation of the conditions over `rows` in the velocities of `state` [m/s]
+/// (see [`violation`]).
+fn worst(rows: &[Row], state: &Velocities) -> f64 {
+    rows.iter()
+        .map(|row| {
+            let p = [row.pn, row.pt[0], row.pt[1]];
+            violation(p, relative(row, state), row.floor, row.mu)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// How far the impulse `p` and relative velocity `v` (local basis n, t1, t2) of a point
+/// with normal floor `floor` and friction `mu` are from the conditions of §6 [m/s]:
+/// infinite if `P_n < floor` or `|P_t| > μ·P_n` (beyond a relative 1e-9), otherwise the
+/// largest of the approach speed `−v_n`, `|v_n|` if pushing above the floor, `|v_t|` inside
+/// the disc, and on its rim the part of `v_t` not opposed to `P_t`.
+fn violation(p: [f64; 3], v: [f64; 3], floor: f64, mu: f64) -> f64 {
+    let ([pn, p1, p2], [vn, v1, v2]) = (p, v);
+    let size = (p1 * p1 + p2 * p2).sqrt();
+    let bound = mu * pn;
+    let slack = 1e-9 * pn.abs().max(floor.abs());
+    // NaN impulses fail too.
+    let within = pn >= floor - slack && size <= bound + slack;
+    if !within {
+        return f64::INFINITY;
+    }
+    let mut worst = (-vn).max(0.0);
+    if pn > floor + slack {
+        worst = worst.max(vn.abs());
+    }
+    if size < bound - slack {
+        return worst.max((v1 * v1 + v2 * v2).sqrt());
+    }
+    if size == 0.0 {
+        return worst;
+    }
+    // On the rim: v_t = −λ·P̂_t, λ ≥ 0.
+    let d = [p1 / size, p2 / size];
+    let along = v1 * d[0] + v2 * d[1];
+    let across = (v1 - along * d[0], v2 - along * d[1]);
+    worst
+        .max(along)
+        .max((across.0 * across.0 + across.1 * across.1).sqrt())
+}
