@@ -14,7 +14,7 @@
 //!
 //! ```text
 //! cargo run --release -p msdem-solver --example implicit_profile -- \
-//!     [--scene staircase] [--end-s 1] [--factors 1,5,10,20] [--acceleration aitken|newton|anderson] \
+//!     [--scene staircase] [--end-s 1] [--factors 1,5,10,20] [--acceleration aitken|newton] \
 //!     [--contact-points seed|patches] [--trace on]
 //! ```
 

@@ -71,12 +71,6 @@ pub enum PicardAcceleration {
     /// linearly implicit first guess. Converges an isolated stiff impact in a few
     /// iterations at any Δt (4 instead of Aitken's 40 at 10× the explicit step).
     Newton,
-    /// Anderson acceleration per connected cluster of touching particles: the last two
-    /// iterates of each cluster combined so that its residual is least in the
-    /// least-squares sense (a Krylov method on the linearised map, no Jacobian), plain
-    /// mixing with `relaxation` in between; a cluster whose particles have all converged
-    /// keeps its wrenches (`docs/design.md` §6). One process only.
-    Anderson,
 }
 
 /// What a step does when its iterations use up [`PicardParams::max_iterations`].

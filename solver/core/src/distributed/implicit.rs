@@ -130,13 +130,11 @@ impl DistributedImplicit {
         size: u32,
         rebalance_above: f64,
     ) -> Result<Self, String> {
-        if params.picard.acceleration != PicardAcceleration::Aitken {
+        if params.picard.acceleration == PicardAcceleration::Newton {
             return Err(
                 "distributed implicit runs relax the Picard updates by Aitken's rule; the \
                  Newton update (`picard.acceleration: newton`) solves one system over all \
-                 particles and the Anderson update (`picard.acceleration: anderson`) one per \
-                 cluster of touching particles: they run on one rank only (run it without \
-                 mpirun or with one rank)"
+                 particles and runs on one rank only (run it without mpirun or with one rank)"
                     .to_owned(),
             );
         }

@@ -14,10 +14,8 @@
 //!    [`PicardParams::force_floor`]) — and, for multiscale Picard, no active pair was
 //!    widened in this iteration;
 //! 4. **update** the wrench: `W ← W + ω·r` with the adaptive ω of §6.1
-//!    ([`PicardAcceleration::Aitken`], the default), a damped Newton step with the
-//!    contact Jacobian (`newton`, [`PicardAcceleration::Newton`]), or Anderson's
-//!    combination of the last iterates per cluster of touching particles (`anderson`,
-//!    [`PicardAcceleration::Anderson`], `anderson.rs`);
+//!    ([`PicardAcceleration::Aitken`], the default), or a damped Newton step with the
+//!    contact Jacobian (`newton`, [`PicardAcceleration::Newton`]);
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
 //!    (Euler–Cromer, [`crate::motion::advance_body`]; the implicit midpoint rule moves with
 //!    the average of the start and end velocities and evaluates forces at the midpoint
@@ -66,8 +64,6 @@
 //! ([`IterationStats::reused`]). An integrator assumes that the model does not change
 //! between the steps it serves (true within a run).
 
-mod anderson;
-mod clusters;
 mod newton;
 mod output;
 pub(crate) mod relax;
@@ -92,7 +88,6 @@ use crate::model::Model;
 use crate::motion::energy::observables;
 use crate::params::{DetectionMode, Params};
 use crate::state::{Body, State};
-use anderson::Anderson;
 use msdem_geom::math::Vec3;
 use msdem_tree::LevelStats;
 use relax::{Relaxation, Residual};
@@ -110,8 +105,6 @@ pub struct ImplicitEuler {
     dt: f64,
     gravity: Vec3,
     relax: Relaxation,
-    /// Anderson update per cluster (`anderson`).
-    anderson: Anderson,
     start: Vec<Body>,
     /// Where the midpoint rule evaluates forces: the midpoint of the start and the guess.
     mid: State,
@@ -164,7 +157,6 @@ impl ImplicitEuler {
             dt,
             gravity,
             relax: Relaxation::default(),
-            anderson: Anderson::default(),
             start: Vec::new(),
             mid: State::default(),
             applied: Vec::new(),
@@ -267,13 +259,9 @@ impl ImplicitEuler {
         let params = self.params.clone();
         let scheme = params.scheme;
         let newton = params.acceleration == PicardAcceleration::Newton;
-        let anderson = params.acceleration == PicardAcceleration::Anderson;
         let levels = stats_levels(model);
         self.start.clone_from(&state.bodies);
         self.relax.begin(model, &state.bodies, &gravity, &params);
-        if anderson {
-            self.anderson.begin(&state.bodies);
-        }
         self.applied.clear();
         self.applied.resize(n, Wrench::default());
         self.moved.clear();
@@ -390,24 +378,14 @@ impl ImplicitEuler {
                     min_omega: params.relaxation,
                 }
             } else {
-                let r = self.relax.residual(
+                self.relax.residual(
                     &self.start,
                     &self.computed,
                     &mut self.applied,
                     &params,
                     true,
-                    !newton && !anderson,
-                );
-                if anderson {
-                    self.anderson.update(
-                        self.contacts.iter().chain(&self.coarse),
-                        &self.computed,
-                        &mut self.applied,
-                        self.relax.kept(),
-                        &|i| self.relax.omega(i),
-                    );
-                }
-                r
+                    !newton,
+                )
             };
             wall.forces += t_forces.elapsed().as_secs_f64();
             tally.total += &checks;

@@ -279,12 +279,6 @@ impl Relaxation {
     pub fn kept(&self) -> &[bool] {
         &self.within
     }
-
-    /// Relaxation weight ω of particle `i` after the last update (the system's for an
-    /// unknown particle) [-].
-    pub fn omega(&self, i: usize) -> f64 {
-        self.bodies.get(i).map_or(self.omega, |b| b.omega)
-    }
 }
 
 #[cfg(test)]
