@@ -11,11 +11,14 @@
 //! the narrow-phase time of two-iteration steps and of each further iteration, and the
 //! phase times. `--trace on` prints every step of 15 iterations or more, per iteration:
 //! `residual/unfolds/moved/contacts/r(efreshed pairs)/c(hecks)/k(ept pairs)`.
+//! `--probe STEP` replays step STEP (1 = the first; e.g. one that stopped a run) from its
+//! start with budgets of 2, 3, … 60 iterations and no substeps, printing the largest
+//! relative update after each budget: the residual sequence of the full-Δt attempt.
 //!
 //! ```text
 //! cargo run --release -p msdem-solver --example implicit_profile -- \
 //!     [--scene staircase] [--end-s 1] [--factors 1,5,10,20] [--acceleration aitken|newton] \
-//!     [--contact-points seed|patches] [--trace on]
+//!     [--contact-points seed|patches] [--trace on] [--probe STEP]
 //! ```
 
 #[path = "support/pipeline_scene.rs"]
@@ -25,9 +28,11 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use msdem_solver::detect::Detector;
+use msdem_solver::error::StepError;
 use msdem_solver::integrator::implicit::ImplicitEuler;
+use msdem_solver::integrator::Integrator;
 use msdem_solver::model::{ContactPoints, Other};
-use msdem_solver::params::{PicardAcceleration, PicardVariant};
+use msdem_solver::params::{NoConvergence, PicardAcceleration, PicardParams, PicardVariant};
 use msdem_solver::setup::build_world;
 
 fn find(parent: &mut [usize], mut i: usize) -> usize {
@@ -46,6 +51,7 @@ fn main() -> Result<()> {
     let mut acceleration = None;
     let mut points = None;
     let mut trace = false;
+    let mut probe: Option<u64> = None;
     for pair in args.chunks(2) {
         let value = pair.get(1).context("every option needs a value")?;
         match pair[0].as_str() {
@@ -65,6 +71,7 @@ fn main() -> Result<()> {
                 )
             }
             "--trace" => trace = value == "on",
+            "--probe" => probe = Some(value.parse().context("--probe: a step number")?),
             "--contact-points" => {
                 points = Some(match value.as_str() {
                     "seed" => ContactPoints::Seed,
@@ -105,7 +112,11 @@ fn main() -> Result<()> {
         let t0 = std::time::Instant::now();
         let mut by_cluster = [(0u64, 0u64); 4];
         let mut done = 0u64;
+        let mut saved = None;
         for _ in 0..steps {
+            if probe == Some(w.state.step + 1) {
+                saved = Some((w.state.clone(), detector.snapshot(), integrator.snapshot()));
+            }
             let out = match integrator.advance(&w.model, &mut w.state, &mut detector, false) {
                 Ok(out) => out,
                 Err(e) => {
@@ -186,6 +197,44 @@ fn main() -> Result<()> {
             };
             by_cluster[class].0 += its.len() as u64;
             by_cluster[class].1 += 1;
+        }
+        if let Some((start, det, carried)) = &saved {
+            let mut seq = Vec::new();
+            for budget in 2..=60 {
+                let picard = PicardParams {
+                    max_iterations: budget,
+                    on_no_convergence: NoConvergence::Stop,
+                    ..w.params.picard.clone()
+                };
+                let mut d = Detector::new(&w.params);
+                let mut im = ImplicitEuler::with(
+                    w.params.dt,
+                    w.params.gravity,
+                    &picard,
+                    PicardVariant::Multiscale,
+                );
+                d.restore(det).map_err(anyhow::Error::msg)?;
+                im.restore(carried).map_err(anyhow::Error::msg)?;
+                let mut state = start.clone();
+                match im.advance(&w.model, &mut state, &mut d, false) {
+                    Ok(_) => {
+                        seq.push(format!("converged at {budget}"));
+                        break;
+                    }
+                    Err(StepError::NotConverged { residual, .. }) => {
+                        seq.push(format!("{residual:.3}"))
+                    }
+                    Err(e) => {
+                        seq.push(e.to_string());
+                        break;
+                    }
+                }
+            }
+            println!(
+                "{f}× step {}: residual after 2, 3, … iterations: {}",
+                start.step + 1,
+                seq.join(" ")
+            );
         }
         let base = short.0 / short.1.max(1) as f64;
         println!(
