@@ -25,7 +25,7 @@
 //! cargo run --release -p msdem-solver --example implicit_vs_explicit -- \
 //!     [--end-s 4] [--scenes staircase,hopper] [--factors 1,5,10,20] [--seeds 1] \
 //!     [--schemes euler,midpoint] [--acceleration newton|aitken] [--max-iterations 50] \
-//!     [--max-substep-levels 4] [--jobs 1]
+//!     [--max-substep-levels 4] [--contact-points seed|patches] [--jobs 1]
 //! ```
 //!
 //! `--jobs J` runs J configurations at a time (each still on one thread; CPU times stay
@@ -39,6 +39,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+use msdem_solver::model::ContactPoints;
 use msdem_solver::motion::energy::observables;
 use msdem_solver::params::{
     IntegratorChoice, PicardAcceleration, PicardParams, PicardScheme, PicardVariant,
@@ -64,6 +65,7 @@ struct Options {
     acceleration: Option<PicardAcceleration>,
     max_iterations: Option<u32>,
     max_substep_levels: Option<u32>,
+    contact_points: Option<ContactPoints>,
     jobs: usize,
 }
 
@@ -77,6 +79,7 @@ fn parse_args() -> Result<Options> {
         acceleration: None,
         max_iterations: None,
         max_substep_levels: None,
+        contact_points: None,
         jobs: 1,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -117,6 +120,13 @@ fn parse_args() -> Result<Options> {
             }
             "--max-substep-levels" => {
                 o.max_substep_levels = Some(value.parse().context("--max-substep-levels")?)
+            }
+            "--contact-points" => {
+                o.contact_points = Some(match value.as_str() {
+                    "seed" => ContactPoints::Seed,
+                    "patches" => ContactPoints::Patches,
+                    other => bail!("--contact-points: unknown {other}"),
+                })
             }
             "--jobs" => o.jobs = value.parse::<usize>().context("--jobs")?.max(1),
             other => bail!("unknown argument {other} (see the example's documentation)"),
@@ -166,6 +176,9 @@ struct Measured {
 
 fn run_one(world: &World, factor: Option<(u32, PicardScheme)>, end: f64, o: &Options) -> Measured {
     let mut w = world.clone();
+    if let Some(points) = o.contact_points {
+        w.model.contact_points = points;
+    }
     if let Some((f, scheme)) = factor {
         w.params.dt *= f64::from(f);
         w.params.integrator = IntegratorChoice::Implicit(PicardVariant::Multiscale);

@@ -13,6 +13,14 @@ use msdem_geom::math::Vec3;
 /// back out in every iteration) [-].
 const FREEZE: f64 = 0.5;
 
+/// A relative update at least this large means the particle's contact force appeared or
+/// vanished between the guesses (or reversed) [-].
+const SWITCH: f64 = 0.999;
+
+/// Largest ω of a particle whose contacts switched in two updates in a row: half way
+/// between the two guesses, the step of a bisection [-].
+const SWITCH_OMEGA: f64 = 0.5;
+
 /// Per-particle residual history and convergence floors.
 #[derive(Clone, Copy, Debug)]
 struct BodyRelax {
@@ -23,6 +31,8 @@ struct BodyRelax {
     floor_force: f64,
     /// Torque floor [N·m].
     floor_torque: f64,
+    /// The last update of this particle was a contact switch (see `SWITCH`).
+    switched: bool,
 }
 
 /// Relaxation weights and residual history of all particles for one step.
@@ -37,6 +47,14 @@ struct BodyRelax {
 /// iterations, where they barely moved and the iterations stagnated at a few percent.
 /// (The stacked ω alone is worse at scale: a few stagnating particles drive it, and with
 /// it everybody, to the lower bound.)
+///
+/// A particle whose relative update reaches `SWITCH` in two updates in a row — its
+/// contact force appears at one guess and vanishes at the next, the semi-smooth kink an
+/// impact at a large Δt straddles — takes at most `SWITCH_OMEGA`: a bisection between
+/// the two guesses. Aitken's secant across the kink overshoots, and the particle cycled
+/// (on the staircase at 5× the explicit step, one contact switched every third iteration
+/// until the step failed at Δt/16; docs/design.md §6). The rule reads only the particle's
+/// own updates, so a distributed run applies it unchanged.
 #[derive(Clone, Debug, Default)]
 pub struct Relaxation {
     bodies: Vec<BodyRelax>,
@@ -46,6 +64,8 @@ pub struct Relaxation {
     pending: Vec<Option<f64>>,
     /// This iteration's per-particle verdict: update within the tolerance.
     within: Vec<bool>,
+    /// This iteration's per-particle switch: an update as large as the force itself.
+    switching: Vec<bool>,
     /// Scratch of [`Relaxation::residual`]: the secants of one iteration.
     secants: Vec<(u32, f64, f64)>,
 }
@@ -87,6 +107,7 @@ impl Relaxation {
                 prev: None,
                 floor_force,
                 floor_torque: floor_force * b.radius,
+                switched: false,
             }
         }));
     }
@@ -137,6 +158,8 @@ impl Relaxation {
         self.pending.resize(n, None);
         self.within.clear();
         self.within.resize(n, false);
+        self.switching.clear();
+        self.switching.resize(n, false);
     }
 
     /// The relative updates of the particles `ids` (ascending): returns their largest
@@ -175,6 +198,9 @@ impl Relaxation {
             let within = params.local_updates && rel_f <= settled && rel_t <= settled;
             if let Some(slot) = self.within.get_mut(i) {
                 *slot = within;
+            }
+            if let Some(slot) = self.switching.get_mut(i) {
+                *slot = rel_f.max(rel_t) >= SWITCH;
             }
             if update && !within {
                 // (A particle within half the tolerance keeps its wrench and its residual
@@ -257,6 +283,13 @@ impl Relaxation {
                     o.clamp(params.min_relaxation, params.max_relaxation)
                 };
             }
+            // A second switch in a row: the contact flips between the guesses, and
+            // Aitken's secant across the kink overshoots — bisect instead.
+            let switching = self.switching.get(i).copied().unwrap_or(false);
+            if switching && r.switched {
+                r.omega = r.omega.min(SWITCH_OMEGA);
+            }
+            r.switched = switching;
             if relax {
                 w.force += r.omega * (f.force - w.force);
                 w.torque += r.omega * (f.torque - w.torque);
@@ -313,11 +346,13 @@ mod tests {
                 prev: None,
                 floor_force: 1e-9,
                 floor_torque: 1e-9,
+                switched: false,
             }],
             omega: 1.0,
             pending: Vec::new(),
             within: Vec::new(),
             secants: Vec::new(),
+            switching: Vec::new(),
         };
         let start = [body()];
         let (c, lam) = (Vec3::new(10.0, 0.0, 0.0), 9.0);
@@ -366,6 +401,7 @@ mod tests {
             prev: None,
             floor_force: 1e-9,
             floor_torque: 1e-9,
+            switched: false,
         };
         let mut r = Relaxation {
             bodies: vec![one, one],
@@ -373,6 +409,7 @@ mod tests {
             pending: Vec::new(),
             within: Vec::new(),
             secants: Vec::new(),
+            switching: Vec::new(),
         };
         let start = [body(), body()];
         let (c0, c1) = (Vec3::new(10.0, -4.0, 0.0), Vec3::new(2.0, 6.0, 1.0));
@@ -457,6 +494,7 @@ mod tests {
             prev: None,
             floor_force: 1e-9,
             floor_torque: 1e-9,
+            switched: false,
         };
         let r = Relaxation {
             bodies: vec![one; n],
