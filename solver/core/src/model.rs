@@ -104,8 +104,8 @@ pub struct Model {
 pub enum ContactPoints {
     /// Seed 000 §2: the fine triangle pairs' closest points, merged within ε
     /// (Implementation remark 1), each with the full fade-in spring. The default of a
-    /// model built in memory; a scenario's default is [`ContactPoints::Patches`] but
-    /// under local time stepping (`DetectionSpec::contact_points_for`).
+    /// model built in memory; a scenario's default under the explicit integrator is
+    /// [`ContactPoints::Patches`] (`DetectionSpec::contact_points_for`).
     #[default]
     Seed,
     /// Surface patches ([`crate::contact::patch`]): the halo overlap integrated over the

@@ -50,8 +50,8 @@
 //!   kernel: exact                  # exact | hybrid (default exact)
 //!   kept_sets: true                # explicit hierarchy: keep active sets from step to step
 //!                                  # (default true; same contacts, less work)
-//!   contact_points: patches        # patches | seed (default patches; seed under
-//!                                  # local_time_stepping and global_adaptive): surface
+//!   contact_points: patches        # patches | seed (default patches under explicit,
+//!                                  # seed under the other integrators): surface
 //!                                  # patches whose force does not depend on the
 //!                                  # triangulation (docs/design.md §3), or seed 000 §2's points
 //! broadphase: hgrid                # hgrid (alias grid) | linked_cells | bins | all_pairs, or a

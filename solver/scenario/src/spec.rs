@@ -211,8 +211,8 @@ pub struct DetectionSpec {
     #[serde(default = "yes")]
     pub kept_sets: bool,
     /// How the contact points of a mesh–mesh pair are formed (`docs/design.md` §3);
-    /// `None` (the key left out, not written back): surface patches, seed points under
-    /// the local time stepping integrators ([`DetectionSpec::contact_points_for`]).
+    /// `None` (the key left out, not written back): surface patches under the explicit
+    /// integrator, seed points under the others ([`DetectionSpec::contact_points_for`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contact_points: Option<ContactPointsSpec>,
 }
@@ -234,14 +234,15 @@ impl Default for DetectionSpec {
 
 impl DetectionSpec {
     /// The contact points a run with `integrator` uses: the key's value, else surface
-    /// patches, or seed points under `local_time_stepping` and `global_adaptive` (their
-    /// impulses let a rock resting on patches gain energy: `docs/design.md` §3).
+    /// patches under `explicit`, seed points under the others. Under
+    /// `local_time_stepping` and `global_adaptive` the impulses let a rock resting on
+    /// patches gain energy; under the implicit integrators the patch floor's single
+    /// deepest point jumps between Picard guesses, so no step of the staircase or the
+    /// hopper converges (`docs/design.md` §3).
     pub fn contact_points_for(&self, integrator: IntegratorSpec) -> ContactPointsSpec {
         self.contact_points.unwrap_or(match integrator {
-            IntegratorSpec::LocalTimeStepping | IntegratorSpec::GlobalAdaptive => {
-                ContactPointsSpec::Seed
-            }
-            _ => ContactPointsSpec::Patches,
+            IntegratorSpec::Explicit => ContactPointsSpec::Patches,
+            _ => ContactPointsSpec::Seed,
         })
     }
 }
@@ -253,7 +254,7 @@ pub enum ContactPointsSpec {
     /// Seed 000 §2: the fine triangle pairs' closest points merged within ε, each with
     /// the full fade-in spring.
     Seed,
-    /// Surface patches (the default but under local time stepping): the halo overlap
+    /// Surface patches (the default of the explicit integrator): the halo overlap
     /// integrated over the surface, so that the force between flat faces does not depend
     /// on their triangulation; a pair is never softer than its deepest seed point.
     Patches,
