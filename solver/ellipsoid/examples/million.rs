@@ -96,22 +96,7 @@ fn check_against_reference(
     );
     let same = |x: &PairContact, y: &PairContact| {
         let (p, q) = (&x.contact, &y.contact);
-        let v = |c: &msdem_ellipsoid::Contact| {
-            [
-                c.signed_distance,
-                c.normal.x,
-                c.normal.y,
-                c.normal.z,
-                c.point_a.x,
-                c.point_a.y,
-                c.point_a.z,
-                c.point_b.x,
-                c.point_b.y,
-                c.point_b.z,
-            ]
-            .map(f64::to_bits)
-        };
-        (x.a, x.b) == (y.a, y.b) && v(p) == v(q) && p.status == q.status
+        (x.a, x.b) == (y.a, y.b) && p.bits() == q.bits() && p.status == q.status
     };
     if let Some(k) = (0..fast.len()).find(|&k| !same(&reference[k], &fast[k])) {
         anyhow::bail!("pair {k}: reference {:?}, fast {:?}", reference[k], fast[k]);

@@ -49,23 +49,6 @@ fn pair(bodies: &[PosedEllipsoid], (i, j): (u32, u32)) -> (&PosedEllipsoid, &Pos
     (&bodies[i as usize], &bodies[j as usize])
 }
 
-/// The contact's bits except the iteration count.
-fn bits(c: &Contact) -> [u64; 10] {
-    [
-        c.signed_distance,
-        c.normal.x,
-        c.normal.y,
-        c.normal.z,
-        c.point_a.x,
-        c.point_a.y,
-        c.point_a.z,
-        c.point_b.x,
-        c.point_b.y,
-        c.point_b.z,
-    ]
-    .map(f64::to_bits)
-}
-
 fn main() -> anyhow::Result<()> {
     let mut count = 1_000_000usize;
     let mut fraction = 0.135;
@@ -165,7 +148,7 @@ fn main() -> anyhow::Result<()> {
                     .collect::<Vec<_>>())
             })?;
             times[6].push(t);
-            if let Some(k) = (0..kept.len()).find(|&k| bits(&now[k]) != bits(&before[k])) {
+            if let Some(k) = (0..kept.len()).find(|&k| now[k].bits() != before[k].bits()) {
                 anyhow::bail!(
                     "pair {:?}: {:?} against {:?} before",
                     kept[k],

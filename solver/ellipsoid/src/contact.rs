@@ -56,4 +56,23 @@ impl Contact {
     pub fn converged(&self) -> bool {
         self.status == Status::Converged
     }
+
+    /// The bits of the geometric answer (signed distance, normal, both witness points),
+    /// for bit-for-bit comparisons of two paths; the status and the iteration count are
+    /// left out.
+    pub fn bits(&self) -> [u64; 10] {
+        [
+            self.signed_distance,
+            self.normal.x,
+            self.normal.y,
+            self.normal.z,
+            self.point_a.x,
+            self.point_a.y,
+            self.point_a.z,
+            self.point_b.x,
+            self.point_b.y,
+            self.point_b.z,
+        ]
+        .map(Real::to_bits)
+    }
 }

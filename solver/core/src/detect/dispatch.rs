@@ -94,6 +94,17 @@ pub enum KeptPair {
 }
 
 impl KeptPair {
+    /// The mesh–mesh set, a new empty one in place of anything else (always `Some`).
+    fn mesh_mesh(&mut self) -> Option<&mut MeshPair> {
+        if !matches!(self, KeptPair::MeshMesh(_)) {
+            *self = KeptPair::MeshMesh(MeshPair::default());
+        }
+        match self {
+            KeptPair::MeshMesh(m) => Some(m),
+            KeptPair::Empty => None,
+        }
+    }
+
     /// Forgets per-step memory (memory sets and vetoes of Alg. 6) but keeps the sets.
     pub fn forget(&mut self) {
         match self {
@@ -155,10 +166,7 @@ pub fn kept_pair(
 ) -> Detection {
     match pair_kind(model, bodies, pair) {
         Some(PairKind::MeshMesh) => {
-            if !matches!(kept, KeptPair::MeshMesh(_)) {
-                *kept = KeptPair::MeshMesh(MeshPair::default());
-            }
-            let KeptPair::MeshMesh(m) = kept else {
+            let Some(m) = kept.mesh_mesh() else {
                 return Detection::default();
             };
             mesh_mesh::kept::process(
@@ -203,10 +211,7 @@ pub fn kept_pair_set(
     if pair_kind(model, bodies, pair) != Some(PairKind::MeshMesh) {
         return Detection::default();
     }
-    if !matches!(kept, KeptPair::MeshMesh(_)) {
-        *kept = KeptPair::MeshMesh(MeshPair::default());
-    }
-    let KeptPair::MeshMesh(m) = kept else {
+    let Some(m) = kept.mesh_mesh() else {
         return Detection::default();
     };
     mesh_mesh::kept::pair_set(

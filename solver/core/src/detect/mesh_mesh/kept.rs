@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use super::{coarse_contacts, fine_contacts_with, kernel_kind, tree_normals, PairSides};
 use crate::contact::RawContact;
-use crate::detect::active::{soup_sphere, ActiveSet, CoarseHit, PairGeometry, Scratch};
+use crate::detect::active::{
+    soup_sphere, ActiveSet, CoarseHit, IterationReport, PairGeometry, Scratch,
+};
 use crate::detect::broad::CandidatePair;
 use crate::detect::report::{Detection, KeptPass};
 use crate::model::{Model, Other};
@@ -39,6 +41,20 @@ fn restored() -> (usize, usize) {
 }
 
 impl MeshPair {
+    /// Records the trees of `sides` as those of the set: a set read back from a checkpoint
+    /// ([`RESTORED`]) adopts them, a set built on other trees (the pair's shapes changed)
+    /// starts anew.
+    fn adopt(&mut self, sides: &PairSides) {
+        let trees = (
+            std::ptr::from_ref(sides.tree_a) as usize,
+            std::ptr::from_ref(sides.tree_b) as usize,
+        );
+        if self.trees != RESTORED && self.trees != trees {
+            self.set = ActiveSet::default();
+        }
+        self.trees = trees;
+    }
+
     /// Forgets the memory sets and vetoes of the set (a new time step).
     pub fn forget(&mut self) {
         self.set.forget();
@@ -194,16 +210,7 @@ pub fn process(
     let Some(sides) = PairSides::of(model, bodies, pair) else {
         return Detection::default();
     };
-    let trees = (
-        std::ptr::from_ref(sides.tree_a) as usize,
-        std::ptr::from_ref(sides.tree_b) as usize,
-    );
-    if kept.trees == RESTORED {
-        kept.trees = trees;
-    } else if kept.trees != trees {
-        kept.trees = trees;
-        kept.set = ActiveSet::default();
-    }
+    kept.adopt(&sides);
     let data = cache.of(pair, bodies);
     let g = geometry(kernel, &sides, spheres_of(data));
     ts.hits.clear();
@@ -224,15 +231,7 @@ pub fn process(
     let normals = data.map(|d| d.map(|d| d.normals.as_slice()));
     fine_contacts_with(bodies, pair, &sides, &mut ts.hits, raw, normals);
     coarse_contacts(&sides, &ts.coarse_hits, coarse_raw);
-    Detection {
-        pairs: 0,
-        kept: 0,
-        stats: rep.stats,
-        counts: rep.counts,
-        skipped: rep.skipped,
-        bounds: rep.bounds,
-        refreshed: u32::from(rep.refreshed),
-    }
+    detection(&rep)
 }
 
 /// The pair-set query of one mesh–mesh pair's kept active set at the poses of `bodies`
@@ -257,20 +256,17 @@ pub fn pair_set(
     let Some(sides) = PairSides::of(model, bodies, pair) else {
         return Detection::default();
     };
-    let trees = (
-        std::ptr::from_ref(sides.tree_a) as usize,
-        std::ptr::from_ref(sides.tree_b) as usize,
-    );
-    if kept.trees == RESTORED {
-        kept.trees = trees;
-    } else if kept.trees != trees {
-        kept.trees = trees;
-        kept.set = ActiveSet::default();
-    }
+    kept.adopt(&sides);
     let g = geometry(kernel, &sides, spheres_of(cache.of(pair, bodies)));
     ts.hits.clear();
     let rep = kept.set.settle_pairs(&g, &mut ts.active, &mut ts.hits);
     out.extend(ts.hits.iter().map(|h| (h.tri_a, h.tri_b)));
+    detection(&rep)
+}
+
+/// The statistics of one kept-set pass as the pair's [`Detection`] (no candidate or kept
+/// pair counted here: the caller counts pairs).
+fn detection(rep: &IterationReport) -> Detection {
     Detection {
         pairs: 0,
         kept: 0,
