@@ -303,26 +303,7 @@ mod mpi {
     fn implicit_pairs_expecting(integrator: &str, picard: &str, success: bool) -> Prepared {
         prepare_expecting(
             &pipelines_dir().join("particle_pair_implicit.yaml"),
-            &[
-                ("end: 0.2, output_every: 25", "end: 0.03, output_every: 25"),
-                ("integrator: implicit_multiscale", integrator),
-                ("picard: { tolerance: 0.01, max_iterations: 50 }", picard),
-                (
-                    "position: [-0.22, 0, 0], velocity: [1, 0, 0] }",
-                    "position: [-0.115, 0, 0], velocity: [1, 0, 0] }\n    - { shape: a, \
-                     material: rock, position: [-0.115, 0, 0.3], velocity: [1, 0, 0], \
-                     angular_velocity: [0, 0, 3] }",
-                ),
-                (
-                    "position: [0.22, 0.02, 0], velocity: [-1, 0, 0] }",
-                    "position: [0.115, 0.02, 0], velocity: [-1, 0, 0] }\n    - { shape: b, \
-                     material: rock, position: [0.115, -0.03, 0.3], velocity: [-1, 0, 0] }",
-                ),
-                (
-                    "export: {",
-                    "export: { vtk: false, ply: false, plots: false, animation: false } #",
-                ),
-            ],
+            &msdem_e2e::implicit_four_pairs_edits(integrator, picard),
             success,
         )
     }

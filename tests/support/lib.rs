@@ -160,3 +160,33 @@ pub fn run_outputs(run: &Path) -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+/// Edits of `pipelines/particle_pair_implicit.yaml` into four particles (the distributed
+/// tests' implicit pairs): a second head-on pair 0.3 m above the first, both 3 cm apart
+/// (the bisection's first cut separates the partners, so the contacts cross ranks), with
+/// `integrator` and `picard` lines; end at 0.03 s, a frame every 25 steps, no exports.
+pub fn implicit_four_pairs_edits<'a>(
+    integrator: &'a str,
+    picard: &'a str,
+) -> [(&'a str, &'a str); 6] {
+    [
+        ("end: 0.2, output_every: 25", "end: 0.03, output_every: 25"),
+        ("integrator: implicit_multiscale", integrator),
+        ("picard: { tolerance: 0.01, max_iterations: 50 }", picard),
+        (
+            "position: [-0.22, 0, 0], velocity: [1, 0, 0] }",
+            "position: [-0.115, 0, 0], velocity: [1, 0, 0] }\n    - { shape: a, \
+             material: rock, position: [-0.115, 0, 0.3], velocity: [1, 0, 0], \
+             angular_velocity: [0, 0, 3] }",
+        ),
+        (
+            "position: [0.22, 0.02, 0], velocity: [-1, 0, 0] }",
+            "position: [0.115, 0.02, 0], velocity: [-1, 0, 0] }\n    - { shape: b, \
+             material: rock, position: [0.115, -0.03, 0.3], velocity: [-1, 0, 0] }",
+        ),
+        (
+            "export: {",
+            "export: { vtk: false, ply: false, plots: false, animation: false } #",
+        ),
+    ]
+}
