@@ -16,14 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// CPU time of the calling thread \[ns\] (`CLOCK_THREAD_CPUTIME_ID`; `schedstat` only
 /// advances at scheduler ticks).
 fn thread_cpu_ns() -> anyhow::Result<u64> {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    anyhow::ensure!(rc == 0, "clock_gettime failed");
-    Ok(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+    Ok(msdem_benchkit::thread_cpu_ns()?)
 }
 
 /// Best thread-CPU time of `reps` queries \[ns\] and the pair count.

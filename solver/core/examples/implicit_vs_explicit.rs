@@ -49,10 +49,7 @@ use msdem_solver::setup::build_world;
 use msdem_solver::world::World;
 
 fn thread_cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(f64::NAN, |ns| ns * 1e-9)
+    msdem_benchkit::thread_cpu_s().unwrap_or(f64::NAN)
 }
 
 #[derive(Clone, Debug)]

@@ -118,10 +118,7 @@ fn scene(n: usize, shape: &Shape) -> Scene {
 }
 
 fn thread_cpu_seconds() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
-        .map_or(f64::NAN, |ns| ns * 1e-9)
+    msdem_benchkit::thread_cpu_s().unwrap_or(f64::NAN)
 }
 
 struct Outcome {

@@ -23,14 +23,7 @@ use msdem_ellipsoid::{
 };
 
 fn thread_cpu_s() -> anyhow::Result<f64> {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    ensure!(rc == 0, "clock_gettime failed");
-    Ok(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+    Ok(msdem_benchkit::thread_cpu_s()?)
 }
 
 /// Runs `f`, returning its value and its thread-CPU time \[s\].

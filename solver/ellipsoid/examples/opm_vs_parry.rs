@@ -34,14 +34,7 @@ const PALETTE: usize = 32;
 const DISTANCE_TOL: Real = 1e-3;
 
 fn thread_cpu_s() -> anyhow::Result<f64> {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    ensure!(rc == 0, "clock_gettime failed");
-    Ok(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+    Ok(msdem_benchkit::thread_cpu_s()?)
 }
 
 struct Pair {

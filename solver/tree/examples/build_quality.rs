@@ -37,16 +37,9 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::time::Instant;
 
-/// CPU time of the calling thread \[s\] (`CLOCK_THREAD_CPUTIME_ID`).
+/// CPU time of the calling thread \[s\] ([`msdem_benchkit::thread_cpu_s`]).
 fn thread_cpu_s() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime failed");
-    t.tv_sec as f64 + 1e-9 * t.tv_nsec as f64
+    msdem_benchkit::thread_cpu_s().expect("thread CPU clock")
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

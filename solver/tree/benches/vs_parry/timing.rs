@@ -1,16 +1,9 @@
 //! Thread-CPU time and medians: other processes on a busy machine do not count, and the
 //! median of many interleaved samples resists their cache and frequency noise.
 
-/// CPU time consumed by the calling thread \[ns\] (`CLOCK_THREAD_CPUTIME_ID`).
+/// CPU time consumed by the calling thread \[ns\] ([`msdem_benchkit::thread_cpu_ns`]).
 pub fn thread_cpu_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+    msdem_benchkit::thread_cpu_ns().expect("thread CPU clock")
 }
 
 /// Thread-CPU time of `calls` calls of `f`, per call \[ns\].
