@@ -153,18 +153,7 @@ pub(super) fn clearance_from(
     margin: f32,
     m1: f64,
 ) -> f32 {
-    let scale = if coord_bound.is_finite() {
-        coord_bound
-    } else {
-        max_abs(t1, t2)
-    };
-    let rho = RHO * (scale + margin);
-    let c = lower - margin - rho - (m1 * (1.0 + MOTION_SLACK)) as f32;
-    if c.is_nan() {
-        f32::NEG_INFINITY
-    } else {
-        c
-    }
+    allowed(lower - margin, coord_bound, (t1, t2), margin, m1)
 }
 
 /// In-margin slack of a real pair whose kernel call found it in contact with computed
@@ -182,13 +171,20 @@ pub(super) fn slack(
     margin: f32,
     m1: f64,
 ) -> f32 {
+    allowed(margin - dist, coord_bound, (t1, t2), margin, m1)
+}
+
+/// `room − ρ − m1·(1 + s)` (NaN gives `-inf`): what is left of `room` \[m\] (a clearance
+/// beyond the margin, or a slack within it) after the rounding allowance ρ of
+/// [`clearance_from`] and the motion `m1` \[m\] since the base pose.
+fn allowed(room: f32, coord_bound: f32, (t1, t2): (&Tri, &Tri), margin: f32, m1: f64) -> f32 {
     let scale = if coord_bound.is_finite() {
         coord_bound
     } else {
         max_abs(t1, t2)
     };
     let rho = RHO * (scale + margin);
-    let c = margin - dist - rho - (m1 * (1.0 + MOTION_SLACK)) as f32;
+    let c = room - rho - (m1 * (1.0 + MOTION_SLACK)) as f32;
     if c.is_nan() {
         f32::NEG_INFINITY
     } else {
