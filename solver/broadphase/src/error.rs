@@ -9,7 +9,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum BroadPhaseError {
     /// A centre coordinate or the radius is NaN or infinite.
-    #[error("sphere {index}: non-finite centre or radius (centre {}, radius {})", point(center), short(*radius))]
+    #[error("sphere {index}: non-finite centre or radius (centre {}, radius {})", point(center), short_number(*radius))]
     NonFinite {
         /// Index of the offending sphere in the input slice.
         index: usize,
@@ -19,7 +19,7 @@ pub enum BroadPhaseError {
         radius: f64,
     },
     /// The radius is negative.
-    #[error("sphere {index}: negative radius {} m", short(*radius))]
+    #[error("sphere {index}: negative radius {} m", short_number(*radius))]
     NegativeRadius {
         /// Index of the offending sphere.
         index: usize,
@@ -31,7 +31,7 @@ pub enum BroadPhaseError {
     #[error(
         "sphere {index}: centre {} is too far from the origin for cell size {} m",
         point(center),
-        short(*cell_size)
+        short_number(*cell_size)
     )]
     OutOfRange {
         /// Index of the offending sphere.
@@ -44,8 +44,8 @@ pub enum BroadPhaseError {
     /// The sphere does not fit the largest cell of a caller-given grid.
     #[error(
         "sphere {index}: diameter {} m does not fit the largest cell size {} m",
-        short(*diameter),
-        short(*cell_size)
+        short_number(*diameter),
+        short_number(*cell_size)
     )]
     TooLarge {
         /// Index of the offending sphere.
@@ -80,13 +80,19 @@ pub enum BroadPhaseError {
 
 /// A point `[x, y, z]` with its coordinates in [`short`] form.
 fn point(p: &[f64; 3]) -> String {
-    format!("[{}, {}, {}]", short(p[0]), short(p[1]), short(p[2]))
+    format!(
+        "[{}, {}, {}]",
+        short_number(p[0]),
+        short_number(p[1]),
+        short_number(p[2])
+    )
 }
 
 /// A number in short form for messages: its plain decimal form when that is at most 12
 /// characters, else rounded to 9 significant digits, in scientific form when the decimal
-/// form is still long (`1e300`, never three hundred digits).
-fn short(v: f64) -> String {
+/// form is still long (`1e300`, never three hundred digits). The scenario crate's messages
+/// use the same form (`msdem_scenario::values::short_number` is this function).
+pub fn short_number(v: f64) -> String {
     let plain = v.to_string();
     if plain.len() <= 12 || !v.is_finite() {
         return plain;

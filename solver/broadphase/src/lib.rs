@@ -63,7 +63,7 @@ pub mod workload;
 
 pub use all_pairs::AllPairs;
 pub use bins::Bins;
-pub use error::BroadPhaseError;
+pub use error::{short_number, BroadPhaseError};
 pub use hgrid::{HGrid, HGridConfig, LevelInfo};
 pub use incremental::IncrementalHGrid;
 pub use kind::BroadPhaseKind;

@@ -102,22 +102,9 @@ pub(crate) fn show(v: f64) -> String {
     }
 }
 
-/// A number in short form for messages: its plain decimal form when that is at most 12
-/// characters, else rounded to 9 significant digits, in scientific form when the decimal
-/// form is still long (`1e300`, never three hundred digits).
-pub fn short_number(v: f64) -> String {
-    let plain = v.to_string();
-    if plain.len() <= 12 || !v.is_finite() {
-        return plain;
-    }
-    let sci = format!("{v:.8e}");
-    let rounded: f64 = sci.parse().unwrap_or(v);
-    let plain = rounded.to_string();
-    if plain.len() <= 12 {
-        return plain;
-    }
-    format!("{rounded:e}")
-}
+/// A number in short form for messages (one definition for every crate's messages:
+/// [`msdem_broadphase::short_number`]).
+pub use msdem_broadphase::short_number;
 
 fn number<'de, D: Deserializer<'de>>(d: D, rule: Rule) -> Result<f64, D::Error> {
     d.deserialize_f64(NumberVisitor(rule))
