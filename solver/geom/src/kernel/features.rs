@@ -27,7 +27,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::iterative::Side;
-use super::lane::{combine, dot, sub, Lane, Mask, V3};
+use super::lane::{dot, sub, Lane, Mask, V3};
 
 /// Sets `s1.lam`, `s2.lam` to the closest candidate pair of the module docs (ties: the
 /// first in the exact kernel's order, crossings of `t1`'s edges through `t2` first).
@@ -35,10 +35,8 @@ use super::lane::{combine, dot, sub, Lane, Mask, V3};
 pub(crate) fn feature_start<const L: usize>(s1: &mut Side<L>, s2: &mut Side<L>) {
     let mut best = Lane::splat(f32::INFINITY);
     let mut crossed = Mask([false; L]);
-    edge_face_crossings(s1, s2, &mut best, &mut crossed);
-    edge_face_crossings(s2, s1, &mut best, &mut crossed);
-    vertex_face(s1, s2, &mut best);
-    vertex_face(s2, s1, &mut best);
+    face_candidates(s1, s2, &mut best, &mut crossed);
+    face_candidates(s2, s1, &mut best, &mut crossed);
     edge_edge(s1, s2, &mut best);
 }
 
@@ -70,55 +68,62 @@ fn keep<const L: usize>(
     }
 }
 
-/// Edges of `a` crossing the inside of `b` (the first crossing per lane is kept, in edge
-/// order, as by the exact kernel's edge–plane test): the crossing point on the edge and
-/// its foot on `b`'s plane, where the foot's barycentric coordinates are all ≥ 0. Edges
-/// in `b`'s plane (equal signed heights) and degenerate `b` (zero normal) give none.
+/// The candidates of `a`'s features against `b`'s face: `a`'s edges crossing the inside of
+/// `b` (the first crossing per lane is kept, in edge order, as by the exact kernel's
+/// edge–plane test), then `a`'s vertices whose foot on `b`'s plane lies inside `b` (taken
+/// where closer than `best`).
+///
+/// Shared work: the signed heights `hₖ = n_b·(aₖ − b₀)` of `a`'s vertices over `b`'s plane
+/// and their feet's barycentric coordinates `cₖ` on `b`. A vertex's foot is at distance
+/// `|hₖ|`; an edge `(i, j)` whose heights straddle 0 crosses the plane at
+/// `t = hᵢ / (hᵢ − hⱼ)`, whose foot has coordinates `cᵢ + t·(cⱼ − cᵢ)` (the plane
+/// coordinates are affine) and distance 0. These distances only choose the candidate: the
+/// certificate measures the chosen point pair itself. Degenerate `b` (zero normal) and
+/// edges in `b`'s plane (equal heights) give no candidate here (the segment pairs cover
+/// them).
 #[inline(always)]
-fn edge_face_crossings<const L: usize>(
+fn face_candidates<const L: usize>(
     a: &mut Side<L>,
     b: &mut Side<L>,
     best: &mut Lane<L>,
     crossed: &mut Mask<L>,
 ) {
-    let zero = Lane::splat(0.0);
+    let (zero, one) = (Lane::splat(0.0), Lane::splat(1.0));
     let h = [
         dot(&b.n, &sub(&a.v[0], &b.v[0])),
         dot(&b.n, &sub(&a.v[1], &b.v[0])),
         dot(&b.n, &sub(&a.v[2], &b.v[0])),
     ];
+    let c = [
+        b.plane_coords(&a.v[0]),
+        b.plane_coords(&a.v[1]),
+        b.plane_coords(&a.v[2]),
+    ];
+    let has_plane = dot(&b.n, &b.n).gt(zero);
+    let inside = |c: &[Lane<L>; 3]| c[0].ge(zero).and(c[1].ge(zero)).and(c[2].ge(zero));
     for i in 0..3 {
         let j = (i + 1) % 3;
         let (hi, hj) = (h[i], h[j]);
         let straddles = (hi * hj).le(zero).and(hi.ne(hj));
-        let t = (hi * (hi - hj).recip()).max(zero).min(Lane::splat(1.0));
-        let x = [
-            a.v[i][0] + t * a.e[i][0],
-            a.v[i][1] + t * a.e[i][1],
-            a.v[i][2] + t * a.e[i][2],
+        let t = (hi * (hi - hj).recip()).max(zero).min(one);
+        let cx = [
+            c[i][0] + t * (c[j][0] - c[i][0]),
+            c[i][1] + t * (c[j][1] - c[i][1]),
+            c[i][2] + t * (c[j][2] - c[i][2]),
         ];
-        let c = b.plane_coords(&x);
-        let inside = c[0].ge(zero).and(c[1].ge(zero)).and(c[2].ge(zero));
-        let d = sub(&x, &combine(&c, &b.v));
-        let take = straddles.and(inside).and(crossed.negate());
+        let take = straddles
+            .and(has_plane)
+            .and(inside(&cx))
+            .and(crossed.negate());
         *crossed = crossed.or(take);
-        keep(a, b, take, &on_edge(i, t), &c, dot(&d, &d), best);
+        keep(a, b, take, &on_edge(i, t), &cx, zero, best);
     }
-}
-
-/// Vertices of `a` whose foot on `b`'s plane lies inside `b`: taken where closer than
-/// `best`.
-#[inline(always)]
-fn vertex_face<const L: usize>(a: &mut Side<L>, b: &mut Side<L>, best: &mut Lane<L>) {
-    let (zero, one) = (Lane::splat(0.0), Lane::splat(1.0));
     for i in 0..3 {
-        let c = b.plane_coords(&a.v[i]);
-        let inside = c[0].ge(zero).and(c[1].ge(zero)).and(c[2].ge(zero));
-        let d = sub(&a.v[i], &combine(&c, &b.v));
-        let s = dot(&d, &d);
+        let s = h[i] * h[i];
         let mut ca = [zero; 3];
         ca[i] = one;
-        keep(a, b, inside.and(s.lt(*best)), &ca, &c, s, best);
+        let take = has_plane.and(inside(&c[i])).and(s.lt(*best));
+        keep(a, b, take, &ca, &c[i], s, best);
     }
 }
 

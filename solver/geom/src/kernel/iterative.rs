@@ -86,7 +86,7 @@ impl Default for IterativeParams {
             iterations: 4,
             c: 0.05,
             regulariser: 1e-30,
-            use_avx2: false,
+            use_avx2: true,
             prescreen: true,
         }
     }
