@@ -77,7 +77,7 @@ fn keep<const L: usize>(
 /// and their feet's barycentric coordinates `cₖ` on `b`. A vertex's foot is at distance
 /// `|hₖ|`; an edge `(i, j)` whose heights straddle 0 crosses the plane at
 /// `t = hᵢ / (hᵢ − hⱼ)`, whose foot has coordinates `cᵢ + t·(cⱼ − cᵢ)` (the plane
-/// coordinates are affine) and distance 0. These distances only choose the candidate: the
+/// coordinates are affine; renormalised to sum 1) and distance 0. These distances only choose the candidate: the
 /// certificate measures the chosen point pair itself. Degenerate `b` (zero normal) and
 /// edges in `b`'s plane (equal heights) give no candidate here (the segment pairs cover
 /// them).
@@ -111,6 +111,11 @@ fn face_candidates<const L: usize>(
             c[i][1] + t * (c[j][1] - c[i][1]),
             c[i][2] + t * (c[j][2] - c[i][2]),
         ];
+        // Renormalised: far vertices (large `cₖ`) leave the interpolated sum visibly off
+        // 1 in `f32`, and a point pair is only a certificate's upper bound if both
+        // points are convex combinations of their triangle's vertices.
+        let norm = (cx[0] + cx[1] + cx[2]).recip();
+        let cx = [cx[0] * norm, cx[1] * norm, cx[2] * norm];
         let take = straddles
             .and(has_plane)
             .and(inside(&cx))
