@@ -144,6 +144,10 @@ fn main() -> std::io::Result<()> {
         ..Default::default()
     };
     let screened = IterativeParams::default();
+    let sse2 = IterativeParams {
+        use_avx2: false,
+        ..alone
+    };
     let mut out = Vec::new();
 
     // Why the iterative kernel leaves pairs undecided, by the exact distance d.
@@ -188,7 +192,7 @@ fn main() -> std::io::Result<()> {
         );
     }
 
-    // Timing: five methods interleaved, thread-CPU medians.
+    // Timing: six methods interleaved, thread-CPU medians.
     let ptri = |t: &Tri| {
         let p = |k: usize| parry3d::math::Vec3::new(t.v[k][0], t.v[k][1], t.v[k][2]);
         parry3d::shape::Triangle::new(p(0), p(1), p(2))
@@ -196,10 +200,10 @@ fn main() -> std::io::Result<()> {
     let pp: Vec<_> = pairs.iter().map(|(a, b, _, _)| (ptri(a), ptri(b))).collect();
     let id = parry3d::math::Pose::IDENTITY;
     let mut sink = 0.0f32;
-    let mut samples: [Vec<f64>; 5] = Default::default();
+    let mut samples: [Vec<f64>; 6] = Default::default();
     for rep in 0..=reps {
-        for m in 0..5 {
-            let m = (m + rep) % 5;
+        for m in 0..6 {
+            let m = (m + rep) % 6;
             let t = cpu_ns(&mut || match m {
                 0 => pairs
                     .iter()
@@ -213,6 +217,9 @@ fn main() -> std::io::Result<()> {
                 3 => {
                     batch.run(KernelKind::Hybrid, &screened, &mut out);
                 }
+                4 => {
+                    batch.run(KernelKind::Hybrid, &sse2, &mut out);
+                }
                 _ => pp.iter().for_each(|(a, b)| {
                     sink += parry3d::query::details::distance_support_map_support_map(&id, a, b)
                 }),
@@ -223,11 +230,12 @@ fn main() -> std::io::Result<()> {
         }
     }
     std::hint::black_box(sink);
-    let [ex, hy, exs, hys, pa] = samples.map(|mut s| median(&mut s));
+    let [ex, hy, exs, hys, sse, pa] = samples.map(|mut s| median(&mut s));
     println!("| kernel | ns/pair alone | ns/pair behind the pre-screen |");
     println!("|---|---|---|");
     println!("| ours exact | {ex:.1} | {exs:.1} |");
     println!("| ours hybrid | {hy:.1} | {hys:.1} |");
+    println!("| ours hybrid, SSE2 lanes (`use_avx2: false`) | {sse:.1} | |");
     println!("| parry3d GJK distance (Triangle–Triangle) | {pa:.1} | |");
     println!(
         "hybrid speed-up over exact: {:.2}× alone, {:.2}× behind the pre-screen; \

@@ -24,8 +24,14 @@
 //! (Jacobi) diagonal step: the latter oscillates for parallel triangles, where both points
 //! move the full distance towards each other.
 //!
-//! **Start.** The best of the 9 vertex pairs and the 6 vertex–face pairs whose foot lies
-//! inside the other triangle (branch-free selects).
+//! **Start.** The closest of the closed-form feature candidates ([`super::features`]:
+//! edges crossing the other face, vertices above the other face, the nine segment pairs),
+//! computed in the lanes: exact up to `f32` rounding, so that on the traversal's real pair
+//! stream every pair is decided by the certificate at the start (issue 15; before, the
+//! start was the best vertex pair or vertex–face foot and 26 % of that stream ended
+//! undecided after the four iterations). The iterations of eq. (4) run only when the
+//! start leaves a lane of the pass undecided (slivers, degenerate triangles, rounding at
+//! extreme size ratios), and only lanes undecided at the start take their result.
 //!
 //! **Convergence (Alg. 4 line 11).** Alg. 4 compares two successive values of `J`, a
 //! squared length, with `Cε`, a length: the test depends on the unit of length, and a
@@ -58,8 +64,10 @@ use crate::math::Tri;
 /// Parameters of the iterative kernel.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IterativeParams {
-    /// Fixed number of iterations (Alg. 4 `N_iterative`; seed 000 uses 4). Each iteration
-    /// takes, per triangle, one 2×2-block Newton step and three one-dimensional ones.
+    /// Fixed number of iterations (Alg. 4 `N_iterative`; seed 000 uses 4), run on a pass
+    /// of lanes only when the closed-form start left one of them undecided. Each
+    /// iteration takes, per triangle, one 2×2-block Newton step and three one-dimensional
+    /// ones.
     pub iterations: u32,
     /// Convergence constant `C`: converged iff the certified distance gap ≤ `C·ε`,
     /// `ε = margin / 2` \[dimensionless\].
@@ -68,9 +76,11 @@ pub struct IterativeParams {
     /// matters for zero-length edges.
     pub regulariser: f32,
     /// Run the batched lanes with AVX2 when the CPU has it (detected at run time; the
-    /// results are bit-identical to the SSE2 baseline path). Off by default: on the
-    /// development machine the AVX2 copy measured ~20 % slower than the SSE2 one (the
-    /// lane state does not fit the 16 `ymm` registers and spills; `benches/kernels.rs`).
+    /// results are bit-identical to the SSE2 baseline path). On by default since the
+    /// closed-form start (issue 15): on the traversal's real pair stream the AVX2 copy
+    /// takes ~0.7× the SSE2 one's time (`examples/pair_stream.rs`; with the former
+    /// iteration-only kernel it measured ~20 % slower, the lane state spilling out of the
+    /// 16 `ymm` registers).
     pub use_avx2: bool,
     /// Run the conservative separation pre-screen ([`super::screened_separated`]) before
     /// the kernel, for every [`super::KernelKind`] (in [`super::contact_with`] and
