@@ -197,7 +197,10 @@ fn main() -> std::io::Result<()> {
         let p = |k: usize| parry3d::math::Vec3::new(t.v[k][0], t.v[k][1], t.v[k][2]);
         parry3d::shape::Triangle::new(p(0), p(1), p(2))
     };
-    let pp: Vec<_> = pairs.iter().map(|(a, b, _, _)| (ptri(a), ptri(b))).collect();
+    let pp: Vec<_> = pairs
+        .iter()
+        .map(|(a, b, _, _)| (ptri(a), ptri(b)))
+        .collect();
     let id = parry3d::math::Pose::IDENTITY;
     let mut sink = 0.0f32;
     let mut samples: [Vec<f64>; 6] = Default::default();
