@@ -119,3 +119,53 @@ fn the_closed_form_start_alone_decides_the_regular_cases_and_is_never_wrong() {
         }
     }
 }
+
+/// Coordinates whose squared differences overflow `f32` (|x| ≳ 10¹⁹) or are not finite
+/// make every candidate comparison false: the start must then keep a vertex of each
+/// triangle, so that the certificate cannot pass — never a contact at the origin, where
+/// an all-zero start puts both points (checked: with one, two triangles 10²⁰ m apart came
+/// out "in contact"). The hybrid kernel then answers what the exact kernel answers.
+#[test]
+fn overflowing_or_non_finite_coordinates_never_make_a_false_contact() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(404);
+    let params = IterativeParams {
+        prescreen: false,
+        ..IterativeParams::default()
+    };
+    let mut batch = PairBatch::<usize>::new();
+    let mut pairs = Vec::new();
+    for i in 0..96 {
+        let (mut t1, mut t2) = pair(&mut rng, 4, 0.05);
+        if i % 2 == 0 {
+            // Far apart at a huge scale.
+            for v in t1.v.iter_mut() {
+                *v = v.map(|x| x * 3e19);
+            }
+            for v in t2.v.iter_mut() {
+                *v = v.map(|x| x * 3e19 + 1e20);
+            }
+        } else {
+            let bad = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][i % 3];
+            t1.v[i % 3][(i / 3) % 3] = bad;
+        }
+        batch.push(&t1, &t2, 0.1, i, true);
+        pairs.push((t1, t2));
+    }
+    let (mut it, mut hy, mut ex) = (Vec::new(), Vec::new(), Vec::new());
+    batch.run(KernelKind::Iterative, &params, &mut it);
+    batch.run(KernelKind::Hybrid, &params, &mut hy);
+    batch.run(KernelKind::Exact, &params, &mut ex);
+    for ((i, h), e) in it.iter().zip(&hy).zip(&ex) {
+        if i.tag % 2 == 0 {
+            assert_eq!(e.result, KernelResult::Separated, "pair {}", i.tag);
+        }
+        assert!(
+            !matches!(i.result, KernelResult::Contact(_)),
+            "pair {}: {:?} {:?}",
+            i.tag,
+            pairs[i.tag],
+            i.result
+        );
+        assert_eq!(h.result, e.result, "pair {}", h.tag);
+    }
+}
