@@ -135,7 +135,7 @@ fn face_candidates<const L: usize>(
 /// The nine segment pairs (closest points of two segments with clamping, the classic
 /// two-step solution: the unconstrained parameter of `a`'s edge clamped, `b`'s parameter
 /// for it clamped, then `a`'s recomputed for that and clamped). Parallel edges (zero
-/// denominator) start from `a`'s edge origin; near-parallel ones whose denominator
+/// denominator) start from an end of `a`'s edge; near-parallel ones whose denominator
 /// cancels still give a point pair on the edges, judged by the certificate.
 #[inline(always)]
 fn edge_edge<const L: usize>(s1: &mut Side<L>, s2: &mut Side<L>, best: &mut Lane<L>) {
@@ -152,9 +152,9 @@ fn edge_edge<const L: usize>(s1: &mut Side<L>, s2: &mut Side<L>, best: &mut Lane
             let c = dot(&d1, &r);
             let f = dot(&d2, &r);
             let denom = aa * ee - b * b;
-            let s = denom
-                .gt(zero)
-                .select(clamp((b * f - c * ee) * denom.recip()), zero);
+            // Parallel edges (denominator 0) give ±inf or NaN here, which the clamp maps
+            // into [0, 1] (`max` keeps 0 against NaN): any start on the edge will do.
+            let s = clamp((b * f - c * ee) * denom.recip());
             let t = clamp((b * s + f) * s2.inv[j]);
             let s = clamp((b * t - c) * s1.inv[i]);
             let d: V3<L> = [
