@@ -17,7 +17,7 @@
 //! judges the result independently: rounding can make a pair undecided (then the
 //! iteration and, for the hybrid kernel, the exact kernel take over), never wrong.
 //!
-//! Before issue 15's fourth round the start was the best vertex pair or vertex–face foot,
+//! Before this start (issue 15) it was the best vertex pair or vertex–face foot,
 //! and the four iterations of eq. (4) had to find edge–edge optima and intersections: 26 %
 //! of the traversal's real pair stream at touching poses ended undecided (mostly pairs
 //! inside the margin with near-parallel faces and intersecting pairs) and fell back.
@@ -30,7 +30,9 @@ use super::iterative::Side;
 use super::lane::{dot, sub, Lane, Mask, V3};
 
 /// Sets `s1.lam`, `s2.lam` to the closest candidate pair of the module docs (ties: the
-/// first in the exact kernel's order, crossings of `t1`'s edges through `t2` first).
+/// first taken; crossings come first, `t1`'s edges through `t2` before `t2`'s through
+/// `t1`, as in the exact kernel, so that both report the same intersection point where
+/// their `f32`/`f64` tests agree).
 #[inline(always)]
 pub(crate) fn feature_start<const L: usize>(s1: &mut Side<L>, s2: &mut Side<L>) {
     let mut best = Lane::splat(f32::INFINITY);
@@ -77,10 +79,10 @@ fn keep<const L: usize>(
 /// and their feet's barycentric coordinates `cₖ` on `b`. A vertex's foot is at distance
 /// `|hₖ|`; an edge `(i, j)` whose heights straddle 0 crosses the plane at
 /// `t = hᵢ / (hᵢ − hⱼ)`, whose foot has coordinates `cᵢ + t·(cⱼ − cᵢ)` (the plane
-/// coordinates are affine; renormalised to sum 1) and distance 0. These distances only choose the candidate: the
-/// certificate measures the chosen point pair itself. Degenerate `b` (zero normal) and
-/// edges in `b`'s plane (equal heights) give no candidate here (the segment pairs cover
-/// them).
+/// coordinates are affine; renormalised to sum 1) and distance 0. These distances only
+/// choose the candidate: the certificate measures the chosen point pair itself.
+/// Degenerate `b` (zero normal) and edges in `b`'s plane (equal heights) give no
+/// candidate here (the segment pairs cover them).
 #[inline(always)]
 fn face_candidates<const L: usize>(
     a: &mut Side<L>,

@@ -228,9 +228,9 @@ impl<const L: usize> Side<L> {
             gram: [eer, ef, ffr, idet],
             n: [c[0] * inv_len, c[1] * inv_len, c[2] * inv_len],
             // Vertex 0 until a start candidate is taken: the iterate always lies on the
-            // triangle (with non-finite coordinates no candidate compares below the
-            // infinite initial best, and the iterate must then stay undecided, never a
-            // contact at the origin).
+            // triangle (where every candidate's squared distance overflows `f32` or is
+            // NaN, none compares below the infinite initial best, and the iterate must
+            // then stay undecided, never a contact at the origin).
             lam: [Lane::splat(1.0), zero, zero],
             pt: [zero; 3],
         }
