@@ -1,6 +1,11 @@
-//! ns/pair of the batched kernels, with and without the separation pre-screen, on a pair
-//! stream recorded from a real traversal, plus how many pairs each screening axis alone
-//! would reject (evidence for the screen's choice of axes, see `kernel/screen.rs`).
+//! ns/pair of the kernels on a pair stream recorded from a real traversal: our exact kernel
+//! alone, the batched hybrid kernel alone and both behind the separation pre-screen, and
+//! parry3d's GJK distance between two triangles — interleaved, thread-CPU medians. Also:
+//! how many pairs each screening axis alone would reject (evidence for the screen's choice
+//! of axes, see `kernel/screen.rs`), why the iterative kernel leaves pairs to the exact one
+//! (the hybrid fallbacks, by the exact distance's class), and a check of every hybrid
+//! answer against the exact kernel (same in/out decision; contact distance within the
+//! certificate's `C·ε`).
 //!
 //! Input: a file of records of 77 bytes, one per pushed pair, in push order: 18 `f32`
 //! little-endian (t1's then t2's vertices), the margin (`f32`), then 1 byte (`fine`). The
@@ -9,11 +14,17 @@
 //! overlap-0.02 pose), recorded with a temporary hook at the top of `PairBatch::run`
 //! that appended `self.pair(i)` and the fine flag for every `i`.
 //!
-//! Run: `cargo run --release -p msdem-geom --example pair_stream -- FILE SKIP TAKE`.
+//! The stream of `docs/performance.md` ("Per pair"): the 3,014 pairs of the 12 touching
+//! sphere poses of `msdem-tree`'s `vs_parry` bench (`kernels::stream`, the pairs that pass
+//! the traversal's culling), recorded with the same temporary hook in `PairBatch::run` of
+//! `per_pair_ns`'s batch.
+//!
+//! Run: `cargo run --release -p msdem-geom --example pair_stream -- FILE SKIP TAKE [REPS]`
+//! (REPS: timing repetitions, default 21).
 
 use msdem_geom::kernel::{
     screened_separated, triangle_triangle_exact, IterativeParams, KernelKind, KernelResult,
-    PairBatch,
+    PairBatch, PairOutcome,
 };
 use msdem_geom::math::Tri;
 
@@ -59,14 +70,49 @@ fn normal(t: &Tri) -> [f64; 3] {
     ]
 }
 
+/// Thread-CPU time of one call of `f` \[ns\].
+fn cpu_ns(f: &mut dyn FnMut()) -> f64 {
+    let now = || msdem_benchkit::thread_cpu_ns().expect("thread CPU clock");
+    let t = now();
+    f();
+    (now() - t) as f64
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => 0.5 * (v[n / 2 - 1] + v[n / 2]),
+    }
+}
+
+/// Hybrid answers that disagree with the exact kernel: a different in/out decision, or a
+/// contact distance more than `C·ε` (`ε = margin / 2`) above the exact one.
+fn disagreements(pairs: &[Pair], out: &[PairOutcome<u32>]) -> usize {
+    let c = IterativeParams::default().c as f64;
+    let mut bad = 0;
+    for ((a, b, m, _), o) in pairs.iter().zip(out) {
+        let d = (triangle_triangle_exact(a, b).dist_sq as f64).sqrt();
+        let m = *m as f64;
+        bad += match o.result {
+            KernelResult::Contact(cp) => d > m || (cp.dist_sq as f64).sqrt() > d + c * 0.5 * m,
+            KernelResult::Separated => d <= m,
+            KernelResult::NotConverged => true,
+        } as usize;
+    }
+    bad
+}
+
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    if args.len() != 4 {
-        eprintln!("usage: pair_stream FILE SKIP TAKE");
+    if args.len() != 4 && args.len() != 5 {
+        eprintln!("usage: pair_stream FILE SKIP TAKE [REPS]");
         std::process::exit(2);
     }
     let num = |s: &str| s.parse::<usize>().unwrap_or(0);
     let pairs = read(&args[1], num(&args[2]), num(&args[3]))?;
+    let reps = args.get(4).map_or(21, |s| num(s));
     let n = pairs.len();
     let (mut sep, mut fine, mut boxes, mut cen, mut planes, mut screen) = (0, 0, 0, 0, 0, 0);
     for (a, b, m, fi) in &pairs {
@@ -93,28 +139,113 @@ fn main() -> std::io::Result<()> {
     for (i, (a, b, m, fi)) in pairs.iter().enumerate() {
         batch.push(a, b, *m, i as u32, *fi);
     }
+    let alone = IterativeParams {
+        prescreen: false,
+        ..Default::default()
+    };
+    let screened = IterativeParams::default();
+    let sse2 = IterativeParams {
+        use_avx2: false,
+        ..alone
+    };
     let mut out = Vec::new();
-    for prescreen in [false, true] {
-        for kind in [KernelKind::Exact, KernelKind::Hybrid] {
-            let p = IterativeParams {
-                prescreen,
-                ..Default::default()
-            };
-            let st = batch.run(kind, &p, &mut out);
-            let mut ns = f64::INFINITY;
-            for _ in 0..7 {
-                let t = std::time::Instant::now();
-                for _ in 0..200 {
-                    batch.run(kind, &p, &mut out);
+
+    // Why the iterative kernel leaves pairs undecided, by the exact distance d.
+    batch.run(KernelKind::Iterative, &alone, &mut out);
+    let c = alone.c as f64;
+    let mut why = [0usize; 5];
+    for ((a, b, m, _), o) in pairs.iter().zip(&out) {
+        if o.result != KernelResult::NotConverged {
+            continue;
+        }
+        let d = (triangle_triangle_exact(a, b).dist_sq as f64).sqrt();
+        let m = *m as f64;
+        let k = if d == 0.0 {
+            0
+        } else if (d - m).abs() <= c * 0.5 * m {
+            1
+        } else if d < m {
+            2
+        } else if o.lower as f64 > 0.0 {
+            3
+        } else {
+            4
+        };
+        why[k] += 1;
+    }
+    println!(
+        "iterative kernel undecided: {} — intersecting {}, within C·ε of the margin {}, \
+         inside the margin {}, beyond it with a positive lower bound {}, beyond it without {}",
+        why.iter().sum::<usize>(),
+        why[0],
+        why[1],
+        why[2],
+        why[3],
+        why[4]
+    );
+    for (name, p) in [("alone", &alone), ("behind the pre-screen", &screened)] {
+        let st = batch.run(KernelKind::Hybrid, p, &mut out);
+        println!(
+            "hybrid {name}: {} fallbacks, {} answers differing from the exact kernel",
+            st.fallbacks,
+            disagreements(&pairs, &out)
+        );
+    }
+
+    // Timing: six methods interleaved, thread-CPU medians.
+    let ptri = |t: &Tri| {
+        let p = |k: usize| parry3d::math::Vec3::new(t.v[k][0], t.v[k][1], t.v[k][2]);
+        parry3d::shape::Triangle::new(p(0), p(1), p(2))
+    };
+    let pp: Vec<_> = pairs
+        .iter()
+        .map(|(a, b, _, _)| (ptri(a), ptri(b)))
+        .collect();
+    let id = parry3d::math::Pose::IDENTITY;
+    let mut sink = 0.0f32;
+    let mut samples: [Vec<f64>; 6] = Default::default();
+    for rep in 0..=reps {
+        for m in 0..6 {
+            let m = (m + rep) % 6;
+            let t = cpu_ns(&mut || match m {
+                0 => pairs
+                    .iter()
+                    .for_each(|(a, b, _, _)| sink += triangle_triangle_exact(a, b).dist_sq),
+                1 => {
+                    batch.run(KernelKind::Hybrid, &alone, &mut out);
                 }
-                ns = ns.min(t.elapsed().as_nanos() as f64 / (200 * n.max(1)) as f64);
+                2 => {
+                    batch.run(KernelKind::Exact, &screened, &mut out);
+                }
+                3 => {
+                    batch.run(KernelKind::Hybrid, &screened, &mut out);
+                }
+                4 => {
+                    batch.run(KernelKind::Hybrid, &sse2, &mut out);
+                }
+                _ => pp.iter().for_each(|(a, b)| {
+                    sink += parry3d::query::details::distance_support_map_support_map(&id, a, b)
+                }),
+            });
+            if rep > 0 {
+                samples[m].push(t / n.max(1) as f64);
             }
-            let s = out
-                .iter()
-                .filter(|o| o.result == KernelResult::Separated)
-                .count();
-            println!("{kind:?} prescreen {prescreen}: {ns:.1} ns/pair, {s} separated, {st:?}");
         }
     }
+    std::hint::black_box(sink);
+    let [ex, hy, exs, hys, sse, pa] = samples.map(|mut s| median(&mut s));
+    println!("| kernel | ns/pair alone | ns/pair behind the pre-screen |");
+    println!("|---|---|---|");
+    println!("| ours exact | {ex:.1} | {exs:.1} |");
+    println!("| ours hybrid | {hy:.1} | {hys:.1} |");
+    println!("| ours hybrid, SSE2 lanes (`use_avx2: false`) | {sse:.1} | |");
+    println!("| parry3d GJK distance (Triangle–Triangle) | {pa:.1} | |");
+    println!(
+        "hybrid speed-up over exact: {:.2}× alone, {:.2}× behind the pre-screen; \
+         parry distance / our exact: {:.2}× ({reps} repetitions, thread-CPU medians)",
+        ex / hy,
+        exs / hys,
+        pa / ex
+    );
     Ok(())
 }

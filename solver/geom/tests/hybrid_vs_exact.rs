@@ -156,7 +156,10 @@ fn surrogate_pairs_keep_not_converged_and_fine_pairs_fall_back() {
     let mut batch = PairBatch::<usize>::new();
     let params = IterativeParams::default();
     for i in 0..2000 {
-        let (t1, t2) = pair(&mut rng, 8, EPS);
+        // Slivers and degenerate triangles: the category the closed-form start (issue 15)
+        // still leaves undecided most often (~4 %; near-parallel edges, used before, no
+        // longer fall back).
+        let (t1, t2) = pair(&mut rng, 6, EPS);
         batch.push(&t1, &t2, 2.0 * EPS, i, i % 2 == 0);
     }
     let (mut it, mut hy) = (Vec::new(), Vec::new());
@@ -178,7 +181,7 @@ fn surrogate_pairs_keep_not_converged_and_fine_pairs_fall_back() {
     }
     assert!(
         unconverged > 0,
-        "the near-parallel edge set should exercise the fallback"
+        "the sliver/degenerate set should exercise the fallback"
     );
     assert_eq!(stats.fallbacks + stats.not_converged, unconverged);
 }

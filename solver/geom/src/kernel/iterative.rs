@@ -24,8 +24,14 @@
 //! (Jacobi) diagonal step: the latter oscillates for parallel triangles, where both points
 //! move the full distance towards each other.
 //!
-//! **Start.** The best of the 9 vertex pairs and the 6 vertex–face pairs whose foot lies
-//! inside the other triangle (branch-free selects).
+//! **Start.** The closest of the closed-form feature candidates ([`super::features`]:
+//! edges crossing the other face, vertices above the other face, the nine segment pairs),
+//! computed in the lanes: exact up to `f32` rounding, so that on the traversal's real pair
+//! stream every pair is decided by the certificate at the start (issue 15; before, the
+//! start was the best vertex pair or vertex–face foot and 26 % of that stream ended
+//! undecided after the four iterations). The iterations of eq. (4) run only when the
+//! start leaves a lane of the pass undecided (slivers, degenerate triangles, rounding at
+//! extreme size ratios), and only lanes undecided at the start take their result.
 //!
 //! **Convergence (Alg. 4 line 11).** Alg. 4 compares two successive values of `J`, a
 //! squared length, with `Cε`, a length: the test depends on the unit of length, and a
@@ -51,14 +57,17 @@
 // the struct-of-arrays form the vectoriser needs.
 #![allow(clippy::needless_range_loop)]
 
+use super::features::feature_start;
 use super::lane::{combine, cross, dot, sub, Lane, Mask, V3};
 use crate::math::Tri;
 
 /// Parameters of the iterative kernel.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IterativeParams {
-    /// Fixed number of iterations (Alg. 4 `N_iterative`; seed 000 uses 4). Each iteration
-    /// takes, per triangle, one 2×2-block Newton step and three one-dimensional ones.
+    /// Fixed number of iterations (Alg. 4 `N_iterative`; seed 000 uses 4), run on a pass
+    /// of lanes only when the closed-form start left one of them undecided. Each
+    /// iteration takes, per triangle, one 2×2-block Newton step and three one-dimensional
+    /// ones.
     pub iterations: u32,
     /// Convergence constant `C`: converged iff the certified distance gap ≤ `C·ε`,
     /// `ε = margin / 2` \[dimensionless\].
@@ -67,9 +76,11 @@ pub struct IterativeParams {
     /// matters for zero-length edges.
     pub regulariser: f32,
     /// Run the batched lanes with AVX2 when the CPU has it (detected at run time; the
-    /// results are bit-identical to the SSE2 baseline path). Off by default: on the
-    /// development machine the AVX2 copy measured ~20 % slower than the SSE2 one (the
-    /// lane state does not fit the 16 `ymm` registers and spills; `benches/kernels.rs`).
+    /// results are bit-identical to the SSE2 baseline path). On by default since the
+    /// closed-form start (issue 15): on the traversal's real pair stream the AVX2 copy
+    /// takes ~0.7× the SSE2 one's time (`examples/pair_stream.rs`; with the former
+    /// iteration-only kernel it measured ~20 % slower, the lane state spilling out of the
+    /// 16 `ymm` registers).
     pub use_avx2: bool,
     /// Run the conservative separation pre-screen ([`super::screened_separated`]) before
     /// the kernel, for every [`super::KernelKind`] (in [`super::contact_with`] and
@@ -85,7 +96,7 @@ impl Default for IterativeParams {
             iterations: 4,
             c: 0.05,
             regulariser: 1e-30,
-            use_avx2: false,
+            use_avx2: true,
             prescreen: true,
         }
     }
@@ -162,19 +173,21 @@ pub(crate) struct LaneOut<const L: usize> {
 }
 
 /// One triangle's side of the lane state.
-struct Side<const L: usize> {
+pub(crate) struct Side<const L: usize> {
     /// Vertices \[m\].
-    v: [V3<L>; 3],
+    pub v: [V3<L>; 3],
     /// Edge `k` from vertex `k` to vertex `k + 1`.
-    e: [V3<L>; 3],
+    pub e: [V3<L>; 3],
+    /// `|e_k|²` \[m²\].
+    pub len_sq: [Lane<L>; 3],
     /// `1 / (|e_k|² + α_regulariser)`: inverse diagonal Hessian along edge `k`.
-    inv: [Lane<L>; 3],
+    pub inv: [Lane<L>; 3],
     /// Regularised Gram matrix of `(v₁ − v₀, v₂ − v₀)`: `ee, ef, ff` and `1/det`.
     gram: [Lane<L>; 4],
     /// Unit normal (zero for degenerate triangles).
-    n: V3<L>,
+    pub n: V3<L>,
     /// Barycentric coordinates of the iterate.
-    lam: [Lane<L>; 3],
+    pub lam: [Lane<L>; 3],
     /// The iterate `Σ λₖ vₖ` \[m\].
     pt: V3<L>,
 }
@@ -188,10 +201,11 @@ impl<const L: usize> Side<L> {
         let v: [V3<L>; 3] = [vk(0), vk(1), vk(2)];
         let e = [sub(&v[1], &v[0]), sub(&v[2], &v[1]), sub(&v[0], &v[2])];
         let reg = Lane::splat(reg);
+        let len_sq = [dot(&e[0], &e[0]), dot(&e[1], &e[1]), dot(&e[2], &e[2])];
         let inv = [
-            (dot(&e[0], &e[0]) + reg).recip(),
-            (dot(&e[1], &e[1]) + reg).recip(),
-            (dot(&e[2], &e[2]) + reg).recip(),
+            (len_sq[0] + reg).recip(),
+            (len_sq[1] + reg).recip(),
+            (len_sq[2] + reg).recip(),
         ];
         let f = [-e[2][0], -e[2][1], -e[2][2]];
         let ee = dot(&e[0], &e[0]);
@@ -209,10 +223,15 @@ impl<const L: usize> Side<L> {
         Side {
             v,
             e,
+            len_sq,
             inv,
             gram: [eer, ef, ffr, idet],
             n: [c[0] * inv_len, c[1] * inv_len, c[2] * inv_len],
-            lam: [zero; 3],
+            // Vertex 0 until a start candidate is taken: the iterate always lies on the
+            // triangle (where every candidate's squared distance overflows `f32` or is
+            // NaN, none compares below the infinite initial best, and the iterate must
+            // then stay undecided, never a contact at the origin).
+            lam: [Lane::splat(1.0), zero, zero],
             pt: [zero; 3],
         }
     }
@@ -221,7 +240,7 @@ impl<const L: usize> Side<L> {
     /// exact minimiser of the quadratic over the plane: a Newton step with this triangle's
     /// 2×2 block of the Hessian), unclamped.
     #[inline(always)]
-    fn plane_coords(&self, y: &V3<L>) -> [Lane<L>; 3] {
+    pub(crate) fn plane_coords(&self, y: &V3<L>) -> [Lane<L>; 3] {
         let r = sub(y, &self.v[0]);
         let re = dot(&r, &self.e[0]);
         let rf = -dot(&r, &self.e[2]);
@@ -268,26 +287,6 @@ impl<const L: usize> Side<L> {
     }
 }
 
-/// Start candidates "vertex of `a` above the face of `b`": taken where the foot lies inside
-/// `b` and the distance beats `best` (squared, updated).
-#[inline(always)]
-fn vertex_face_start<const L: usize>(a: &mut Side<L>, b: &mut Side<L>, best: &mut Lane<L>) {
-    let (zero, one) = (Lane::splat(0.0), Lane::splat(1.0));
-    for i in 0..3 {
-        let c = b.plane_coords(&a.v[i]);
-        let inside = c[0].ge(zero).and(c[1].ge(zero)).and(c[2].ge(zero));
-        let foot = combine(&c, &b.v);
-        let d = sub(&a.v[i], &foot);
-        let s = dot(&d, &d);
-        let better = inside.and(s.lt(*best));
-        *best = better.select(s, *best);
-        for k in 0..3 {
-            a.lam[k] = better.select(if k == i { one } else { zero }, a.lam[k]);
-            b.lam[k] = better.select(c[k], b.lam[k]);
-        }
-    }
-}
-
 /// Separation of the two vertex sets along unit axis `w` (either orientation), measured
 /// from `r` to limit cancellation: a lower bound of the distance.
 #[inline(always)]
@@ -316,55 +315,43 @@ fn separation<const L: usize>(s1: &Side<L>, s2: &Side<L>, r: &V3<L>, w: &V3<L>) 
 pub(crate) fn solve_lanes<const L: usize>(x: &Lanes<L>, prm: &IterativeParams) -> LaneOut<L> {
     let mut s1 = Side::new(&x.v1, prm.regulariser);
     let mut s2 = Side::new(&x.v2, prm.regulariser);
-    let (zero, one) = (Lane::splat(0.0), Lane::splat(1.0));
-
-    // Start: the best of the 9 vertex pairs and the 6 vertex–face pairs whose foot on the
-    // other triangle's plane lies inside that triangle (exact for vertex–face optima).
-    let mut best = Lane::splat(f32::INFINITY);
-    for i in 0..3 {
-        for j in 0..3 {
-            let d = sub(&s1.v[i], &s2.v[j]);
-            let s = dot(&d, &d);
-            let better = s.lt(best);
-            best = better.select(s, best);
-            for k in 0..3 {
-                s1.lam[k] = better.select(if k == i { one } else { zero }, s1.lam[k]);
-                s2.lam[k] = better.select(if k == j { one } else { zero }, s2.lam[k]);
-            }
-        }
-    }
-    vertex_face_start(&mut s1, &mut s2, &mut best);
-    vertex_face_start(&mut s2, &mut s1, &mut best);
+    let margin = Lane(x.margin);
+    feature_start(&mut s1, &mut s2);
     s1.pt = combine(&s1.lam, &s1.v);
     s2.pt = combine(&s2.lam, &s2.v);
+    let mut cert = certify(&s1, &s2, margin, prm.c);
 
-    for _ in 0..prm.iterations {
-        s1.block_step(&s2.pt);
-        s1.edge_steps(&s2.pt);
-        s2.block_step(&s1.pt);
-        s2.edge_steps(&s1.pt);
+    // The iterations only where the start left a lane undecided; lanes decided by the
+    // start keep its answer, so a pair's result does not depend on its lane neighbours
+    // (the scalar call and the batch agree bit for bit).
+    if prm.iterations > 0 && !cert.decided.all() {
+        let (p0, q0) = (s1.pt, s2.pt);
+        for _ in 0..prm.iterations {
+            s1.block_step(&s2.pt);
+            s1.edge_steps(&s2.pt);
+            s2.block_step(&s1.pt);
+            s2.edge_steps(&s1.pt);
+        }
+        let again = certify(&s1, &s2, margin, prm.c);
+        let keep = cert.decided;
+        for k in 0..3 {
+            s1.pt[k] = keep.select(p0[k], s1.pt[k]);
+            s2.pt[k] = keep.select(q0[k], s2.pt[k]);
+        }
+        cert = Certificate {
+            dsq: keep.select(cert.dsq, again.dsq),
+            lower: keep.select(cert.lower, again.lower),
+            separated: keep.select_mask(cert.separated, again.separated),
+            contact: keep.select_mask(cert.contact, again.contact),
+            decided: keep.or(again.decided),
+        };
     }
 
-    // Certificate (see the module docs).
-    let d = sub(&s1.pt, &s2.pt);
-    let dsq = dot(&d, &d);
-    let upper = dsq.sqrt();
-    let inv = upper.gt(zero).select(upper.recip(), zero);
-    let u = [d[0] * inv, d[1] * inv, d[2] * inv];
-    let lower = separation(&s1, &s2, &s2.pt, &u)
-        .max(separation(&s1, &s2, &s2.pt, &s1.n))
-        .max(separation(&s1, &s2, &s2.pt, &s2.n))
-        .max(zero);
-    let margin = Lane(x.margin);
-    let tol = margin * Lane::splat(prm.c * 0.5);
-    let converged: Mask<L> = (upper - lower).le(tol);
-    let separated = lower.gt(margin);
-    let contact = converged.and(upper.le(margin));
     let mut class = [NOT_CONVERGED; L];
     for l in 0..L {
-        class[l] = if separated.0[l] {
+        class[l] = if cert.separated.0[l] {
             SEPARATED
-        } else if contact.0[l] {
+        } else if cert.contact.0[l] {
             CONTACT
         } else {
             NOT_CONVERGED
@@ -373,9 +360,48 @@ pub(crate) fn solve_lanes<const L: usize>(x: &Lanes<L>, prm: &IterativeParams) -
     LaneOut {
         p: [s1.pt[0].0, s1.pt[1].0, s1.pt[2].0],
         q: [s2.pt[0].0, s2.pt[1].0, s2.pt[2].0],
-        dist_sq: dsq.0,
+        dist_sq: cert.dsq.0,
         class,
-        lower: lower.0,
+        lower: cert.lower.0,
+    }
+}
+
+/// The certificate of the current iterate (see the module docs).
+struct Certificate<const L: usize> {
+    /// `|p − q|²` \[m²\].
+    dsq: Lane<L>,
+    /// Certified lower bound of the distance (≥ 0) \[m\].
+    lower: Lane<L>,
+    /// `lower > margin`.
+    separated: Mask<L>,
+    /// Converged and `upper ≤ margin`.
+    contact: Mask<L>,
+    /// `separated` or `contact`.
+    decided: Mask<L>,
+}
+
+#[inline(always)]
+fn certify<const L: usize>(s1: &Side<L>, s2: &Side<L>, margin: Lane<L>, c: f32) -> Certificate<L> {
+    let zero = Lane::splat(0.0);
+    let d = sub(&s1.pt, &s2.pt);
+    let dsq = dot(&d, &d);
+    let upper = dsq.sqrt();
+    let inv = upper.gt(zero).select(upper.recip(), zero);
+    let u = [d[0] * inv, d[1] * inv, d[2] * inv];
+    let lower = separation(s1, s2, &s2.pt, &u)
+        .max(separation(s1, s2, &s2.pt, &s1.n))
+        .max(separation(s1, s2, &s2.pt, &s2.n))
+        .max(zero);
+    let tol = margin * Lane::splat(c * 0.5);
+    let converged: Mask<L> = (upper - lower).le(tol);
+    let separated = lower.gt(margin);
+    let contact = converged.and(upper.le(margin));
+    Certificate {
+        dsq,
+        lower,
+        separated,
+        contact,
+        decided: separated.or(contact),
     }
 }
 

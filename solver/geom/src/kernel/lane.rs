@@ -98,6 +98,12 @@ impl<const L: usize> Lane<L> {
         compare!(self, b, |x, y| x > y)
     }
 
+    /// `self != b`.
+    #[inline(always)]
+    pub fn ne(self, b: Self) -> Mask<L> {
+        compare!(self, b, |x, y| x != y)
+    }
+
     /// `self >= b`.
     #[inline(always)]
     pub fn ge(self, b: Self) -> Mask<L> {
@@ -116,6 +122,16 @@ impl<const L: usize> Mask<L> {
         Lane(o)
     }
 
+    /// `self ? a : b` lane-wise, for masks.
+    #[inline(always)]
+    pub fn select_mask(self, a: Mask<L>, b: Mask<L>) -> Mask<L> {
+        let mut o = [false; L];
+        for l in 0..L {
+            o[l] = if self.0[l] { a.0[l] } else { b.0[l] };
+        }
+        Mask(o)
+    }
+
     /// Lane-wise and.
     #[inline(always)]
     pub fn and(self, b: Self) -> Self {
@@ -124,6 +140,22 @@ impl<const L: usize> Mask<L> {
             o[l] = self.0[l] & b.0[l];
         }
         Mask(o)
+    }
+
+    /// Lane-wise not.
+    #[inline(always)]
+    pub fn negate(self) -> Self {
+        let mut o = [false; L];
+        for l in 0..L {
+            o[l] = !self.0[l];
+        }
+        Mask(o)
+    }
+
+    /// Whether every lane is set.
+    #[inline(always)]
+    pub fn all(self) -> bool {
+        self.0.iter().all(|&x| x)
     }
 
     /// Lane-wise or.

@@ -19,6 +19,7 @@ mod batch;
 mod closest_point_segment;
 mod closest_point_triangle;
 mod contact;
+mod features;
 mod iterative;
 mod lane;
 mod screen;
