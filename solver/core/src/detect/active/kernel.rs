@@ -27,13 +27,12 @@ pub(super) const CHUNK: usize = 2048;
 ///   real contacts, which the screen never rejects (on the §6.7 grid: 36 of 36 per pair);
 ///   every kernel classifies a pair the screen would reject as separated
 ///   ([`msdem_geom::kernel::screened_separated`]), so outcomes are unchanged;
-/// * the AVX2 copy of the lanes where the CPU has it (bit-identical to the SSE2 path):
-///   on this contact-only stream it measured faster (grid later steps 1.57 vs 1.75
-///   CPU-s with the pre-screen off), unlike the mixed stream of `benches/kernels.rs`.
+/// * the AVX2 copy of the lanes where the CPU has it (bit-identical to the SSE2 path;
+///   the kernel's default since its closed-form start made it the faster copy on every
+///   stream measured, docs/performance.md "Per pair").
 pub(super) fn batch_params() -> IterativeParams {
     IterativeParams {
         prescreen: false,
-        use_avx2: true,
         ..IterativeParams::default()
     }
 }
