@@ -69,6 +69,7 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
             friction: m.friction,
             restitution: m.restitution,
             law: contact_law::material_law(m),
+            surface: Default::default(),
         })
         .collect();
     let soups: Vec<place::ObstacleSoup> = obstacles

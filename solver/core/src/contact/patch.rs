@@ -84,7 +84,7 @@ struct Sample {
 
 /// Closest point to `p` on the triangle `(a, b, c)` (Ericson, Real-Time Collision
 /// Detection §5.1.5, in f64).
-fn closest_on_triangle(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> Vec3 {
+pub(crate) fn closest_on_triangle(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> Vec3 {
     let ab = b - a;
     let ac = c - a;
     let ap = p - a;
@@ -598,6 +598,30 @@ pub fn pair_contacts(
         },
     };
     let margin = body_a.epsilon + eps_b;
+    if super::smooth::is_smooth(model, bodies, a, b) {
+        let mut curved = Vec::with_capacity(raw.len());
+        super::smooth::smooth_raw(model, bodies, a, b, raw, margin, &mut curved);
+        if !curved.is_empty() {
+            flat_pair_contacts(model, bodies, a, b, (r_b, margin), &curved, out);
+        }
+        return;
+    }
+    flat_pair_contacts(model, bodies, a, b, (r_b, margin), raw, out);
+}
+
+/// [`pair_contacts`] of fine pairs measured between the surfaces the contact uses; `rm`:
+/// `b`'s bounding radius (`None` for an obstacle) and the pair's margin \[m\].
+fn flat_pair_contacts(
+    model: &Model,
+    bodies: &[Body],
+    a: u32,
+    b: Other,
+    rm: (Option<f64>, f64),
+    raw: &[RawContact],
+    out: &mut Vec<Contact>,
+) {
+    let (r_b, margin) = rm;
+    let body_a = &bodies[a as usize];
     if model.contact_points == ContactPoints::Seed {
         return merge_pair(a, b, raw, 0.5 * margin, out);
     }

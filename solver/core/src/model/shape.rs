@@ -34,6 +34,9 @@ pub struct MeshGeometry {
     /// triangulated (surface patches integrate the finer side of a pair,
     /// [`crate::contact::patch`]).
     pub edge_length: f64,
+    /// Vertex normals and sag bound of the curved surface the mesh approximates
+    /// ([`super::smooth`]), used where a material asks for `surface: smooth`.
+    pub smooth: Arc<super::smooth::SmoothSurface>,
 }
 
 impl MeshGeometry {
@@ -47,6 +50,7 @@ impl MeshGeometry {
     ) -> Self {
         MeshGeometry {
             edge_length: edge_length(&tree),
+            smooth: Arc::new(super::smooth::SmoothSurface::of(&tree)),
             tree,
             mesh_path,
             mesh_hash,

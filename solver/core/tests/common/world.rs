@@ -122,6 +122,7 @@ pub fn add_material(
         friction,
         restitution,
         law: Default::default(),
+        surface: Default::default(),
     });
     (materials.len() - 1) as u32
 }

@@ -16,3 +16,4 @@ mod pair_set;
 mod patches;
 mod rolling;
 mod sphere_patches;
+mod smooth;
