@@ -69,7 +69,10 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
             friction: m.friction,
             restitution: m.restitution,
             law: contact_law::material_law(m),
-            surface: Default::default(),
+            surface: match m.surface {
+                msdem_scenario::SurfaceSpec::Facets => crate::model::smooth::Surface::Facets,
+                msdem_scenario::SurfaceSpec::Smooth => crate::model::smooth::Surface::Smooth,
+            },
         })
         .collect();
     let soups: Vec<place::ObstacleSoup> = obstacles

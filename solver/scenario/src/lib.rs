@@ -214,6 +214,7 @@ pub mod picard;
 pub mod reference;
 pub mod source;
 mod spec;
+mod surface;
 mod values;
 pub mod yaml;
 
@@ -233,6 +234,7 @@ pub use names::{with_known, Known};
 pub use picard::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
 };
+pub use surface::SurfaceSpec;
 pub use source::{
     EllipsoidSpec, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource, ShapeSpec, TreeName,
 };

@@ -169,3 +169,23 @@ fn phong_surface_of_an_icosphere_follows_the_sphere() {
         assert!(geom.smooth.sag_bound_m >= -flat_lo, "{sub}: bound below the sag");
     }
 }
+
+/// Measurement: rolling with the seed's spring on smooth surfaces.
+#[test]
+#[ignore]
+fn smooth_rolling_figures() {
+    use crate::rolling::roll_on;
+    for (sub, ks) in [(3, 1000.0), (4, 1000.0), (3, 250.0)] {
+        for points in [ContactPoints::Patches, ContactPoints::Seed] {
+            for mu in [0.5, 0.0] {
+                let r = roll_on(Surface::Smooth, sub, mu, points, None, ks, 5e-5, 2.0);
+                eprintln!(
+                    "smooth sub {sub} K_s {ks} {points:?} mu {mu}: a = {:.4} (truth {:.4}, {:+.2} %; 5/7 g sin: {:+.2} %), flights {} longest {} first at {:?}, slip {:.2e}",
+                    r.accel, r.truth, 100.0 * (r.accel / r.truth - 1.0),
+                    100.0 * (r.accel / (5.0 / 7.0 * 9.81 * 20f64.to_radians().sin()) - 1.0),
+                    r.flights, r.longest_flight, r.first_flight_speed, r.final_slip
+                );
+            }
+        }
+    }
+}
