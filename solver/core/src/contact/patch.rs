@@ -705,7 +705,8 @@ fn flat_pair_contacts(
     let hertz = super::pair::PairParams::of(model, bodies, a, b)
         .hertz
         .is_some();
-    apply_seed_floor(a, b, out, first, margin, raw, hertz);
+    let smooth = super::smooth::is_smooth(model, bodies, a, b);
+    apply_seed_floor(a, b, out, first, margin, raw, hertz, smooth);
 }
 
 /// The force floor of the pair (`a`, `b`) (see the module docs): when the pair's
@@ -727,6 +728,7 @@ fn flat_pair_contacts(
 /// overlaps, so that its application point moves continuously as a curved face rolls
 /// over its vertices (one deepest point jumps from vertex to vertex: a 1,280-triangle
 /// sphere then rolls 5 % slow, `tests/physics/rolling.rs`).
+#[allow(clippy::too_many_arguments)]
 fn apply_seed_floor(
     a: u32,
     b: Other,
@@ -735,6 +737,7 @@ fn apply_seed_floor(
     margin: f64,
     raw: &[RawContact],
     hertz: bool,
+    smooth: bool,
 ) {
     let Some(deepest) = raw
         .iter()
@@ -762,9 +765,16 @@ fn apply_seed_floor(
     let tie = deepest.dist + TIE_FRACTION * margin;
     let (mut point, mut dir) = (Vec3::zeros(), Vec3::zeros());
     let mut count = 0.0;
+    // Curved surfaces ([`super::smooth`]) meet nearly parallel across a facet edge: two
+    // neighbouring facets' closest points there are different points with normals a
+    // fraction of 10⁻³ rad apart, so there the tie also asks for the same point.
+    let mid = 0.5 * (deepest.p + deepest.q);
+    let same_point = |r: &RawContact| {
+        !smooth || (0.5 * (r.p + r.q) - mid).norm() <= TIE_FRACTION * margin
+    };
     for r in raw
         .iter()
-        .filter(|r| r.dist <= tie && r.normal.dot(&deepest.normal) >= TIE_COS)
+        .filter(|r| r.dist <= tie && r.normal.dot(&deepest.normal) >= TIE_COS && same_point(r))
     {
         point += 0.5 * (r.p + r.q);
         dir += r.normal;

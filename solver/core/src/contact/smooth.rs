@@ -15,17 +15,18 @@
 
 use super::pair::TINY_DISTANCE;
 use super::RawContact;
-use crate::model::smooth::{curved_point, Surface};
+use crate::model::smooth::{barycentric, curved_point, Surface, SHAPE_FACTOR};
 use crate::model::{Model, Other};
 use crate::state::Body;
 use msdem_geom::math::{Iso3, Point3, Vec3};
+use nalgebra::{Matrix4, Vector4};
 use msdem_tree::SurrogateTree;
 
-/// Grid steps per triangle edge of the first search (45 points).
-const GRID: usize = 8;
+/// Grid steps per triangle edge of the first search (28 points).
+const GRID: usize = 6;
 
 /// Pattern-search rounds after the grid (each halves the step when no neighbour improves).
-const ROUNDS: usize = 16;
+const ROUNDS: usize = 8;
 
 /// One side of a pair: its tree, mesh → world pose and, where smooth, its corner normals.
 struct SmoothSide<'m> {
@@ -167,18 +168,21 @@ fn curved_pair(
     r: &RawContact,
     margin: f64,
 ) -> RawContact {
-    // Search over the smaller triangle; `sign` turns its side's direction into b → a.
+    let pa = PhongTri { v: ta, n: na.as_ref() };
+    let pb = PhongTri { v: tb, n: nb.as_ref() };
+    // Start: the smaller triangle's point minimising `d − h_a − h_b` over the flat closest
+    // points (a grid, then a pattern search); `sign` turns its side's direction into b → a.
     let a_small = longest(ta) <= longest(tb);
-    let (ts, ns, to, no, sign) = if a_small {
-        (ta, na, tb, nb, 1.0)
+    let (ps, po, sign) = if a_small {
+        (&pa, &pb, 1.0)
     } else {
-        (tb, nb, ta, na, -1.0)
+        (&pb, &pa, -1.0)
     };
-    let (fs, fo) = (face_normal(ts), face_normal(to));
-    // (gap, point on the searched side, point on the other, b → a normal) at barycentric w.
+    let (fs, fo) = (face_normal(ps.v), face_normal(po.v));
+    // (approximate gap, point on the searched side, its flat closest point on the other).
     let eval = |w: [f64; 3]| {
-        let x = w[0] * ts[0] + w[1] * ts[1] + w[2] * ts[2];
-        let y = super::patch::closest_on_triangle(&x, &to[0], &to[1], &to[2]);
+        let x = w[0] * ps.v[0] + w[1] * ps.v[1] + w[2] * ps.v[2];
+        let y = super::patch::closest_on_triangle(&x, &po.v[0], &po.v[1], &po.v[2]);
         let v = x - y;
         let d = v.norm();
         let dir = if d > TINY_DISTANCE * margin {
@@ -186,25 +190,10 @@ fn curved_pair(
         } else {
             r.normal
         };
-        let (ds, ms) = match &ns {
-            Some(n) => {
-                let c = curved_point(&x, ts, n);
-                (c.offset, c.normal)
-            }
-            None => (Vec3::zeros(), fs),
-        };
-        let (dq, mo) = match &no {
-            Some(n) => {
-                let c = curved_point(&y, to, n);
-                (c.offset, c.normal)
-            }
-            None => (Vec3::zeros(), fo),
-        };
-        let (da, db) = if a_small { (ds, dq) } else { (dq, ds) };
-        let (ma, mb) = if a_small { (ms, mo) } else { (mo, ms) };
-        let g = d + (da - db).dot(&dir);
-        let (pa, pb) = if a_small { (x, y) } else { (y, x) };
-        (g, pa + da, pb + db, (mb - ma).try_normalize(0.0).unwrap_or(dir))
+        let ds = ps.n.map_or_else(Vec3::zeros, |n| curved_point(&x, ps.v, n).offset);
+        let dq = po.n.map_or_else(Vec3::zeros, |n| curved_point(&y, po.v, n).offset);
+        let _ = (fs, fo);
+        (d + sign * (ds - dq).dot(&dir), x, y)
     };
     let mut best_w = [1.0, 0.0, 0.0];
     let mut best = eval(best_w);
@@ -244,13 +233,190 @@ fn curved_pair(
             step *= 0.5;
         }
     }
-    let (g, p, q, normal) = best;
+    let (xs, xo) = (best.1, best.2);
+    let (xa, xb) = if a_small { (xs, xo) } else { (xo, xs) };
+    // The gap is the distance between the two curved surfaces, refined from there by
+    // Newton's method: its gradient is then the connecting direction (a conservative
+    // force, the envelope theorem).
+    let (ua, ub) = newton(&pa, &pb, [st_of(&xa, ta), st_of(&xb, tb)]);
+    let (ca, cb) = (pa.eval(ua).p, pb.eval(ub).p);
+    let v = ca - cb;
+    let len = v.norm();
+    let (gap, normal) = if len > TINY_DISTANCE * margin {
+        let n = v / len;
+        if n.dot(&r.normal) < 0.0 {
+            (-len, -n)
+        } else {
+            (len, n)
+        }
+    } else {
+        (len, r.normal)
+    };
     RawContact {
-        p,
-        q,
-        dist: g.max(0.0),
+        p: ca,
+        q: cb,
+        dist: gap.max(0.0),
         normal,
         tri_a: r.tri_a,
         tri_b: r.tri_b,
     }
 }
+
+/// `(s, t)` of `p` on triangle `v`: `p = v₀ + s·(v₁ − v₀) + t·(v₂ − v₀)`.
+fn st_of(p: &Vec3, v: &[Vec3; 3]) -> [f64; 2] {
+    let b = barycentric(p, v);
+    [b[1], b[2]]
+}
+
+/// A facet with its corner normals where curved (`None`: flat).
+struct PhongTri<'t> {
+    v: &'t [Vec3; 3],
+    n: Option<&'t [Vec3; 3]>,
+}
+
+/// The curved point at `(s, t)` and its first and second derivatives.
+struct Jet {
+    p: Vec3,
+    ds: Vec3,
+    dt: Vec3,
+    dss: Vec3,
+    dst: Vec3,
+    dtt: Vec3,
+}
+
+impl PhongTri<'_> {
+    /// The curved point `P(s, t) = X + α·Σ bᵢ·(πᵢ(X) − X)` over `X = v₀ + s·e₁ + t·e₂`
+    /// (`b = (1 − s − t, s, t)`) with its derivatives (`P` is quadratic in `(s, t)`).
+    fn eval(&self, st: [f64; 2]) -> Jet {
+        let [s, t] = st;
+        let v = self.v;
+        let (e1, e2) = (v[1] - v[0], v[2] - v[0]);
+        let x = v[0] + s * e1 + t * e2;
+        let mut jet = Jet {
+            p: x,
+            ds: e1,
+            dt: e2,
+            dss: Vec3::zeros(),
+            dst: Vec3::zeros(),
+            dtt: Vec3::zeros(),
+        };
+        let Some(n) = self.n else {
+            return jet;
+        };
+        let b = [1.0 - s - t, s, t];
+        let (bs, bt) = ([-1.0, 1.0, 0.0], [-1.0, 0.0, 1.0]);
+        let a = -SHAPE_FACTOR;
+        for i in 0..3 {
+            let c = (x - v[i]).dot(&n[i]);
+            let (c1, c2) = (e1.dot(&n[i]), e2.dot(&n[i]));
+            jet.p += (a * b[i] * c) * n[i];
+            jet.ds += (a * (bs[i] * c + b[i] * c1)) * n[i];
+            jet.dt += (a * (bt[i] * c + b[i] * c2)) * n[i];
+            jet.dss += (a * 2.0 * bs[i] * c1) * n[i];
+            jet.dtt += (a * 2.0 * bt[i] * c2) * n[i];
+            jet.dst += (a * (bs[i] * c2 + bt[i] * c1)) * n[i];
+        }
+        jet
+    }
+}
+
+/// Newton iterations of the closest points.
+const NEWTON_STEPS: usize = 12;
+
+/// Clamps `(s, t)` into the triangle `s, t ≥ 0, s + t ≤ 1`.
+fn clamp_st(st: [f64; 2]) -> [f64; 2] {
+    let (s, t) = (st[0].max(0.0), st[1].max(0.0));
+    let sum = s + t;
+    if sum > 1.0 {
+        [s / sum, t / sum]
+    } else {
+        [s, t]
+    }
+}
+
+/// Closest points `(s_a, t_a)`, `(s_b, t_b)` of the two curved facets from `start`:
+/// Newton's method on `½|P_a − P_b|²` (exact Hessian: `JᵀJ` plus the residual times the
+/// second derivatives), each step clamped into the triangles and kept only if it lowers
+/// the distance; stops at a non-positive-definite Hessian.
+fn newton(pa: &PhongTri, pb: &PhongTri, start: [[f64; 2]; 2]) -> ([f64; 2], [f64; 2]) {
+    let (mut ua, mut ub) = (clamp_st(start[0]), clamp_st(start[1]));
+    let dist2 = |ua: [f64; 2], ub: [f64; 2]| (pa.eval(ua).p - pb.eval(ub).p).norm_squared();
+    let mut f = dist2(ua, ub);
+    for _ in 0..NEWTON_STEPS {
+        let (ja, jb) = (pa.eval(ua), pb.eval(ub));
+        let r = ja.p - jb.p;
+        let cols = [ja.ds, ja.dt, -jb.ds, -jb.dt];
+        let mut h = Matrix4::zeros();
+        let mut g = Vector4::zeros();
+        for i in 0..4 {
+            g[i] = cols[i].dot(&r);
+            for j in 0..4 {
+                h[(i, j)] = cols[i].dot(&cols[j]);
+            }
+        }
+        h[(0, 0)] += r.dot(&ja.dss);
+        h[(0, 1)] += r.dot(&ja.dst);
+        h[(1, 0)] += r.dot(&ja.dst);
+        h[(1, 1)] += r.dot(&ja.dtt);
+        h[(2, 2)] -= r.dot(&jb.dss);
+        h[(2, 3)] -= r.dot(&jb.dst);
+        h[(3, 2)] -= r.dot(&jb.dst);
+        h[(3, 3)] -= r.dot(&jb.dtt);
+        let Some(chol) = h.cholesky() else {
+            break;
+        };
+        let step = chol.solve(&g);
+        let na = clamp_st([ua[0] - step[0], ua[1] - step[1]]);
+        let nb = clamp_st([ub[0] - step[2], ub[1] - step[3]]);
+        let fn_ = dist2(na, nb);
+        if !(fn_ < f) {
+            break;
+        }
+        let moved = (na[0] - ua[0]).abs() + (na[1] - ua[1]).abs() + (nb[0] - ub[0]).abs() + (nb[1] - ub[1]).abs();
+        (ua, ub, f) = (na, nb, fn_);
+        if moved < 1e-12 {
+            break;
+        }
+    }
+    // A minimum on a facet's boundary (the curved surface is only continuous across
+    // edges): Newton's clamped steps stall beside it; a pattern search along the
+    // parameter axes and the hypotenuse finishes it.
+    let on_edge = |u: [f64; 2]| u[0] <= 0.0 || u[1] <= 0.0 || u[0] + u[1] >= 1.0;
+    if on_edge(ua) || on_edge(ub) {
+        let dirs = [
+            [1.0, 0.0],
+            [-1.0, 0.0],
+            [0.0, 1.0],
+            [0.0, -1.0],
+            [1.0, -1.0],
+            [-1.0, 1.0],
+        ];
+        let mut h = 1e-2;
+        let mut iterations = 0;
+        while h > 1e-10 && iterations < POLISH_STEPS {
+            iterations += 1;
+            let mut moved = false;
+            for side in 0..2 {
+                for d in &dirs {
+                    let (ta, tb) = if side == 0 {
+                        (clamp_st([ua[0] + h * d[0], ua[1] + h * d[1]]), ub)
+                    } else {
+                        (ua, clamp_st([ub[0] + h * d[0], ub[1] + h * d[1]]))
+                    };
+                    let ft = dist2(ta, tb);
+                    if ft < f {
+                        (ua, ub, f) = (ta, tb, ft);
+                        moved = true;
+                    }
+                }
+            }
+            if !moved {
+                h *= 0.5;
+            }
+        }
+    }
+    (ua, ub)
+}
+
+/// Most pattern-search rounds finishing a minimum on a facet's boundary.
+const POLISH_STEPS: usize = 200;
