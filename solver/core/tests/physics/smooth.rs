@@ -187,21 +187,33 @@ fn phong_surface_of_an_icosphere_follows_the_sphere() {
     }
 }
 
-/// Measurement: rolling with the seed's spring on smooth surfaces.
+/// Rolling with the seed's spring (`K_s` = 1000, static sinkage 75 µm) on a smooth
+/// 1,280-triangle sphere, 20°, μ = 0.5: within 3 % of the no-slip rate for the model's
+/// lever (friction at mid-halo) and of `5/7·g·sinθ`, no flight up to 2 m/s, slip < 1 %;
+/// frictionless at `g·sinθ` within 0.1 % (patches) / 0.5 % (seed points). With facets the
+/// same sphere rolls 6.7 % slow and leaves the slope 36 times from 0.6 m/s
+/// (`rolling.rs`).
 #[test]
-#[ignore]
-fn smooth_rolling_figures() {
+fn smooth_sphere_rolls_with_the_seed_spring() {
     use crate::rolling::roll_on;
-    for (sub, ks) in [(3, 1000.0), (4, 1000.0), (3, 250.0)] {
-        for points in [ContactPoints::Patches, ContactPoints::Seed] {
-            for mu in [0.5, 0.0] {
-                let r = roll_on(Surface::Smooth, sub, mu, points, None, ks, 5e-5, 2.0);
-                eprintln!(
-                    "smooth sub {sub} K_s {ks} {points:?} mu {mu}: a = {:.4} (truth {:.4}, {:+.2} %; 5/7 g sin: {:+.2} %), flights {} longest {} first at {:?}, slip {:.2e}",
-                    r.accel, r.truth, 100.0 * (r.accel / r.truth - 1.0),
-                    100.0 * (r.accel / (5.0 / 7.0 * 9.81 * 20f64.to_radians().sin()) - 1.0),
-                    r.flights, r.longest_flight, r.first_flight_speed, r.final_slip
-                );
+    let five_sevenths = 5.0 / 7.0 * 9.81 * 20f64.to_radians().sin();
+    for points in [ContactPoints::Patches, ContactPoints::Seed] {
+        for mu in [0.5, 0.0] {
+            let r = roll_on(Surface::Smooth, 3, mu, points, None, 1000.0, 5e-5, 2.0);
+            eprintln!(
+                "smooth 1,280 K_s 1000 {points:?} mu {mu}: a = {:.4} (truth {:.4}, {:+.2} %; 5/7 g sin: {:+.2} %), flights {} longest {} first at {:?}, slip {:.2e}",
+                r.accel, r.truth, 100.0 * (r.accel / r.truth - 1.0),
+                100.0 * (r.accel / five_sevenths - 1.0),
+                r.flights, r.longest_flight, r.first_flight_speed, r.final_slip
+            );
+            assert_eq!(r.flights, 0, "{points:?} {mu}");
+            if mu > 0.0 {
+                assert!((r.accel / r.truth - 1.0).abs() < 0.03, "{points:?}: {}", r.accel);
+                assert!((r.accel / five_sevenths - 1.0).abs() < 0.03, "{points:?}: {}", r.accel);
+                assert!(r.final_slip.abs() < 0.01, "{points:?}: {}", r.final_slip);
+            } else {
+                let tol = if points == ContactPoints::Patches { 1e-3 } else { 5e-3 };
+                assert!((r.accel / r.truth - 1.0).abs() < tol, "{points:?}: {}", r.accel);
             }
         }
     }
