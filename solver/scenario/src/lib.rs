@@ -234,7 +234,6 @@ pub use names::{with_known, Known};
 pub use picard::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
 };
-pub use surface::SurfaceSpec;
 pub use source::{
     EllipsoidSpec, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource, ShapeSpec, TreeName,
 };
@@ -242,6 +241,7 @@ pub use spec::{
     BoxSpec, ContactPointsSpec, DetectionModeSpec, DetectionSpec, GeneratorSpec, KernelSpec,
     LatticeSpec, MaterialSpec, ParticleSpec, Scenario, TimeSpec,
 };
+pub use surface::SurfaceSpec;
 pub use values::short_number;
 
 /// The only scenario format version this build reads.

@@ -769,9 +769,8 @@ fn apply_seed_floor(
     // neighbouring facets' closest points there are different points with normals a
     // fraction of 10⁻³ rad apart, so there the tie also asks for the same point.
     let mid = 0.5 * (deepest.p + deepest.q);
-    let same_point = |r: &RawContact| {
-        !smooth || (0.5 * (r.p + r.q) - mid).norm() <= TIE_FRACTION * margin
-    };
+    let same_point =
+        |r: &RawContact| !smooth || (0.5 * (r.p + r.q) - mid).norm() <= TIE_FRACTION * margin;
     for r in raw
         .iter()
         .filter(|r| r.dist <= tie && r.normal.dot(&deepest.normal) >= TIE_COS && same_point(r))

@@ -3,24 +3,28 @@
 //! material asks for `surface: smooth` are measured between the Phong surfaces of their
 //! triangles ([`crate::model::smooth`]) instead of the flat facets.
 //!
-//! For a fine pair (triangle `T_a` of `a`, `T_b` of `b`), a point `x` of the smaller of the
-//! two triangles, its closest point `y` on the other and `u = (x − y)/|x − y|` (from `b`
-//! towards `a`), the gap is `g(x) = |x − y| + (D_a(x) − D_b(y))·u` with `D` the curved
-//! surface's offset over the facet (zero on a flat side); for facing facets this is the
-//! flat distance less both sags, `d − h_a − h_b`. The pair's gap is the minimum of `g` over
-//! the triangle (a barycentric grid, then a local pattern search), its points the curved
-//! points there and its normal the curved normals' `normalise(n*_b − n*_a)`. Triangles whose
+//! For a fine pair (triangle `T_a` of `a`, `T_b` of `b`) the gap is the distance between
+//! the two curved facets, `min |P_a(s_a, t_a) − P_b(s_b, t_b)|` over their parameters.
+//! Start: a point `x` of the smaller triangle minimising `g(x) = |x − y| + (D_a − D_b)·u`
+//! (`y` its flat closest point on the other, `u = (x − y)/|x − y|` from `b` towards `a`,
+//! `D` the curved surface's offset over the facet, zero on a flat side: for facing facets
+//! the flat distance less both sags, `d − h_a − h_b`) on a barycentric grid, then a local
+//! pattern search. Then Newton's method on `½|P_a − P_b|²` (exact Hessian: the Phong map is
+//! quadratic), with a pattern search for minima on a facet's edge. The fine pair's distance,
+//! points and normal become the curved ones: the normal is the connecting direction, the
+//! gradient of the distance between two surfaces fixed to the bodies (envelope theorem), so
+//! the floor's potential `½k(m − g_min)²` gives a conservative force. Triangles whose
 //! corners all carry their face normal (creases, flat faces) are flat: a pair of two flat
 //! triangles is left as the narrow phase gave it, bit for bit.
 
 use super::pair::TINY_DISTANCE;
 use super::RawContact;
 use crate::model::smooth::{barycentric, curved_point, Surface, SHAPE_FACTOR};
-use crate::model::{Model, Other};
+use crate::model::{ContactPoints, Model, Other};
 use crate::state::Body;
 use msdem_geom::math::{Iso3, Point3, Vec3};
-use nalgebra::{Matrix4, Vector4};
 use msdem_tree::SurrogateTree;
+use nalgebra::{Matrix4, Vector4};
 
 /// Grid steps per triangle edge of the first search (28 points).
 const GRID: usize = 6;
@@ -33,6 +37,7 @@ struct SmoothSide<'m> {
     tree: &'m SurrogateTree,
     pose: Iso3,
     corners: Option<&'m [Option<[Vec3; 3]>]>,
+    sag: Option<&'m [f64]>,
 }
 
 impl SmoothSide<'_> {
@@ -41,6 +46,14 @@ impl SmoothSide<'_> {
         self.tree.soup[t as usize].v.map(|v| {
             (self.pose * Point3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2]))).coords
         })
+    }
+
+    /// Upper bound \[m\] of the sag of `t` (0 on a flat side).
+    fn sag(&self, t: u32) -> f64 {
+        self.sag
+            .and_then(|s| s.get(t as usize))
+            .copied()
+            .unwrap_or(0.0)
     }
 
     /// World corner normals of `t` where it is curved.
@@ -82,6 +95,7 @@ fn particle_side<'m>(model: &'m Model, bodies: &[Body], i: u32) -> Option<Smooth
         tree: &mesh.tree,
         pose: body.mesh_to_world(&shape.com),
         corners: smooth.then_some(mesh.smooth.corners.as_slice()),
+        sag: smooth.then_some(mesh.smooth.sag_m.as_slice()),
     })
 }
 
@@ -117,6 +131,7 @@ pub fn smooth_raw(
                 tree: ob.geometry.tree()?,
                 pose: ob.pose,
                 corners: None,
+                sag: None,
             })
         }),
     };
@@ -124,32 +139,57 @@ pub fn smooth_raw(
         out.extend(raw.iter().filter(|r| r.dist <= margin).copied());
         return;
     };
-    for r in raw {
+    // A fine pair's curved gap is at least its flat distance less both triangles' sag
+    // bounds: pairs beyond the margin by that bound are dropped unmeasured. With surface
+    // patches only the deepest pairs matter (the floor and its tie, `patch.rs`): pairs in
+    // increasing order of that bound are measured until it exceeds the deepest curved gap
+    // found plus the tie; the rest keep their flat distance, which is larger.
+    let lower = |r: &RawContact| {
         if r.tri_a == u32::MAX {
-            out.push(*r);
+            r.dist
+        } else {
+            r.dist - sa.sag(r.tri_a) - sb.sag(r.tri_b)
+        }
+    };
+    let first = out.len();
+    let deepest_only = model.contact_points == ContactPoints::Patches;
+    let mut order: Vec<(f64, usize)> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (lower(r), i))
+        .filter(|&(l, _)| l <= margin)
+        .collect();
+    order.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+    let mut measured: Vec<Option<RawContact>> = vec![None; raw.len()];
+    let mut best = f64::INFINITY;
+    for &(l, i) in &order {
+        let r = &raw[i];
+        if deepest_only && l > best + TIE_REACH * margin {
+            // Unmeasured: flat distance (≥ its bound > the deepest curved gap).
+            measured[i] = Some(*r).filter(|r| r.dist <= margin);
             continue;
         }
-        let (na, nb) = (sa.normals(r.tri_a), sb.normals(r.tri_b));
-        if na.is_none() && nb.is_none() {
-            if r.dist <= margin {
-                out.push(*r);
-            }
-            continue;
-        }
-        let c = curved_pair(&sa.tri(r.tri_a), na, &sb.tri(r.tri_b), nb, r, margin);
-        if c.dist <= margin {
-            out.push(c);
-        }
+        let (na, nb) = if r.tri_a == u32::MAX {
+            (None, None)
+        } else {
+            (sa.normals(r.tri_a), sb.normals(r.tri_b))
+        };
+        let c = if na.is_none() && nb.is_none() {
+            *r
+        } else {
+            curved_pair(&sa.tri(r.tri_a), na, &sb.tri(r.tri_b), nb, r, margin)
+        };
+        best = best.min(c.dist);
+        measured[i] = Some(c).filter(|c| c.dist <= margin);
     }
+    // `raw`'s order (by triangle indices), as every detection path delivers it.
+    out.extend(measured.into_iter().flatten());
+    debug_assert!(out[first..].iter().all(|c| c.dist <= margin));
 }
 
-/// Face normal of `t` (zero if degenerate).
-fn face_normal(t: &[Vec3; 3]) -> Vec3 {
-    (t[1] - t[0])
-        .cross(&(t[2] - t[0]))
-        .try_normalize(0.0)
-        .unwrap_or_else(Vec3::zeros)
-}
+/// Fine pairs whose curved gap may lie within this fraction of the margin of the deepest
+/// one are measured with surface patches (above the floor's tie, `patch.rs`, 10⁻⁴).
+const TIE_REACH: f64 = 1e-3;
 
 /// Longest edge of `t` \[m\].
 fn longest(t: &[Vec3; 3]) -> f64 {
@@ -168,8 +208,14 @@ fn curved_pair(
     r: &RawContact,
     margin: f64,
 ) -> RawContact {
-    let pa = PhongTri { v: ta, n: na.as_ref() };
-    let pb = PhongTri { v: tb, n: nb.as_ref() };
+    let pa = PhongTri {
+        v: ta,
+        n: na.as_ref(),
+    };
+    let pb = PhongTri {
+        v: tb,
+        n: nb.as_ref(),
+    };
     // Start: the smaller triangle's point minimising `d − h_a − h_b` over the flat closest
     // points (a grid, then a pattern search); `sign` turns its side's direction into b → a.
     let a_small = longest(ta) <= longest(tb);
@@ -178,7 +224,6 @@ fn curved_pair(
     } else {
         (&pb, &pa, -1.0)
     };
-    let (fs, fo) = (face_normal(ps.v), face_normal(po.v));
     // (approximate gap, point on the searched side, its flat closest point on the other).
     let eval = |w: [f64; 3]| {
         let x = w[0] * ps.v[0] + w[1] * ps.v[1] + w[2] * ps.v[2];
@@ -190,9 +235,10 @@ fn curved_pair(
         } else {
             r.normal
         };
-        let ds = ps.n.map_or_else(Vec3::zeros, |n| curved_point(&x, ps.v, n).offset);
-        let dq = po.n.map_or_else(Vec3::zeros, |n| curved_point(&y, po.v, n).offset);
-        let _ = (fs, fo);
+        let ds =
+            ps.n.map_or_else(Vec3::zeros, |n| curved_point(&x, ps.v, n).offset);
+        let dq =
+            po.n.map_or_else(Vec3::zeros, |n| curved_point(&y, po.v, n).offset);
         (d + sign * (ds - dq).dot(&dir), x, y)
     };
     let mut best_w = [1.0, 0.0, 0.0];
@@ -372,7 +418,10 @@ fn newton(pa: &PhongTri, pb: &PhongTri, start: [[f64; 2]; 2]) -> ([f64; 2], [f64
         if !(fn_ < f) {
             break;
         }
-        let moved = (na[0] - ua[0]).abs() + (na[1] - ua[1]).abs() + (nb[0] - ub[0]).abs() + (nb[1] - ub[1]).abs();
+        let moved = (na[0] - ua[0]).abs()
+            + (na[1] - ua[1]).abs()
+            + (nb[0] - ub[0]).abs()
+            + (nb[1] - ub[1]).abs();
         (ua, ub, f) = (na, nb, fn_);
         if moved < 1e-12 {
             break;

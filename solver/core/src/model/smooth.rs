@@ -40,6 +40,9 @@ pub struct SmoothSurface {
     /// Per soup triangle of the tree: its corner normals, or `None` where the triangle is
     /// flat (all three corners carry its face normal) or a surrogate.
     pub corners: Vec<Option<[Vec3; 3]>>,
+    /// Per soup triangle: the upper bound \[m\] of its sag (`α·L·max sin θᵢ`, below; 0
+    /// where flat).
+    pub sag_m: Vec<f64>,
     /// Upper bound \[m\] of the sag `h` over every triangle: `α·L·max sin θᵢ` with `L` the
     /// triangle's longest edge and `θᵢ` the angles between its corner normals and its face
     /// normal (`|(p − vᵢ)·nᵢ| ≤ L·sin θᵢ` for `p` in the facet). Detection reaches this much
@@ -75,12 +78,20 @@ impl SmoothSurface {
         let verts: Vec<[Vec3; 3]> = tree
             .soup
             .iter()
-            .map(|t| t.v.map(|p| Vec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2]))))
+            .map(|t| {
+                t.v.map(|p| Vec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2])))
+            })
             .collect();
         let normals: Vec<Option<Vec3>> = verts
             .iter()
             .zip(&tree.source)
-            .map(|(v, &s)| if s == NO_TRIANGLE { None } else { face_normal(v) })
+            .map(|(v, &s)| {
+                if s == NO_TRIANGLE {
+                    None
+                } else {
+                    face_normal(v)
+                }
+            })
             .collect();
         // Corners grouped by their vertex's exact position (f32 bits), in a fixed order.
         let mut keys: Vec<([u32; 3], u32, u8)> = Vec::with_capacity(3 * n);
@@ -118,6 +129,7 @@ impl SmoothSurface {
         }
         let cos_flat = FLAT_ANGLE.cos();
         let mut sag_bound_m: f64 = 0.0;
+        let mut sag_m = vec![0.0; n];
         for t in 0..n {
             let Some(nf) = normals[t] else { continue };
             let c = acc[t];
@@ -133,11 +145,13 @@ impl SmoothSurface {
                 .iter()
                 .map(|ni| (ni - ni.dot(&nf) * nf).norm())
                 .fold(0.0, f64::max);
-            sag_bound_m = sag_bound_m.max(SHAPE_FACTOR * longest * sin);
+            sag_m[t] = SHAPE_FACTOR * longest * sin;
+            sag_bound_m = sag_bound_m.max(sag_m[t]);
             corners[t] = Some(c);
         }
         SmoothSurface {
             corners,
+            sag_m,
             sag_bound_m,
         }
     }

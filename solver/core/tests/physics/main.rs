@@ -15,5 +15,5 @@ mod motion;
 mod pair_set;
 mod patches;
 mod rolling;
-mod sphere_patches;
 mod smooth;
+mod sphere_patches;

@@ -45,7 +45,16 @@ fn roll(
     dt: f64,
     v_end: f64,
 ) -> Run {
-    roll_on(Surface::Facets, subdivisions, mu, points, hertz, ks, dt, v_end)
+    roll_on(
+        Surface::Facets,
+        subdivisions,
+        mu,
+        points,
+        hertz,
+        ks,
+        dt,
+        v_end,
+    )
 }
 
 /// [`roll`] with the sphere's material meeting the slope with `surface`; with

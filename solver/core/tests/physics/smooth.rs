@@ -45,7 +45,12 @@ fn force_z(w: &World) -> (f64, usize) {
 }
 
 /// Two equal smooth icospheres (body 0 above body 1) or one above a plane, and the margin.
-fn world(subdivisions: u32, on_plane: bool, points: ContactPoints, surface: Surface) -> (World, f64) {
+fn world(
+    subdivisions: u32,
+    on_plane: bool,
+    points: ContactPoints,
+    surface: Surface,
+) -> (World, f64) {
     let mesh = icosphere(R, subdivisions).expect("icosphere");
     let mut w = empty_world(1e-5, [0.0; 3]);
     w.model.contact_points = points;
@@ -113,7 +118,11 @@ fn smooth_sphere_forces_do_not_depend_on_the_triangulation() {
                         .map(|q| at_sphere_gap(&mut w, on_plane, *q, frac * margin))
                         .collect();
                     let fz: Vec<f64> = f.iter().map(|x| x.0).collect();
-                    ratios.push(fz.iter().map(|x| x / (k * (1.0 - frac) * margin)).collect::<Vec<_>>());
+                    ratios.push(
+                        fz.iter()
+                            .map(|x| x / (k * (1.0 - frac) * margin))
+                            .collect::<Vec<_>>(),
+                    );
                     means.push(mean(&fz));
                     all.extend(fz);
                 }
@@ -122,7 +131,10 @@ fn smooth_sphere_forces_do_not_depend_on_the_triangulation() {
                     ContactPoints::Patches => {
                         assert!(spread(&all) <= bound, "{on_plane} {frac}: {all:?}");
                         for r in ratios.iter().flatten() {
-                            assert!(*r > 0.94 && *r < 1.0 + 1e-3, "{on_plane} {frac}: {ratios:?}");
+                            assert!(
+                                *r > 0.94 && *r < 1.0 + 1e-3,
+                                "{on_plane} {frac}: {ratios:?}"
+                            );
                         }
                     }
                     ContactPoints::Seed => assert!(spread(&all) > 1.0, "{all:?}"),
@@ -161,7 +173,9 @@ fn phong_surface_of_an_icosphere_follows_the_sphere() {
             };
             curved += 1;
             // The tree's frame is centred at the centre of mass (the sphere's centre).
-            let v = tri.v.map(|p| Vec3::new(p[0] as f64, p[1] as f64, p[2] as f64) - shape.com);
+            let v = tri
+                .v
+                .map(|p| Vec3::new(p[0] as f64, p[1] as f64, p[2] as f64) - shape.com);
             let steps = 12;
             for i in 0..=steps {
                 for j in 0..=steps - i {
@@ -183,7 +197,10 @@ fn phong_surface_of_an_icosphere_follows_the_sphere() {
         assert_eq!(curved, mesh.triangles.len());
         assert!(lo > -tol && hi < 1e-6, "{sub}: [{lo}, {hi}]");
         assert!(flat_lo < -flat_sag, "{sub}: {flat_lo}");
-        assert!(geom.smooth.sag_bound_m >= -flat_lo, "{sub}: bound below the sag");
+        assert!(
+            geom.smooth.sag_bound_m >= -flat_lo,
+            "{sub}: bound below the sag"
+        );
     }
 }
 
@@ -208,12 +225,28 @@ fn smooth_sphere_rolls_with_the_seed_spring() {
             );
             assert_eq!(r.flights, 0, "{points:?} {mu}");
             if mu > 0.0 {
-                assert!((r.accel / r.truth - 1.0).abs() < 0.03, "{points:?}: {}", r.accel);
-                assert!((r.accel / five_sevenths - 1.0).abs() < 0.03, "{points:?}: {}", r.accel);
+                assert!(
+                    (r.accel / r.truth - 1.0).abs() < 0.03,
+                    "{points:?}: {}",
+                    r.accel
+                );
+                assert!(
+                    (r.accel / five_sevenths - 1.0).abs() < 0.03,
+                    "{points:?}: {}",
+                    r.accel
+                );
                 assert!(r.final_slip.abs() < 0.01, "{points:?}: {}", r.final_slip);
             } else {
-                let tol = if points == ContactPoints::Patches { 1e-3 } else { 5e-3 };
-                assert!((r.accel / r.truth - 1.0).abs() < tol, "{points:?}: {}", r.accel);
+                let tol = if points == ContactPoints::Patches {
+                    1e-3
+                } else {
+                    5e-3
+                };
+                assert!(
+                    (r.accel / r.truth - 1.0).abs() < tol,
+                    "{points:?}: {}",
+                    r.accel
+                );
             }
         }
     }
@@ -249,7 +282,11 @@ fn smooth_cubes_are_their_facets() {
 fn smooth_impacts_rebound_with_the_requested_restitution() {
     use crate::patches::{cube_pair_on, rebound, sphere_rebound_on};
     for points in [ContactPoints::Patches, ContactPoints::Seed] {
-        for (name, partner) in [("equal", Some(0.1)), ("unequal", Some(0.2)), ("plane", None)] {
+        for (name, partner) in [
+            ("equal", Some(0.1)),
+            ("unequal", Some(0.2)),
+            ("plane", None),
+        ] {
             for e in [0.5, 0.9] {
                 for v0 in [0.05, 0.5] {
                     let r = sphere_rebound_on(Surface::Smooth, points, partner, e, v0);
@@ -257,7 +294,10 @@ fn smooth_impacts_rebound_with_the_requested_restitution() {
                         "smooth {points:?} {name}: e = {e}, v0 = {v0}: rebound {r:.5} ({:+.2} %)",
                         100.0 * (r / e - 1.0)
                     );
-                    assert!((r / e - 1.0).abs() < 0.03, "{points:?} {name} {e} {v0}: {r}");
+                    assert!(
+                        (r / e - 1.0).abs() < 0.03,
+                        "{points:?} {name} {e} {v0}: {r}"
+                    );
                 }
             }
         }
@@ -281,7 +321,14 @@ fn smooth_elastic_impacts_conserve_kinetic_energy() {
     for (ra, rb, offset) in [(0.1, 0.2, 0.0), (0.1, 0.1, 0.02), (0.1, 0.2, 0.05)] {
         let mut errors = Vec::new();
         for dt in [5e-5, 1e-5, 2e-6] {
-            let r = elastic_energy_ratio_on(Surface::Smooth, ContactPoints::Patches, dt, ra, rb, offset);
+            let r = elastic_energy_ratio_on(
+                Surface::Smooth,
+                ContactPoints::Patches,
+                dt,
+                ra,
+                rb,
+                offset,
+            );
             eprintln!(
                 "smooth r {ra}/{rb}, offset {offset} m, dt {dt:e} s: energy change {:+.4} %",
                 100.0 * (r - 1.0)
