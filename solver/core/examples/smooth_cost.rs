@@ -9,6 +9,7 @@
 //! `cargo run --release -p msdem-solver --example smooth_cost -- [reps]`
 
 #[path = "support/grid_world.rs"]
+#[allow(dead_code)] // the grid's set-up figures are `examples/grid.rs`'s
 mod grid_world;
 
 use anyhow::{ensure, Result};

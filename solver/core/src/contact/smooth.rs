@@ -415,7 +415,8 @@ fn newton(pa: &PhongTri, pb: &PhongTri, start: [[f64; 2]; 2]) -> ([f64; 2], [f64
         let na = clamp_st([ua[0] - step[0], ua[1] - step[1]]);
         let nb = clamp_st([ub[0] - step[2], ub[1] - step[3]]);
         let fn_ = dist2(na, nb);
-        if !(fn_ < f) {
+        // Also stops on a NaN distance.
+        if fn_.partial_cmp(&f) != Some(std::cmp::Ordering::Less) {
             break;
         }
         let moved = (na[0] - ua[0]).abs()
