@@ -11,12 +11,16 @@
 //! `r·sin²(θ/2)·cos(θ/2) ≈ r·θ²/4` out, twice the circular sag `r·(1 − cos(θ/2)) ≈ r·θ²/8`,
 //! so `α = 1` (the original Phong tessellation) overshoots the sphere by the facet's own
 //! sag and `α = ½` meets it (icospheres r = 0.1 m: within 47 µm for 320 triangles, 3 µm
-//! for 1,280, 0.14 µm for 5,120, always inside; `tests/physics/smooth.rs`).
+//! for 1,280, 0.2 µm for 5,120, always inside; `tests/physics/smooth.rs`).
 //!
-//! A corner's normal is the mean of the normals of the triangles around its vertex with
-//! Max's weights ([`weighted_normal`]; exact on a sphere) (vertices welded by exact position) that lie within [`CREASE_ANGLE`] of the
-//! triangle's own normal, so a cube's corners keep each face's normal: a triangle whose
-//! three corner normals are its face normal is flat (`h = 0` exactly) and keeps the
+//! A corner's normal is the mean of the normals of the triangles around its vertex
+//! (vertices welded by exact position) with Max's weights `(e₁ × e₂)/(|e₁|²·|e₂|²)`, `e₁`,
+//! `e₂` the triangle's edges from the corner (N. Max, "Weights for computing vertex normals
+//! from facet normals", J. Graphics Tools 4(2), 1999: exact for a polyhedron inscribed in a
+//! sphere, which angle or area weights are not where the valence varies), over the
+//! triangles within [`CREASE_ANGLE`] of the corner's own triangle, so a cube's corners keep
+//! each face's normal: a triangle whose three corner normals are its face normal is flat
+//! (`h = 0` exactly) and keeps the
 //! facets' contact geometry bit for bit.
 
 use msdem_geom::math::Vec3;
