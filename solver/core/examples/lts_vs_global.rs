@@ -60,6 +60,7 @@ fn scene(n: usize, shape: &Shape) -> Scene {
             friction: 0.0,
             restitution: E,
             law: Default::default(),
+            surface: Default::default(),
         }],
         ..Model::default()
     };

@@ -24,6 +24,7 @@ pub mod normal;
 pub mod pair;
 pub mod patch;
 pub mod rolling;
+pub mod smooth;
 pub mod stability;
 
 use crate::model::Other;

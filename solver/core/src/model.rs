@@ -10,6 +10,7 @@
 mod contact_law;
 mod material_pair;
 mod shape;
+pub mod smooth;
 
 pub use contact_law::{ContactLaw, Elastic};
 pub use material_pair::{find_pair, MaterialPair};
@@ -55,6 +56,9 @@ pub struct Material {
     pub restitution: f64,
     /// Contact law (default: the seed's spring).
     pub law: ContactLaw,
+    /// Contact surface: the facets (default) or the curved surface of the vertex normals
+    /// ([`smooth`]).
+    pub surface: smooth::Surface,
 }
 
 /// A static obstacle (infinite mass).

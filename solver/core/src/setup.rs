@@ -69,8 +69,24 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
             friction: m.friction,
             restitution: m.restitution,
             law: contact_law::material_law(m),
+            surface: match m.surface {
+                msdem_scenario::SurfaceSpec::Facets => crate::model::smooth::Surface::Facets,
+                msdem_scenario::SurfaceSpec::Smooth => crate::model::smooth::Surface::Smooth,
+            },
         })
         .collect();
+    // The curved surfaces of the particle shapes, when a material asks for them (obstacles
+    // meet with their facets).
+    if materials
+        .iter()
+        .any(|m| m.surface == crate::model::smooth::Surface::Smooth)
+    {
+        for shape in &mut shapes {
+            if let crate::model::Geometry::Mesh(mesh) = &mut shape.geometry {
+                *mesh = mesh.clone().with_smooth();
+            }
+        }
+    }
     let soups: Vec<place::ObstacleSoup> = obstacles
         .iter()
         .zip(&obstacle_meshes)

@@ -214,6 +214,7 @@ pub mod picard;
 pub mod reference;
 pub mod source;
 mod spec;
+mod surface;
 mod values;
 pub mod yaml;
 
@@ -240,6 +241,7 @@ pub use spec::{
     BoxSpec, ContactPointsSpec, DetectionModeSpec, DetectionSpec, GeneratorSpec, KernelSpec,
     LatticeSpec, MaterialSpec, ParticleSpec, Scenario, TimeSpec,
 };
+pub use surface::SurfaceSpec;
 pub use values::short_number;
 
 /// The only scenario format version this build reads.

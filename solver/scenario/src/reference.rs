@@ -127,6 +127,7 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k(MATERIAL, "youngs_modulus_pa", "number", "Pa", "required for hertz_mindlin", "> 0", "Young's modulus E (hertz_mindlin only)"),
     k(MATERIAL, "poisson_ratio", "number", "-", "required for hertz_mindlin", "(-1, 0.5)", "Poisson's ratio ν (hertz_mindlin only)"),
     k(MATERIAL, "rolling_friction", "number", "-", "0", "≥ 0", "rolling friction coefficient μ_r: torque μ_r·R*·F_n against the relative spin (hertz_mindlin only)"),
+    k(MATERIAL, "surface", "string", "-", "facets", "`facets` or `smooth`", "contact surface: the mesh's flat facets, or the curved surface its vertex normals describe (Phong tessellation, shape factor ½; edges sharper than 30° stay creases, so flat-faced meshes are unchanged); the gap of each fine pair is measured between the curved surfaces (docs/design.md §3)"),
     k(MATERIAL_PAIR, "materials", "[a, b]", "-", "required", "two keys of `materials` (the same one twice: the material with itself)", "the pair"),
     k(MATERIAL_PAIR, "restitution", "number", "-", "mean of the two", "(0, 1]", "coefficient of restitution of the pair"),
     k(MATERIAL_PAIR, "friction", "number", "-", "mean of the two", "≥ 0", "Coulomb friction coefficient μ of the pair"),

@@ -312,6 +312,9 @@ pub struct MaterialSpec {
     /// Rolling friction coefficient μ_r, ≥ 0 (Hertz–Mindlin only; default 0).
     #[serde(skip_serializing_if = "is_default")]
     pub rolling_friction: f64,
+    /// Contact surface: the facets (default) or the curved surface of the vertex normals.
+    #[serde(skip_serializing_if = "is_default")]
+    pub surface: crate::SurfaceSpec,
 }
 
 /// A material's keys as written (`epsilon`, the old name of `halo`, is refused with the
@@ -340,6 +343,8 @@ struct MaterialKeys {
     poisson_ratio: Option<f64>,
     #[serde(default, deserialize_with = "values::non_negative")]
     rolling_friction: f64,
+    #[serde(default)]
+    surface: crate::SurfaceSpec,
 }
 
 impl<'de> Deserialize<'de> for MaterialSpec {
@@ -373,6 +378,7 @@ impl<'de> Deserialize<'de> for MaterialSpec {
                     youngs_modulus_pa: k.youngs_modulus_pa,
                     poisson_ratio: k.poisson_ratio,
                     rolling_friction: k.rolling_friction,
+                    surface: k.surface,
                 })
             }
         }

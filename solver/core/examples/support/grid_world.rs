@@ -134,6 +134,7 @@ fn empty_world(spec: &GridSpec, shape: Shape) -> World {
                 friction: 0.4,
                 restitution: 1.0,
                 law: Default::default(),
+                surface: Default::default(),
             }],
             material_pairs: Vec::new(),
             obstacles: Vec::new(),

@@ -84,7 +84,7 @@ struct Sample {
 
 /// Closest point to `p` on the triangle `(a, b, c)` (Ericson, Real-Time Collision
 /// Detection §5.1.5, in f64).
-fn closest_on_triangle(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> Vec3 {
+pub(crate) fn closest_on_triangle(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> Vec3 {
     let ab = b - a;
     let ac = c - a;
     let ap = p - a;
@@ -598,6 +598,30 @@ pub fn pair_contacts(
         },
     };
     let margin = body_a.epsilon + eps_b;
+    if super::smooth::is_smooth(model, bodies, a, b) {
+        let mut curved = Vec::with_capacity(raw.len());
+        super::smooth::smooth_raw(model, bodies, a, b, raw, margin, &mut curved);
+        if !curved.is_empty() {
+            flat_pair_contacts(model, bodies, a, b, (r_b, margin), &curved, out);
+        }
+        return;
+    }
+    flat_pair_contacts(model, bodies, a, b, (r_b, margin), raw, out);
+}
+
+/// [`pair_contacts`] of fine pairs measured between the surfaces the contact uses; `rm`:
+/// `b`'s bounding radius (`None` for an obstacle) and the pair's margin \[m\].
+fn flat_pair_contacts(
+    model: &Model,
+    bodies: &[Body],
+    a: u32,
+    b: Other,
+    rm: (Option<f64>, f64),
+    raw: &[RawContact],
+    out: &mut Vec<Contact>,
+) {
+    let (r_b, margin) = rm;
+    let body_a = &bodies[a as usize];
     if model.contact_points == ContactPoints::Seed {
         return merge_pair(a, b, raw, 0.5 * margin, out);
     }
@@ -681,7 +705,8 @@ pub fn pair_contacts(
     let hertz = super::pair::PairParams::of(model, bodies, a, b)
         .hertz
         .is_some();
-    apply_seed_floor(a, b, out, first, margin, raw, hertz);
+    let smooth = super::smooth::is_smooth(model, bodies, a, b);
+    apply_seed_floor(a, b, out, first, margin, raw, hertz, smooth);
 }
 
 /// The force floor of the pair (`a`, `b`) (see the module docs): when the pair's
@@ -703,6 +728,7 @@ pub fn pair_contacts(
 /// overlaps, so that its application point moves continuously as a curved face rolls
 /// over its vertices (one deepest point jumps from vertex to vertex: a 1,280-triangle
 /// sphere then rolls 5 % slow, `tests/physics/rolling.rs`).
+#[allow(clippy::too_many_arguments)]
 fn apply_seed_floor(
     a: u32,
     b: Other,
@@ -711,6 +737,7 @@ fn apply_seed_floor(
     margin: f64,
     raw: &[RawContact],
     hertz: bool,
+    smooth: bool,
 ) {
     let Some(deepest) = raw
         .iter()
@@ -738,9 +765,15 @@ fn apply_seed_floor(
     let tie = deepest.dist + TIE_FRACTION * margin;
     let (mut point, mut dir) = (Vec3::zeros(), Vec3::zeros());
     let mut count = 0.0;
+    // Curved surfaces ([`super::smooth`]) meet nearly parallel across a facet edge: two
+    // neighbouring facets' closest points there are different points with normals a
+    // fraction of 10⁻³ rad apart, so there the tie also asks for the same point.
+    let mid = 0.5 * (deepest.p + deepest.q);
+    let same_point =
+        |r: &RawContact| !smooth || (0.5 * (r.p + r.q) - mid).norm() <= TIE_FRACTION * margin;
     for r in raw
         .iter()
-        .filter(|r| r.dist <= tie && r.normal.dot(&deepest.normal) >= TIE_COS)
+        .filter(|r| r.dist <= tie && r.normal.dot(&deepest.normal) >= TIE_COS && same_point(r))
     {
         point += 0.5 * (r.p + r.q);
         dir += r.normal;

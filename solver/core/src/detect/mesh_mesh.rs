@@ -14,6 +14,7 @@ use super::active::CoarseHit;
 use super::broad::CandidatePair;
 use crate::contact::normal::{contact_normal, robust_normal};
 use crate::contact::pair::TINY_DISTANCE;
+use crate::contact::smooth::reach;
 use crate::contact::RawContact;
 use crate::model::{Model, Other};
 use crate::params::{DetectionMode, KernelChoice};
@@ -95,9 +96,16 @@ impl<'w> PairSides<'w> {
                 (&**ob.geometry.tree()?, ob.epsilon, ob.pose)
             }
         };
+        // A curved surface ([`crate::contact::smooth`]) lies up to its sag bound outside
+        // the facets: the traversal reaches that much farther on that side.
+        let eps_b = eps_b
+            + match pair.b {
+                Other::Particle(j) => reach(model, bodies, j),
+                Other::Obstacle(_) => 0.0,
+            };
         Some(PairSides {
             tree_a: shape_a.geometry.tree()?,
-            eps_a: body_a.epsilon,
+            eps_a: body_a.epsilon + reach(model, bodies, pair.a),
             a_to_world: body_a.mesh_to_world(&shape_a.com),
             tree_b,
             eps_b,

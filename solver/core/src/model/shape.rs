@@ -34,6 +34,11 @@ pub struct MeshGeometry {
     /// triangulated (surface patches integrate the finer side of a pair,
     /// [`crate::contact::patch`]).
     pub edge_length: f64,
+    /// Vertex normals and sag bounds of the curved surface the mesh approximates
+    /// ([`super::smooth`]), used where a material asks for `surface: smooth`; empty (every
+    /// triangle flat) until [`MeshGeometry::with_smooth`] computes them (set-up does for
+    /// the particle shapes when a material is smooth).
+    pub smooth: Arc<super::smooth::SmoothSurface>,
 }
 
 impl MeshGeometry {
@@ -47,11 +52,20 @@ impl MeshGeometry {
     ) -> Self {
         MeshGeometry {
             edge_length: edge_length(&tree),
+            smooth: Arc::default(),
             tree,
             mesh_path,
             mesh_hash,
             triangles,
         }
+    }
+}
+
+impl MeshGeometry {
+    /// This geometry with its curved surface ([`MeshGeometry::smooth`]) computed.
+    pub fn with_smooth(mut self) -> Self {
+        self.smooth = Arc::new(super::smooth::SmoothSurface::of(&self.tree));
+        self
     }
 }
 

@@ -78,14 +78,18 @@ pub fn tree(mesh: &TriMesh) -> Arc<msdem_tree::SurrogateTree> {
     Arc::new(build_tree(mesh, [0; 32], &BuildParams::default()).expect("tree builds"))
 }
 
-/// Mesh geometry of `mesh` with its tree ([`tree`]), no file behind it.
+/// Mesh geometry of `mesh` with its tree ([`tree`]) and curved surface (for materials
+/// with `surface: smooth`), no file behind it.
 pub fn mesh_geometry(mesh: &TriMesh) -> Geometry {
-    Geometry::Mesh(MeshGeometry::new(
-        tree(mesh),
-        String::new(),
-        [0; 32],
-        mesh.triangles.len() as u32,
-    ))
+    Geometry::Mesh(
+        MeshGeometry::new(
+            tree(mesh),
+            String::new(),
+            [0; 32],
+            mesh.triangles.len() as u32,
+        )
+        .with_smooth(),
+    )
 }
 
 /// Adds a particle shape; returns its index.
@@ -122,6 +126,7 @@ pub fn add_material(
         friction,
         restitution,
         law: Default::default(),
+        surface: Default::default(),
     });
     (materials.len() - 1) as u32
 }

@@ -30,6 +30,7 @@ pub fn model(materials: &[(f64, f64)], obstacles: &[(f64, f64)]) -> Model {
                 friction,
                 restitution,
                 law: Default::default(),
+                surface: Default::default(),
             })
             .collect(),
         obstacles: obstacles

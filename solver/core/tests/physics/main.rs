@@ -15,4 +15,5 @@ mod motion;
 mod pair_set;
 mod patches;
 mod rolling;
+mod smooth;
 mod sphere_patches;

@@ -8,24 +8,38 @@ use msdem_mesh::generate::{cuboid, icosphere, noise_sphere, plane, NoiseSphere};
 use msdem_solver::contact::force::{accumulate_forces, Wrench};
 use msdem_solver::contact::pair::PairParams;
 use msdem_solver::contact::patch::reference_area;
+use msdem_solver::model::smooth::Surface;
 use msdem_solver::model::{ContactPoints, Other};
 use msdem_solver::world::World;
 
 /// Two 0.2 m cubes of `splits` segments per face edge, face to face at `gap` [m], `b`
 /// shifted sideways by `shift` [m]; no gravity.
 fn cube_pair(splits: u32, gap: f64, shift: f64, points: ContactPoints, e: f64) -> World {
+    cube_pair_on(Surface::Facets, splits, gap, shift, points, e)
+}
+
+/// [`cube_pair`] with the cubes' material meeting with `surface`.
+pub(crate) fn cube_pair_on(
+    surface: Surface,
+    splits: u32,
+    gap: f64,
+    shift: f64,
+    points: ContactPoints,
+    e: f64,
+) -> World {
     let mut w = empty_world(1e-5, [0.0, 0.0, 0.0]);
     w.model.contact_points = points;
     let mesh = cuboid([0.2, 0.2, 0.2], splits).expect("cube");
     let s = add_shape(&mut w, &mesh);
     let m = add_material(&mut w, 1000.0, 0.01, 1000.0, 0.0, e);
+    w.model.materials[m as usize].surface = surface;
     add_particle(&mut w, s, m, [0.0, 0.0, 0.2 + gap]);
     add_particle(&mut w, s, m, [shift, 0.0, 0.0]);
     w
 }
 
 /// Total contact force on body 0 [N] at the current state.
-fn force_on_a(w: &World) -> f64 {
+pub(crate) fn force_on_a(w: &World) -> f64 {
     let mut det = msdem_solver::detect::Detector::new(&w.params);
     let (contacts, _) = detect(w, &mut det);
     let mut wr = vec![Wrench::default(); w.state.bodies.len()];
@@ -114,7 +128,7 @@ fn step_through_impact(w: &mut World, max_steps: u32) {
 }
 
 /// Rebound ratio of a head-on impact of body 0 onto body 1 along −z at `v0` [m/s].
-fn rebound(mut w: World, v0: f64) -> f64 {
+pub(crate) fn rebound(mut w: World, v0: f64) -> f64 {
     w.state.bodies[0].velocity.z = -v0;
     let approach = -v0;
     step_through_impact(&mut w, 400_000);
@@ -145,10 +159,22 @@ fn multi_point_face_impacts_rebound_with_the_requested_restitution() {
 /// `v0` [m/s], a 1,280-triangle icosphere of radius `partner` [m] at rest, or a plane
 /// (`None`); frictionless, restitution `e` on both sides, dt = 10⁻⁵ s.
 fn sphere_rebound(points: ContactPoints, partner: Option<f64>, e: f64, v0: f64) -> f64 {
+    sphere_rebound_on(Surface::Facets, points, partner, e, v0)
+}
+
+/// [`sphere_rebound`] with the spheres' material meeting with `surface`.
+pub(crate) fn sphere_rebound_on(
+    surface: Surface,
+    points: ContactPoints,
+    partner: Option<f64>,
+    e: f64,
+    v0: f64,
+) -> f64 {
     let mut w = empty_world(1e-5, [0.0, 0.0, 0.0]);
     w.model.contact_points = points;
     let small = add_shape(&mut w, &icosphere(0.1, 3).expect("sphere"));
     let m = add_material(&mut w, 1000.0, 0.01, 2000.0, 0.0, e);
+    w.model.materials[m as usize].surface = surface;
     add_particle(&mut w, small, m, [0.0, 0.0, 0.0]);
     let (below, margin) = match partner {
         Some(r) => {
@@ -202,6 +228,18 @@ fn sphere_impacts_rebound_with_the_requested_restitution() {
 /// impact of two 1,280-triangle noisy spheres (η = 1.1), relative to before, head-on and
 /// off-centre, at two time steps.
 fn elastic_energy_ratio(points: ContactPoints, dt: f64, ra: f64, rb: f64, offset: f64) -> f64 {
+    elastic_energy_ratio_on(Surface::Facets, points, dt, ra, rb, offset)
+}
+
+/// [`elastic_energy_ratio`] with the spheres' material meeting with `surface`.
+pub(crate) fn elastic_energy_ratio_on(
+    surface: Surface,
+    points: ContactPoints,
+    dt: f64,
+    ra: f64,
+    rb: f64,
+    offset: f64,
+) -> f64 {
     let noisy = |radius: f64, seed: u32| {
         noise_sphere(&NoiseSphere {
             radius,
@@ -217,6 +255,7 @@ fn elastic_energy_ratio(points: ContactPoints, dt: f64, ra: f64, rb: f64, offset
     let small = add_shape(&mut w, &noisy(ra, 1));
     let big = add_shape(&mut w, &noisy(rb, 2));
     let m = add_material(&mut w, 2500.0, 0.03, 5000.0, 0.0, 1.0);
+    w.model.materials[m as usize].surface = surface;
     add_particle(&mut w, small, m, [0.0, 0.0, 0.0]);
     add_particle(&mut w, big, m, [0.0, offset, 0.0]);
     let (r0, r1) = (w.state.bodies[0].radius, w.state.bodies[1].radius);

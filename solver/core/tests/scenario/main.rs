@@ -14,4 +14,5 @@ mod lts;
 mod patterns;
 mod run;
 mod setup;
+mod surface;
 mod usage;

@@ -1,0 +1,217 @@
+//! The curved surface a triangle mesh approximates (issue 14, `docs/design.md` §3,
+//! *Smooth surfaces*): vertex normals per triangle corner, split at creases, and the
+//! Phong tessellation they describe (Boubekeur & Alexa 2008, shape factor `α = ½`).
+//!
+//! For a point `p` of a facet with barycentric coordinates `b` and corner normals `nᵢ`,
+//! the curved point is `p* = p + α·Σ bᵢ·(πᵢ(p) − p)`, `πᵢ(p) = p − ((p − vᵢ)·nᵢ)·nᵢ`
+//! the projection of `p` on the tangent plane of corner `i`; its height above the facet is
+//! the *sag* `h(p) = (p* − p)·n_f` and its normal `normalise(Σ bᵢ nᵢ)`. `α = ½` makes the
+//! surface of a sphere's inscribed polyhedron the sphere to second order in the edge
+//! angle: along an edge of angle `θ` (seen from the centre) the projections lie
+//! `r·sin²(θ/2)·cos(θ/2) ≈ r·θ²/4` out, twice the circular sag `r·(1 − cos(θ/2)) ≈ r·θ²/8`,
+//! so `α = 1` (the original Phong tessellation) overshoots the sphere by the facet's own
+//! sag and `α = ½` meets it (icospheres r = 0.1 m: within 47 µm for 320 triangles, 3 µm
+//! for 1,280, 0.2 µm for 5,120, always inside; `tests/physics/smooth.rs`).
+//!
+//! A corner's normal is the mean of the normals of the triangles around its vertex
+//! (vertices welded by exact position) with Max's weights `(e₁ × e₂)/(|e₁|²·|e₂|²)`, `e₁`,
+//! `e₂` the triangle's edges from the corner (N. Max, "Weights for computing vertex normals
+//! from facet normals", J. Graphics Tools 4(2), 1999: exact for a polyhedron inscribed in a
+//! sphere, which angle or area weights are not where the valence varies), over the
+//! triangles within [`CREASE_ANGLE`] of the corner's own triangle, so a cube's corners keep
+//! each face's normal: a triangle whose three corner normals are its face normal is flat
+//! (`h = 0` exactly) and keeps the
+//! facets' contact geometry bit for bit.
+
+use msdem_geom::math::Vec3;
+use msdem_tree::{SurrogateTree, NO_TRIANGLE};
+
+/// Dihedral angle \[rad\] above which an edge is a crease (30°): the faces on either side
+/// keep separate vertex normals (cube edges, rock ridges).
+pub const CREASE_ANGLE: f64 = std::f64::consts::PI / 6.0;
+
+/// Phong shape factor `α` (see the module docs: `½` follows a sphere to second order).
+pub const SHAPE_FACTOR: f64 = 0.5;
+
+/// Corner normals closer than this angle \[rad\] to their face normal are the face normal
+/// (a tessellated flat face: its welded normals differ from the face's by rounding).
+const FLAT_ANGLE: f64 = 1e-6;
+
+/// Vertex normals of a mesh's real triangles and the largest sag they produce, in the
+/// mesh frame.
+#[derive(Clone, Debug, Default)]
+pub struct SmoothSurface {
+    /// Per soup triangle of the tree: its corner normals, or `None` where the triangle is
+    /// flat (all three corners carry its face normal) or a surrogate.
+    pub corners: Vec<Option<[Vec3; 3]>>,
+    /// Per soup triangle: the upper bound \[m\] of its sag (`α·L·max sin θᵢ`, below; 0
+    /// where flat).
+    pub sag_m: Vec<f64>,
+    /// Upper bound \[m\] of the sag `h` over every triangle: `α·L·max sin θᵢ` with `L` the
+    /// triangle's longest edge and `θᵢ` the angles between its corner normals and its face
+    /// normal (`|(p − vᵢ)·nᵢ| ≤ L·sin θᵢ` for `p` in the facet). Detection reaches this much
+    /// farther so that no pair enters the force law with a jump.
+    pub sag_bound_m: f64,
+}
+
+/// Unit normal of a triangle (`None` if degenerate).
+fn face_normal(v: &[Vec3; 3]) -> Option<Vec3> {
+    (v[1] - v[0]).cross(&(v[2] - v[0])).try_normalize(0.0)
+}
+
+/// Max's weighted face normal of triangle `v` at corner `i`: `(e₁ × e₂)/(|e₁|²·|e₂|²)`
+/// with `e₁`, `e₂` its edges from the corner (N. Max, "Weights for computing vertex
+/// normals from facet normals", J. Graphics Tools 4(2), 1999: exact for a polyhedron
+/// inscribed in a sphere, which angle or area weights are not where the valence varies).
+fn weighted_normal(v: &[Vec3; 3], i: usize) -> Vec3 {
+    let e1 = v[(i + 1) % 3] - v[i];
+    let e2 = v[(i + 2) % 3] - v[i];
+    let w = e1.norm_squared() * e2.norm_squared();
+    if w > 0.0 {
+        e1.cross(&e2) / w
+    } else {
+        Vec3::zeros()
+    }
+}
+
+impl SmoothSurface {
+    /// The smooth surface of `tree`'s real triangles (see the module docs). Cost: one sort
+    /// of the `3·n` corners by position.
+    pub fn of(tree: &SurrogateTree) -> Self {
+        let n = tree.soup.len();
+        let verts: Vec<[Vec3; 3]> = tree
+            .soup
+            .iter()
+            .map(|t| {
+                t.v.map(|p| Vec3::new(f64::from(p[0]), f64::from(p[1]), f64::from(p[2])))
+            })
+            .collect();
+        let normals: Vec<Option<Vec3>> = verts
+            .iter()
+            .zip(&tree.source)
+            .map(|(v, &s)| {
+                if s == NO_TRIANGLE {
+                    None
+                } else {
+                    face_normal(v)
+                }
+            })
+            .collect();
+        // Corners grouped by their vertex's exact position (f32 bits), in a fixed order.
+        let mut keys: Vec<([u32; 3], u32, u8)> = Vec::with_capacity(3 * n);
+        for (t, tri) in tree.soup.iter().enumerate() {
+            if normals[t].is_none() {
+                continue;
+            }
+            for (i, p) in tri.v.iter().enumerate() {
+                keys.push((p.map(f32::to_bits), t as u32, i as u8));
+            }
+        }
+        keys.sort_unstable();
+        let mut corners: Vec<Option<[Vec3; 3]>> = vec![None; n];
+        let mut acc: Vec<[Vec3; 3]> = vec![[Vec3::zeros(); 3]; n];
+        let cos_crease = CREASE_ANGLE.cos();
+        let mut start = 0;
+        while start < keys.len() {
+            let mut end = start + 1;
+            while end < keys.len() && keys[end].0 == keys[start].0 {
+                end += 1;
+            }
+            let group = &keys[start..end];
+            for &(_, t, i) in group {
+                let own = normals[t as usize].unwrap_or_else(Vec3::zeros);
+                let mut sum = Vec3::zeros();
+                for &(_, u, j) in group {
+                    let nu = normals[u as usize].unwrap_or_else(Vec3::zeros);
+                    if u == t || nu.dot(&own) >= cos_crease {
+                        sum += weighted_normal(&verts[u as usize], j as usize);
+                    }
+                }
+                acc[t as usize][i as usize] = sum.try_normalize(0.0).unwrap_or(own);
+            }
+            start = end;
+        }
+        let cos_flat = FLAT_ANGLE.cos();
+        let mut sag_bound_m: f64 = 0.0;
+        let mut sag_m = vec![0.0; n];
+        for t in 0..n {
+            let Some(nf) = normals[t] else { continue };
+            let c = acc[t];
+            if c.iter().all(|ni| ni.dot(&nf) >= cos_flat) {
+                continue;
+            }
+            let v = &verts[t];
+            let longest = (v[1] - v[0])
+                .norm()
+                .max((v[2] - v[1]).norm())
+                .max((v[0] - v[2]).norm());
+            let sin = c
+                .iter()
+                .map(|ni| (ni - ni.dot(&nf) * nf).norm())
+                .fold(0.0, f64::max);
+            sag_m[t] = SHAPE_FACTOR * longest * sin;
+            sag_bound_m = sag_bound_m.max(sag_m[t]);
+            corners[t] = Some(c);
+        }
+        SmoothSurface {
+            corners,
+            sag_m,
+            sag_bound_m,
+        }
+    }
+}
+
+/// The curved point and normal over a point of a facet (see the module docs).
+#[derive(Clone, Copy, Debug)]
+pub struct CurvedPoint {
+    /// Displacement `p* − p` \[m\].
+    pub offset: Vec3,
+    /// Unit normal of the curved surface there.
+    pub normal: Vec3,
+}
+
+/// Barycentric coordinates of `p` (in the plane of `v`) with respect to `v`.
+pub fn barycentric(p: &Vec3, v: &[Vec3; 3]) -> [f64; 3] {
+    let e0 = v[1] - v[0];
+    let e1 = v[2] - v[0];
+    let e2 = p - v[0];
+    let d00 = e0.dot(&e0);
+    let d01 = e0.dot(&e1);
+    let d11 = e1.dot(&e1);
+    let d20 = e2.dot(&e0);
+    let d21 = e2.dot(&e1);
+    let den = d00 * d11 - d01 * d01;
+    if den == 0.0 || !den.is_finite() {
+        return [1.0, 0.0, 0.0];
+    }
+    let b1 = (d11 * d20 - d01 * d21) / den;
+    let b2 = (d00 * d21 - d01 * d20) / den;
+    [1.0 - b1 - b2, b1, b2]
+}
+
+/// The curved point over `p` on the facet `v` (corners, same frame as `p`) with corner
+/// normals `n` (same frame), shape factor [`SHAPE_FACTOR`].
+pub fn curved_point(p: &Vec3, v: &[Vec3; 3], n: &[Vec3; 3]) -> CurvedPoint {
+    let b = barycentric(p, v);
+    let mut offset = Vec3::zeros();
+    let mut normal = Vec3::zeros();
+    for i in 0..3 {
+        offset -= (b[i] * (p - v[i]).dot(&n[i])) * n[i];
+        normal += b[i] * n[i];
+    }
+    CurvedPoint {
+        offset: SHAPE_FACTOR * offset,
+        normal: normal.try_normalize(0.0).unwrap_or(n[0]),
+    }
+}
+
+/// Which surface a material's particles meet others with (`materials.NAME.surface`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Surface {
+    /// The mesh's flat facets (seed 000 §2; the default).
+    #[default]
+    Facets,
+    /// The curved surface its vertex normals describe where the mesh is smooth
+    /// ([`SmoothSurface`]); facets at creases.
+    Smooth,
+}
