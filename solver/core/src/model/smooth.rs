@@ -1,6 +1,6 @@
 //! The curved surface a triangle mesh approximates (issue 14, `docs/design.md` §3,
 //! *Smooth surfaces*): vertex normals per triangle corner, split at creases, and the
-//! Phong tessellation they describe (Boubekeur & Alexa 2008, shape factor `α = ½`).
+//! Phong tessellation they describe (shape factor `α = ½`).
 //!
 //! For a point `p` of a facet with barycentric coordinates `b` and corner normals `nᵢ`,
 //! the curved point is `p* = p + α·Σ bᵢ·(πᵢ(p) − p)`, `πᵢ(p) = p − ((p − vᵢ)·nᵢ)·nᵢ`
@@ -15,8 +15,7 @@
 //!
 //! A corner's normal is the mean of the normals of the triangles around its vertex
 //! (vertices welded by exact position) with Max's weights `(e₁ × e₂)/(|e₁|²·|e₂|²)`, `e₁`,
-//! `e₂` the triangle's edges from the corner (N. Max, "Weights for computing vertex normals
-//! from facet normals", J. Graphics Tools 4(2), 1999: exact for a polyhedron inscribed in a
+//! `e₂` the triangle's edges from the corner (exact for a polyhedron inscribed in a
 //! sphere, which angle or area weights are not where the valence varies), over the
 //! triangles within [`CREASE_ANGLE`] of the corner's own triangle, so a cube's corners keep
 //! each face's normal: a triangle whose three corner normals are its face normal is flat
@@ -60,9 +59,8 @@ fn face_normal(v: &[Vec3; 3]) -> Option<Vec3> {
 }
 
 /// Max's weighted face normal of triangle `v` at corner `i`: `(e₁ × e₂)/(|e₁|²·|e₂|²)`
-/// with `e₁`, `e₂` its edges from the corner (N. Max, "Weights for computing vertex
-/// normals from facet normals", J. Graphics Tools 4(2), 1999: exact for a polyhedron
-/// inscribed in a sphere, which angle or area weights are not where the valence varies).
+/// with `e₁`, `e₂` its edges from the corner (exact for a polyhedron inscribed in a
+/// sphere, which angle or area weights are not where the valence varies).
 fn weighted_normal(v: &[Vec3; 3], i: usize) -> Vec3 {
     let e1 = v[(i + 1) % 3] - v[i];
     let e2 = v[(i + 2) % 3] - v[i];
