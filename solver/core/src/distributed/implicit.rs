@@ -38,8 +38,9 @@
 //! assembled on rank 0, and a resumed run shares it out again at any rank count
 //! ([`restart`]).
 //!
-//! Not distributed: the Newton update (`picard.acceleration: newton`, whose contact
-//! Jacobian is solved over the whole contact graph) — refused at setup.
+//! Not distributed: the Newton updates (`picard.acceleration: newton` or
+//! `piecewise_linear`, whose contact systems are solved over the whole contact graph) —
+//! refused at setup.
 
 pub mod restart;
 
@@ -142,11 +143,12 @@ impl DistributedImplicit {
         size: u32,
         rebalance_above: f64,
     ) -> Result<Self, String> {
-        if params.picard.acceleration == PicardAcceleration::Newton {
+        if params.picard.acceleration != PicardAcceleration::Aitken {
             return Err(
                 "distributed implicit runs relax the Picard updates by Aitken's rule; the \
-                 Newton update (`picard.acceleration: newton`) solves one system over all \
-                 particles and runs on one rank only (run it without mpirun or with one rank)"
+                 Newton updates (`picard.acceleration: newton` or `piecewise_linear`) solve \
+                 one system over all particles and run on one rank only (run it without \
+                 mpirun or with one rank)"
                     .to_owned(),
             );
         }

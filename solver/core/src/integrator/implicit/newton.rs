@@ -41,7 +41,7 @@ use nalgebra::{Matrix6, Vector6};
 
 /// Generalised 6-vector: force/linear part first, torque/angular part second.
 pub type Vec6 = Vector6<f64>;
-type Mat6 = Matrix6<f64>;
+pub(super) type Mat6 = Matrix6<f64>;
 
 /// The 6-vector `(a, b)`.
 pub(super) fn join(a: &Vec3, b: &Vec3) -> Vec6 {
@@ -84,12 +84,16 @@ pub struct ContactJacobian {
 }
 
 /// Effective normal stiffness `k_c` \[N/m\] and damping `c_c` \[N·s/m\] of each contact of
-/// one body pair at the current guess (see the module docs; `s_c = θ²Δt²·k_c + θΔt·c_c`).
+/// one body pair at the current guess (see the module docs; `s_c = θ²Δt²·k_c + θΔt·c_c`),
+/// and the slope `∂F_n/∂δ` \[N/m\] of its force along a common change of the overlaps:
+/// `k_c` counts the dashpot's share `k·(1 + D/S)`, which is the force over the overlap;
+/// the slope is the spring alone below the dashpot's cap (the dashpot force depends on
+/// the approach speed, not on the overlap) and `(1 + β)·k` at the cap.
 fn pair_coefficients(
     pp: &PairParams,
     group: &[Contact],
     rel: &dyn Fn(&Vec3) -> Vec3,
-    out: &mut Vec<(f64, f64)>,
+    out: &mut Vec<(f64, f64, f64)>,
 ) {
     if let Some(hz) = &pp.hertz {
         let depth = group.iter().map(|c| c.depth).fold(0.0, f64::max);
@@ -97,7 +101,7 @@ fn pair_coefficients(
         let total: f64 = group.iter().map(|c| c.weight).sum();
         for c in group {
             let share = if total > 0.0 { c.weight / total } else { 0.0 };
-            out.push((k * share, 0.0));
+            out.push((k * share, 0.0, k * share));
         }
         return;
     }
@@ -109,12 +113,13 @@ fn pair_coefficients(
         let overlap = (pp.margin - c.dist).clamp(0.0, pp.margin);
         let kc = if overlap <= 0.0 || ratio <= -1.0 {
             // No force: the semi-smooth Jacobian is zero.
-            (0.0, 0.0)
+            (0.0, 0.0, 0.0)
         } else if ratio >= DAMPING_CAP {
-            ((1.0 + DAMPING_CAP) * k * c.weight, 0.0)
+            let capped = (1.0 + DAMPING_CAP) * k * c.weight;
+            (capped, 0.0, capped)
         } else {
             let share = if weight > 0.0 { c.weight / weight } else { 0.0 };
-            (k * c.weight * (1.0 + ratio), damping * share)
+            (k * c.weight * (1.0 + ratio), damping * share, k * c.weight)
         };
         out.push(kc);
     }
@@ -132,6 +137,107 @@ struct Term {
     approach: f64,
 }
 
+/// One contact with a normal force at a guess, linearised (see the module docs).
+#[derive(Clone, Debug)]
+pub(super) struct Row {
+    /// The particle `a` and the other particle (`None`: an obstacle).
+    pub a: usize,
+    pub b: Option<usize>,
+    /// Jacobian rows `(n, (x − x_a) × n)` of `a` and of `b` (zero for an obstacle).
+    pub ja: Vec6,
+    pub jb: Vec6,
+    /// Unit normal from `b` towards `a`.
+    pub normal: Vec3,
+    /// Effective normal stiffness `k_c` \[N/m\] and damping `c_c` \[N·s/m\].
+    pub stiffness: f64,
+    pub damping: f64,
+    /// `s_c = θ²Δt²·k_c + θΔt·c_c` \[kg\].
+    pub s: f64,
+    /// Normal component of the relative velocity `v_a(x) − v_b(x)` \[m/s\].
+    pub approach: f64,
+    /// The pair's halo margin \[m\] (the spring acts while `dist < margin`).
+    pub margin: f64,
+    /// `∂F_n/∂δ` \[N/m\] (see `pair_coefficients`).
+    pub slope: f64,
+    /// Index of the contact in the contacts linearised.
+    pub index: usize,
+}
+
+/// Calls `f` with every fine contact of `contacts` (merged, grouped by body pair) that
+/// has a normal force at the guess `bodies`, and its linearisation for the time step
+/// `dt` \[s\] and implicitness `theta` (contacts without force — a dashpot clamping it
+/// to 0 — and contacts of unknown bodies are skipped).
+pub(super) fn linearise(
+    model: &Model,
+    bodies: &[Body],
+    contacts: &[Contact],
+    dt: f64,
+    theta: f64,
+    mut f: impl FnMut(&Contact, Row),
+) {
+    let n = bodies.len();
+    let mut coefficients = Vec::new();
+    let (pos, vel) = (theta * theta * dt * dt, theta * dt);
+    let mut start = 0;
+    while start < contacts.len() {
+        let (a, b) = (contacts[start].a, contacts[start].b);
+        let mut end = start + 1;
+        while end < contacts.len() && contacts[end].a == a && contacts[end].b == b {
+            end += 1;
+        }
+        let group = &contacts[start..end];
+        let first = start;
+        start = end;
+        if a as usize >= n {
+            continue;
+        }
+        let other = match b {
+            Other::Particle(j) if (j as usize) < n => Some(j as usize),
+            Other::Particle(_) => continue,
+            Other::Obstacle(_) => None,
+        };
+        let pp = PairParams::of(model, bodies, a, b);
+        let ba = &bodies[a as usize];
+        let rel = |x: &Vec3| {
+            let mut v = point_velocity(ba, x);
+            if let Some(j) = other {
+                v -= point_velocity(&bodies[j], x);
+            }
+            v
+        };
+        coefficients.clear();
+        pair_coefficients(&pp, group, &rel, &mut coefficients);
+        for (i, (c, &(k, d, slope))) in group.iter().zip(&coefficients).enumerate() {
+            let s = pos * k + vel * d;
+            if !(s.is_finite() && s > 0.0) {
+                continue;
+            }
+            let ja = join(&c.normal, &(c.point - ba.position).cross(&c.normal));
+            let jb = match other {
+                Some(j) => join(&c.normal, &(c.point - bodies[j].position).cross(&c.normal)),
+                None => Vec6::zeros(),
+            };
+            f(
+                c,
+                Row {
+                    a: a as usize,
+                    b: other,
+                    ja,
+                    jb,
+                    normal: c.normal,
+                    stiffness: k,
+                    damping: d,
+                    s,
+                    approach: rel(&c.point).dot(&c.normal),
+                    margin: pp.margin,
+                    slope,
+                    index: first + i,
+                },
+            );
+        }
+    }
+}
+
 impl ContactJacobian {
     /// Assembles the Jacobian of the fine `contacts` at the guess `bodies` for the time
     /// step `dt` \[s\] and implicitness `theta` (see the module docs).
@@ -143,7 +249,26 @@ impl ContactJacobian {
         dt: f64,
         theta: f64,
     ) {
-        let n = bodies.len();
+        self.begin(bodies);
+        let mut rows = Vec::new();
+        linearise(model, bodies, contacts, dt, theta, |_, row| rows.push(row));
+        for row in rows {
+            self.push(row.a, row.b, row.ja, row.jb, row.s);
+            self.terms.push(Term {
+                a: row.a,
+                b: row.b,
+                normal: row.normal,
+                stiffness: row.stiffness,
+                damping: row.damping,
+                approach: row.approach,
+            });
+        }
+        self.finish();
+    }
+
+    /// Starts a system over `bodies`: their generalised masses `𝓜 = diag(M·I, I_w)`
+    /// (world-frame inertia at these poses) and no contact rows.
+    pub(super) fn begin(&mut self, bodies: &[Body]) {
         self.blocks.clear();
         self.terms.clear();
         self.mass.clear();
@@ -157,67 +282,32 @@ impl ContactJacobian {
             m
         }));
         self.diagonal.clone_from(&self.mass);
-        let mut coefficients = Vec::new();
-        let (pos, vel) = (theta * theta * dt * dt, theta * dt);
-        let mut start = 0;
-        while start < contacts.len() {
-            let (a, b) = (contacts[start].a, contacts[start].b);
-            let mut end = start + 1;
-            while end < contacts.len() && contacts[end].a == a && contacts[end].b == b {
-                end += 1;
-            }
-            let group = &contacts[start..end];
-            start = end;
-            if a as usize >= n {
-                continue;
-            }
-            let other = match b {
-                Other::Particle(j) if (j as usize) < n => Some(j as usize),
-                Other::Particle(_) => continue,
-                Other::Obstacle(_) => None,
-            };
-            let pp = PairParams::of(model, bodies, a, b);
-            let ba = &bodies[a as usize];
-            let rel = |x: &Vec3| {
-                let mut v = point_velocity(ba, x);
-                if let Some(j) = other {
-                    v -= point_velocity(&bodies[j], x);
-                }
-                v
-            };
-            coefficients.clear();
-            pair_coefficients(&pp, group, &rel, &mut coefficients);
-            for (c, &(k, d)) in group.iter().zip(&coefficients) {
-                let s = pos * k + vel * d;
-                if !(s.is_finite() && s > 0.0) {
-                    continue;
-                }
-                let ja = join(&c.normal, &(c.point - ba.position).cross(&c.normal));
-                let jb = match other {
-                    Some(j) => join(&c.normal, &(c.point - bodies[j].position).cross(&c.normal)),
-                    None => Vec6::zeros(),
-                };
-                self.diagonal[a as usize] += s * ja * ja.transpose();
-                if let Some(j) = other {
-                    self.diagonal[j] += s * jb * jb.transpose();
-                }
-                self.blocks.push(Block {
-                    a: a as usize,
-                    b: other,
-                    ja,
-                    jb,
-                    s,
-                });
-                self.terms.push(Term {
-                    a: a as usize,
-                    b: other,
-                    normal: c.normal,
-                    stiffness: k,
-                    damping: d,
-                    approach: rel(&c.point).dot(&c.normal),
-                });
-            }
+    }
+
+    /// Drops the contact rows, keeping the masses of [`ContactJacobian::begin`].
+    pub(super) fn clear_rows(&mut self) {
+        self.blocks.clear();
+        self.terms.clear();
+        self.diagonal.clone_from(&self.mass);
+    }
+
+    /// Adds the row `s·J·Jᵀ` of a contact between particle `a` (row `ja`) and particle `b`
+    /// (row `jb`; `None`: an obstacle) with the weight `s` \[kg\] (ignored unless finite
+    /// and positive, or when an index is out of range).
+    pub(super) fn push(&mut self, a: usize, b: Option<usize>, ja: Vec6, jb: Vec6, s: f64) {
+        let n = self.mass.len();
+        if !(s.is_finite() && s > 0.0) || a >= n || b.is_some_and(|j| j >= n) {
+            return;
         }
+        self.diagonal[a] += s * ja * ja.transpose();
+        if let Some(j) = b {
+            self.diagonal[j] += s * jb * jb.transpose();
+        }
+        self.blocks.push(Block { a, b, ja, jb, s });
+    }
+
+    /// Inverts the 6×6 diagonal blocks (the preconditioner) after the rows are pushed.
+    pub(super) fn finish(&mut self) {
         self.inverse.clear();
         self.inverse
             .extend(self.diagonal.iter().zip(&self.mass).map(|(d, m)| {
@@ -225,6 +315,17 @@ impl ContactJacobian {
                     .or_else(|| m.try_inverse())
                     .unwrap_or_else(Mat6::zeros)
             }));
+    }
+
+    /// Per particle: the generalised mass `𝓜` of [`ContactJacobian::begin`].
+    pub(super) fn masses(&self) -> &[Mat6] {
+        &self.mass
+    }
+
+    /// Per particle: the generalised accelerations `q` of the last
+    /// [`ContactJacobian::solve`].
+    pub(super) fn solution(&self) -> &[Vec6] {
+        &self.x
     }
 
     /// The linearly implicit first guess of a step (a Rosenbrock-type step): the
