@@ -73,8 +73,11 @@ pub struct ContactJacobian {
     /// Per particle: `𝓜 + Σ s·J·Jᵀ` (the 6×6 diagonal block) and its inverse.
     diagonal: Vec<Mat6>,
     inverse: Vec<Mat6>,
-    /// Per particle: the generalised mass `𝓜 = diag(M·I, I_w)`.
+    /// Per particle: the generalised mass `𝓜 = diag(M·I, I_w)`, its inverse, and whether
+    /// a contact row reached its diagonal block.
     mass: Vec<Mat6>,
+    mass_inverse: Vec<Mat6>,
+    touched: Vec<bool>,
     /// CG vectors.
     x: Vec<Vec6>,
     r: Vec<Vec6>,
@@ -85,15 +88,18 @@ pub struct ContactJacobian {
 
 /// Effective normal stiffness `k_c` \[N/m\] and damping `c_c` \[N·s/m\] of each contact of
 /// one body pair at the current guess (see the module docs; `s_c = θ²Δt²·k_c + θΔt·c_c`),
-/// and the slope `∂F_n/∂δ` \[N/m\] of its force along a common change of the overlaps:
-/// `k_c` counts the dashpot's share `k·(1 + D/S)`, which is the force over the overlap;
-/// the slope is the spring alone below the dashpot's cap (the dashpot force depends on
-/// the approach speed, not on the overlap) and `(1 + β)·k` at the cap.
+/// and the slopes of the linear force law `k·δ + c·δ̇` that is clamped at zero and capped
+/// (the piecewise-linear update, [`super::pwl`]): `∂F_n/∂δ` \[N/m\] along a common change
+/// of the overlaps and `∂F_n/∂δ̇` \[N·s/m\]. `k_c` counts the dashpot's share
+/// `k·(1 + D/S)` (the force over the overlap) and is zero where the dashpot clamps the
+/// force to zero; the slopes are the spring and the dashpot below the cap (also where the
+/// force is clamped: they tell how far the contact is from pushing again) and
+/// `(1 + β)·k` and 0 at the cap.
 fn pair_coefficients(
     pp: &PairParams,
     group: &[Contact],
     rel: &dyn Fn(&Vec3) -> Vec3,
-    out: &mut Vec<(f64, f64, f64)>,
+    out: &mut Vec<Coefficients>,
 ) {
     if let Some(hz) = &pp.hertz {
         let depth = group.iter().map(|c| c.depth).fold(0.0, f64::max);
@@ -101,7 +107,12 @@ fn pair_coefficients(
         let total: f64 = group.iter().map(|c| c.weight).sum();
         for c in group {
             let share = if total > 0.0 { c.weight / total } else { 0.0 };
-            out.push((k * share, 0.0, k * share));
+            out.push(Coefficients {
+                stiffness: k * share,
+                damping: 0.0,
+                slope: k * share,
+                slope_damping: 0.0,
+            });
         }
         return;
     }
@@ -111,18 +122,45 @@ fn pair_coefficients(
     let damping = 2.0 * pp.damping_ratio() * (k * weight * pp.effective_mass).sqrt();
     for c in group {
         let overlap = (pp.margin - c.dist).clamp(0.0, pp.margin);
-        let kc = if overlap <= 0.0 || ratio <= -1.0 {
+        let share = if weight > 0.0 { c.weight / weight } else { 0.0 };
+        let kc = if overlap <= 0.0 {
+            Coefficients::default()
+        } else if ratio <= -1.0 {
             // No force: the semi-smooth Jacobian is zero.
-            (0.0, 0.0, 0.0)
+            Coefficients {
+                slope: k * c.weight,
+                slope_damping: damping * share,
+                ..Coefficients::default()
+            }
         } else if ratio >= DAMPING_CAP {
             let capped = (1.0 + DAMPING_CAP) * k * c.weight;
-            (capped, 0.0, capped)
+            Coefficients {
+                stiffness: capped,
+                damping: 0.0,
+                slope: capped,
+                slope_damping: 0.0,
+            }
         } else {
-            let share = if weight > 0.0 { c.weight / weight } else { 0.0 };
-            (k * c.weight * (1.0 + ratio), damping * share, k * c.weight)
+            Coefficients {
+                stiffness: k * c.weight * (1.0 + ratio),
+                damping: damping * share,
+                slope: k * c.weight,
+                slope_damping: damping * share,
+            }
         };
         out.push(kc);
     }
+}
+
+/// What [`pair_coefficients`] finds for one contact.
+#[derive(Clone, Copy, Debug, Default)]
+struct Coefficients {
+    /// `k_c` \[N/m\] and `c_c` \[N·s/m\] of the Newton update.
+    stiffness: f64,
+    damping: f64,
+    /// `∂F_n/∂δ` \[N/m\] and `∂F_n/∂δ̇` \[N·s/m\] of the linear law.
+    slope: f64,
+    slope_damping: f64,
 }
 
 /// One contact's linearisation: normal, effective stiffness and damping, and the normal
@@ -157,16 +195,18 @@ pub(super) struct Row {
     pub approach: f64,
     /// The pair's halo margin \[m\] (the spring acts while `dist < margin`).
     pub margin: f64,
-    /// `∂F_n/∂δ` \[N/m\] (see `pair_coefficients`).
+    /// `∂F_n/∂δ` \[N/m\] and `∂F_n/∂δ̇` \[N·s/m\] of the linear law (see
+    /// `pair_coefficients`).
     pub slope: f64,
+    pub slope_damping: f64,
     /// Index of the contact in the contacts linearised.
     pub index: usize,
 }
 
-/// Calls `f` with every fine contact of `contacts` (merged, grouped by body pair) that
-/// has a normal force at the guess `bodies`, and its linearisation for the time step
-/// `dt` \[s\] and implicitness `theta` (contacts without force — a dashpot clamping it
-/// to 0 — and contacts of unknown bodies are skipped).
+/// Calls `f` with every fine contact of `contacts` (merged, grouped by body pair) and its
+/// linearisation at the guess `bodies` for the time step `dt` \[s\] and implicitness
+/// `theta` (contacts of unknown bodies are skipped; a contact whose force the dashpot
+/// clamps to zero comes with `s = 0` and the slopes of its linear law).
 pub(super) fn linearise(
     model: &Model,
     bodies: &[Body],
@@ -207,9 +247,11 @@ pub(super) fn linearise(
         };
         coefficients.clear();
         pair_coefficients(&pp, group, &rel, &mut coefficients);
-        for (i, (c, &(k, d, slope))) in group.iter().zip(&coefficients).enumerate() {
+        for (i, (c, co)) in group.iter().zip(&coefficients).enumerate() {
+            let (k, d) = (co.stiffness, co.damping);
             let s = pos * k + vel * d;
-            if !(s.is_finite() && s > 0.0) {
+            let linear = pos * co.slope + vel * co.slope_damping;
+            if !(s.is_finite() && s > 0.0) && !(linear.is_finite() && linear > 0.0) {
                 continue;
             }
             let ja = join(&c.normal, &(c.point - ba.position).cross(&c.normal));
@@ -230,7 +272,8 @@ pub(super) fn linearise(
                     s,
                     approach: rel(&c.point).dot(&c.normal),
                     margin: pp.margin,
-                    slope,
+                    slope: co.slope,
+                    slope_damping: co.slope_damping,
                     index: first + i,
                 },
             );
@@ -253,6 +296,10 @@ impl ContactJacobian {
         let mut rows = Vec::new();
         linearise(model, bodies, contacts, dt, theta, |_, row| rows.push(row));
         for row in rows {
+            if !(row.s.is_finite() && row.s > 0.0) {
+                // No force at this guess: the semi-smooth Jacobian is zero.
+                continue;
+            }
             self.push(row.a, row.b, row.ja, row.jb, row.s);
             self.terms.push(Term {
                 a: row.a,
@@ -282,13 +329,30 @@ impl ContactJacobian {
             m
         }));
         self.diagonal.clone_from(&self.mass);
+        self.mass_inverse.clear();
+        self.mass_inverse.extend(bodies.iter().map(|b| {
+            let r = b.orientation.to_rotation_matrix();
+            let inverse = r.matrix() * b.inv_inertia * r.matrix().transpose();
+            let mut m = Mat6::zeros();
+            m.fixed_view_mut::<3, 3>(0, 0)
+                .copy_from(&(Mat3::identity() / b.mass));
+            m.fixed_view_mut::<3, 3>(3, 3).copy_from(&inverse);
+            m
+        }));
+        self.touched.clear();
+        self.touched.resize(bodies.len(), false);
     }
 
     /// Drops the contact rows, keeping the masses of [`ContactJacobian::begin`].
     pub(super) fn clear_rows(&mut self) {
         self.blocks.clear();
         self.terms.clear();
-        self.diagonal.clone_from(&self.mass);
+        for (i, t) in self.touched.iter_mut().enumerate() {
+            if *t {
+                self.diagonal[i] = self.mass[i];
+                *t = false;
+            }
+        }
     }
 
     /// Adds the row `s·J·Jᵀ` of a contact between particle `a` (row `ja`) and particle `b`
@@ -300,10 +364,27 @@ impl ContactJacobian {
             return;
         }
         self.diagonal[a] += s * ja * ja.transpose();
+        if let Some(t) = self.touched.get_mut(a) {
+            *t = true;
+        }
         if let Some(j) = b {
             self.diagonal[j] += s * jb * jb.transpose();
+            if let Some(t) = self.touched.get_mut(j) {
+                *t = true;
+            }
         }
         self.blocks.push(Block { a, b, ja, jb, s });
+    }
+
+    /// [`ContactJacobian::finish`] that inverts only the blocks a row reached (the others
+    /// take the inverse mass of [`ContactJacobian::begin`]).
+    pub(super) fn finish_touched(&mut self) {
+        self.inverse.clear();
+        for (i, (d, &t)) in self.diagonal.iter().zip(&self.touched).enumerate() {
+            let inverse = if t { d.try_inverse() } else { None };
+            self.inverse
+                .push(inverse.unwrap_or(self.mass_inverse[i]));
+        }
     }
 
     /// Inverts the 6×6 diagonal blocks (the preconditioner) after the rows are pushed.

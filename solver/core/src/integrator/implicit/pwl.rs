@@ -32,7 +32,8 @@
 //! outer iteration is globalised on the residual `‖F − W‖` in the `𝓜⁻¹` norm: a guess
 //! whose residual grew over the last accepted one is not built on; instead the update from
 //! that accepted guess is re-solved with the candidates the rejected guess revealed, or,
-//! when it revealed none, halved.
+//! when it revealed none, halved; when even a sixteenth of it does not lower the
+//! residual, the update bisects (`W ← W + ½·(F − W)`) and the next one starts afresh.
 //!
 //! Friction is not in the model (its regularisation bounds its Picard contraction by ½,
 //! [`crate::contact::force`]); the outer iteration corrects it. Every sum runs in contact
@@ -40,7 +41,7 @@
 
 use super::newton::{linearise, ContactJacobian, Row, Vec6};
 use super::tangent::friction_rows;
-use crate::contact::force::{prepare_forces, Wrench};
+use crate::contact::force::{point_velocity, prepare_forces, Wrench};
 use crate::contact::Contact;
 use crate::model::{Model, Other};
 use crate::state::Body;
@@ -54,6 +55,9 @@ const ARMIJO: f64 = 1e-4;
 const MIN_STEP: f64 = 1.0 / 1024.0;
 /// Smallest weight of an outer update halved by the backtracking [-].
 const MIN_WEIGHT: f64 = 1.0 / 16.0;
+/// Weight of the relaxed step `W ← W + ω·(F − W)` taken when the model's direction fails
+/// (the bisection of the switch rule in `relax.rs`) [-].
+const BISECTION: f64 = 0.5;
 /// Two sightings of contacts of the same body pair are the same candidate when their
 /// points are closer than this fraction of the radius of `a` [-].
 const SAME_POINT: f64 = 0.25;
@@ -70,10 +74,22 @@ struct Sighting {
     /// Distance \[m\] and halo margin \[m\] at the sighting.
     dist: f64,
     margin: f64,
-    /// `s_c` of the sighting \[kg\].
+    /// `s_c` of the sighting \[kg\] and the slopes of its linear law (`super::newton`).
     s: f64,
+    slope: f64,
+    slope_damping: f64,
     pose_a: (Vec3, Quat),
     pose_b: Option<(Vec3, Quat)>,
+}
+
+/// A contact of the last recorded guess: its linearisation, distance \[m\], sighting and
+/// the index of that sighting.
+#[derive(Clone, Debug)]
+struct Own {
+    row: Row,
+    dist: f64,
+    sighting: Sighting,
+    seen: usize,
 }
 
 /// One candidate of the model: rows, weight, `φ_c` and `f_c⁰` \[N\] (module docs).
@@ -113,6 +129,9 @@ pub struct PwlUpdate {
     /// The guess was rejected (its residual grew): the update restarted from the last
     /// accepted guess.
     pub backtracked: bool,
+    /// Even the shortest step of the model did not lower the residual: the wrench moved
+    /// half way towards the forces instead (`BISECTION`).
+    pub bisected: bool,
 }
 
 /// The piecewise-linear active-set update (see the module docs): candidate memory of one
@@ -120,6 +139,7 @@ pub struct PwlUpdate {
 #[derive(Clone, Debug, Default)]
 pub struct PiecewiseLinear {
     seen: Vec<Sighting>,
+    own: Vec<Own>,
     candidates: Vec<Candidate>,
     system: ContactJacobian,
     /// The accepted guess: its wrench, residual, bodies, merit and the update from it.
@@ -179,37 +199,53 @@ impl PiecewiseLinear {
     fn record(&mut self, model: &Model, bodies: &[Body], contacts: &[Contact], dt: f64, theta: f64) {
         let h = theta * theta * dt * dt;
         let pose = |i: usize| (bodies[i].position, bodies[i].orientation);
-        let mut fresh = Vec::new();
+        let mut own = std::mem::take(&mut self.own);
+        own.clear();
         linearise(model, bodies, contacts, dt, theta, |c, row| {
-            fresh.push(Sighting {
-                a: row.a,
-                b: row.b,
-                other: c.b,
-                point: c.point,
-                normal: c.normal,
+            own.push(Own {
                 dist: c.dist,
-                margin: row.margin,
-                s: weight(&row, h, theta * dt),
-                pose_a: pose(row.a),
-                pose_b: row.b.map(pose),
+                seen: usize::MAX,
+                sighting: Sighting {
+                    a: row.a,
+                    b: row.b,
+                    other: c.b,
+                    point: c.point,
+                    normal: c.normal,
+                    dist: c.dist,
+                    margin: row.margin,
+                    s: weight(&row, h, theta * dt),
+                    slope: row.slope,
+                    slope_damping: row.slope_damping,
+                    pose_a: pose(row.a),
+                    pose_b: row.b.map(pose),
+                },
+                row,
             });
         });
-        for f in fresh {
+        for o in &mut own {
+            let f = &o.sighting;
             let reach = SAME_POINT * bodies[f.a].radius;
-            match self
+            let found = self
                 .seen
-                .iter_mut()
-                .find(|s| s.a == f.a && s.other == f.other && (s.point - f.point).norm() <= reach)
-            {
-                Some(s) => *s = f,
-                None => self.seen.push(f),
-            }
+                .iter()
+                .position(|s| s.a == f.a && s.other == f.other && (s.point - f.point).norm() <= reach);
+            o.seen = match found {
+                Some(k) => {
+                    self.seen[k] = f.clone();
+                    k
+                }
+                None => {
+                    self.seen.push(f.clone());
+                    self.seen.len() - 1
+                }
+            };
         }
+        self.own = own;
     }
 
     /// The candidate of the sighting `k` carried rigidly to the state `bodies` (open: `φ`
-    /// from its estimated gap, at most 0) for `h = θ²Δt²`.
-    fn carried(&self, k: usize, bodies: &[Body], h: f64) -> Candidate {
+    /// from its estimated gap and approach speed, at most 0).
+    fn carried(&self, k: usize, bodies: &[Body]) -> Candidate {
         let s = &self.seen[k];
         let moved = |i: usize, (x0, o0): (Vec3, Quat)| {
             let b = &bodies[i];
@@ -223,6 +259,10 @@ impl PiecewiseLinear {
         };
         let gap = s.dist + s.normal.dot(&(ua - ub));
         let point = s.point + ua;
+        let mut v = point_velocity(&bodies[s.a], &point);
+        if let Some(j) = s.b {
+            v -= point_velocity(&bodies[j], &point);
+        }
         let ja = super::newton::join(
             &s.normal,
             &(point - bodies[s.a].position).cross(&s.normal),
@@ -236,20 +276,25 @@ impl PiecewiseLinear {
             ja,
             jb,
             s: s.s,
-            phi: (s.s * (s.margin - gap) / h).min(0.0),
+            // Open here (or the detection would have reported it): no force before the
+            // update closes the linear law's gap.
+            phi: (s.slope * (s.margin - gap) - s.slope_damping * v.dot(&s.normal)).min(0.0),
             f0: 0.0,
             linear: false,
         }
     }
 
-    /// Builds the candidates at the evaluated guess `bodies`: its own contacts (`φ = f⁰`,
-    /// their force), then every earlier sighting not among them, carried to it.
+    /// Builds the candidates at the evaluated guess `bodies` (whose contacts the last
+    /// `record` linearised): its own contacts (`φ = f⁰`, their force), then every earlier
+    /// sighting not among them, carried to it, then the friction rows; candidates between
+    /// bodies that are not `free` are left out (nothing of theirs changes).
     #[allow(clippy::too_many_arguments)]
     fn build(
         &mut self,
         model: &Model,
         bodies: &[Body],
         contacts: &[Contact],
+        free: &[bool],
         dt: f64,
         theta: f64,
         predict: Option<&Vec3>,
@@ -259,31 +304,35 @@ impl PiecewiseLinear {
         // The exact normal forces of the guess (and what friction needs).
         let (mut prepared, mut rolling) = (Vec::new(), Vec::new());
         prepare_forces(model, bodies, contacts, dt, &mut prepared, &mut rolling);
-        let mut own = Vec::new();
-        linearise(model, bodies, contacts, dt, theta, |c, row| {
-            own.push((c.point, c.b, row))
-        });
         let mut covered = vec![false; self.seen.len()];
-        for (point, other, row) in own {
-            let reach = SAME_POINT * bodies[row.a].radius;
-            let seen = self
-                .seen
-                .iter()
-                .position(|s| s.a == row.a && s.other == other && (s.point - point).norm() <= reach)
-                .unwrap_or(usize::MAX);
-            if let Some(c) = covered.get_mut(seen) {
+        let fixed = |a: usize, b: Option<usize>| {
+            !free.get(a).copied().unwrap_or(false)
+                && b.is_none_or(|j| !free.get(j).copied().unwrap_or(false))
+        };
+        for o in &self.own {
+            if let Some(c) = covered.get_mut(o.seen) {
                 *c = true;
+            }
+            let (row, dist) = (&o.row, o.dist);
+            if fixed(row.a, row.b) {
+                // Neither body moves in this update: no change of force to model.
+                continue;
             }
             let f0 = prepared.get(row.index).map_or(0.0, |p| p.normal);
             let s = weight(&row, h, theta * dt);
+            // Where the force is clamped to zero (a dashpot of a separating contact), the
+            // linear law's negative value: how far the contact is from pushing again.
+            let depth = (row.margin - dist).clamp(0.0, row.margin);
+            let linear = row.slope * depth - row.slope_damping * row.approach;
+            let f_lin = if f0 > 0.0 { f0 } else { linear.min(0.0) };
             // The first guess of a step also moves with the approach velocity and gravity
             // over the step (the linearly implicit guess of `super::newton`).
             let phi = match predict {
                 Some(g) => {
                     let g_rel = if row.b.is_some() { 0.0 } else { row.normal.dot(g) };
-                    f0 - row.slope * theta * dt * row.approach - s * g_rel
+                    f_lin - row.slope * theta * dt * row.approach - s * g_rel
                 }
-                None => f0,
+                None => f_lin,
             };
             self.candidates.push(Candidate {
                 a: row.a,
@@ -297,15 +346,15 @@ impl PiecewiseLinear {
             });
         }
         for (k, &c) in covered.iter().enumerate() {
-            if !c {
-                let cand = self.carried(k, bodies, h);
+            if !c && !fixed(self.seen[k].a, self.seen[k].b) {
+                let cand = self.carried(k, bodies);
                 self.candidates.push(cand);
             }
         }
         self.known = self.seen.len();
         let mut rows = Vec::new();
         friction_rows(bodies, contacts, &prepared, dt, theta, &mut rows);
-        for row in rows {
+        for row in rows.into_iter().filter(|r| !fixed(r.a, r.b)) {
             // The first guess: gravity slides a particle along an obstacle over the step.
             let phi = match (predict, row.b) {
                 (Some(g), None) => -row.s * row.ja.fixed_rows::<3>(0).dot(g),
@@ -377,7 +426,7 @@ impl PiecewiseLinear {
                     c.spread(-c.f0, &mut self.rhs);
                 }
             }
-            self.system.finish();
+            self.system.finish_touched();
             self.system.solve(&self.rhs, free, &mut self.scratch);
             let direction: Vec<Vec6> = self
                 .system
@@ -450,12 +499,12 @@ impl PiecewiseLinear {
     ) -> usize {
         self.begin_step();
         self.record(model, bodies, contacts, dt, theta);
-        self.build(model, bodies, contacts, dt, theta, Some(gravity));
+        let free = vec![true; bodies.len()];
+        self.build(model, bodies, contacts, &free, dt, theta, Some(gravity));
         let r: Vec<Vec6> = start
             .iter()
             .map(|w| super::newton::join(&w.force, &w.torque))
             .collect();
-        let free = vec![true; bodies.len()];
         let inner = self.solve(bodies, &r, &free);
         for (w, d) in applied.iter_mut().zip(&self.step) {
             w.force = d.fixed_rows::<3>(0).into_owned();
@@ -486,14 +535,13 @@ impl PiecewiseLinear {
             .map(|(f, w)| super::newton::join(&(f.force - w.force), &(f.torque - w.torque)))
             .collect();
         let value = merit(bodies, &r);
-        let h = theta * theta * dt * dt;
         let grew = !(value <= self.base_merit) && self.base_merit.is_finite();
         if grew && self.base_applied.len() == applied.len() {
             // Do not build on a guess whose residual grew: back to the accepted one.
             let inner = if self.seen.len() > self.known {
                 // The rejected guess revealed contacts: add them to the model there.
                 for k in self.known..self.seen.len() {
-                    let c = self.carried(k, &self.base_bodies, h);
+                    let c = self.carried(k, &self.base_bodies);
                     self.candidates.push(c);
                 }
                 self.known = self.seen.len();
@@ -518,8 +566,25 @@ impl PiecewiseLinear {
                 return PwlUpdate {
                     inner,
                     backtracked: true,
+                    bisected: false,
                 };
             }
+            // The model's direction does not lower the residual even when shortened: the
+            // contact law is not what the model says here (a force that jumps between
+            // guesses). Bisect towards the forces instead and start a model afresh.
+            self.base_merit = f64::INFINITY;
+            self.weight = 1.0;
+            for ((w, f), &free) in applied.iter_mut().zip(computed).zip(free) {
+                if free {
+                    w.force += BISECTION * (f.force - w.force);
+                    w.torque += BISECTION * (f.torque - w.torque);
+                }
+            }
+            return PwlUpdate {
+                inner,
+                backtracked: true,
+                bisected: true,
+            };
         }
         // Accept this guess and build on it.
         self.base_applied.clear();
@@ -530,7 +595,7 @@ impl PiecewiseLinear {
         self.base_free.extend_from_slice(free);
         self.base_merit = value;
         self.weight = 1.0;
-        self.build(model, bodies, contacts, dt, theta, None);
+        self.build(model, bodies, contacts, free, dt, theta, None);
         let inner = self.solve(bodies, &r, free);
         self.base_residual = r;
         for ((w, d), &f) in applied.iter_mut().zip(&self.step).zip(free) {
@@ -542,6 +607,168 @@ impl PiecewiseLinear {
         PwlUpdate {
             inner,
             backtracked: false,
+            bisected: false,
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use msdem_geom::math::Mat3;
+
+    fn body(mass: f64, x: f64) -> Body {
+        Body {
+            shape: 0,
+            material: 0,
+            mass,
+            inertia: Mat3::identity() * 0.1 * mass,
+            inv_inertia: Mat3::identity() / (0.1 * mass),
+            epsilon: 0.01,
+            radius: 0.5,
+            position: Vec3::new(x, 0.0, 0.0),
+            orientation: Quat::identity(),
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::zeros(),
+        }
+    }
+
+    /// A normal candidate along `+z` through the centre of `a` (against an obstacle).
+    fn floor(a: usize, s: f64, phi: f64, f0: f64) -> Candidate {
+        Candidate {
+            a,
+            b: None,
+            ja: Vec6::new(0.0, 0.0, 1.0, 0.0, 0.0, 0.0),
+            jb: Vec6::zeros(),
+            s,
+            phi,
+            f0,
+            linear: false,
+        }
+    }
+
+    fn solve(candidates: Vec<Candidate>, bodies: &[Body], r: &[Vec6]) -> (Vec<Vec6>, usize) {
+        let mut m = PiecewiseLinear {
+            candidates,
+            ..PiecewiseLinear::default()
+        };
+        let inner = m.solve(bodies, r, &vec![true; bodies.len()]);
+        (m.q.clone(), inner)
+    }
+
+    /// One particle pushed down (`r = −R` along z) onto an open candidate with the gap
+    /// force `φ < 0`, solved by hand: the contact stays open while the free motion does
+    /// not close it (`q = −R/m`), otherwise it closes and pushes back,
+    /// `q = (φ − R)/(m + s)`.
+    #[test]
+    fn an_open_candidate_closes_only_when_the_update_reaches_it() {
+        let (m, s) = (2.0, 50.0);
+        let bodies = [body(m, 0.0)];
+        let push = |big: f64| vec![Vec6::new(0.0, 0.0, -big, 0.0, 0.0, 0.0)];
+        // Stays open: s·R/m = 2.5 < |φ| = 3.
+        let (q, _) = solve(vec![floor(0, s, -3.0, 0.0)], &bodies, &push(0.1));
+        assert!((q[0][2] + 0.1 / m).abs() < 1e-12, "{q:?}");
+        // Closes: s·R/m = 250 > 3.
+        let (q, inner) = solve(vec![floor(0, s, -3.0, 0.0)], &bodies, &push(10.0));
+        let want = (-3.0 - 10.0) / (m + s);
+        assert!((q[0][2] - want).abs() < 1e-9 * want.abs(), "{q:?} vs {want}");
+        assert!(inner <= 3, "{inner} inner iterations");
+        // Nothing else moves.
+        assert!([0, 1, 3, 4, 5].iter().all(|&k| q[0][k].abs() < 1e-15), "{q:?}");
+    }
+
+    /// A closed candidate (force `φ = f⁰ > 0`) pulled away lets go completely once the
+    /// pull exceeds what the spring can hold over the update: `q = (R − f⁰)/m` — where
+    /// the Newton update of `super::newton`, linear in the contact, would give
+    /// `R/(m + s)` and leave the particle stuck to the floor.
+    #[test]
+    fn a_closed_candidate_lets_go_within_the_update() {
+        let (m, s, f0) = (2.0, 50.0, 4.0);
+        let bodies = [body(m, 0.0)];
+        let pull = vec![Vec6::new(0.0, 0.0, 300.0, 0.0, 0.0, 0.0)];
+        let (q, _) = solve(vec![floor(0, s, f0, f0)], &bodies, &pull);
+        let want = (300.0 - f0) / m;
+        assert!((q[0][2] - want).abs() < 1e-9 * want, "{q:?} vs {want}");
+        // A small pull keeps it closed: linear, `q = R/(m + s)`.
+        let pull = vec![Vec6::new(0.0, 0.0, 1.0, 0.0, 0.0, 0.0)];
+        let (q, _) = solve(vec![floor(0, s, f0, f0)], &bodies, &pull);
+        assert!((q[0][2] - 1.0 / (m + s)).abs() < 1e-12, "{q:?}");
+    }
+
+    /// A chain obstacle – 0 – 1 with off-centre rows, one friction row, one contact that
+    /// opens and one that closes: the solution satisfies the model's equation
+    /// `𝓜q = r + Σ J(f̂(q) − f⁰)` (evaluated directly, not by the active-set solver),
+    /// and `Φ` at the solution is below `Φ` at nearby points.
+    #[test]
+    fn the_solution_satisfies_the_model_equation() {
+        let bodies = [body(1.0, 0.0), body(3.0, 1.0)];
+        let row = |n: Vec3, r: Vec3| super::super::newton::join(&n, &r.cross(&n));
+        let z = Vec3::z();
+        let cands = vec![
+            Candidate {
+                ja: row(z, Vec3::new(0.1, 0.0, -0.5)),
+                ..floor(0, 40.0, 2.0, 2.0)
+            },
+            Candidate {
+                a: 1,
+                b: Some(0),
+                ja: row(Vec3::x(), Vec3::new(-0.5, 0.05, 0.0)),
+                jb: row(Vec3::x(), Vec3::new(0.5, 0.05, 0.0)),
+                s: 30.0,
+                phi: -0.5,
+                f0: 0.0,
+                linear: false,
+            },
+            Candidate {
+                ja: row(Vec3::x(), Vec3::new(0.0, 0.0, -0.5)),
+                s: 5.0,
+                phi: 0.0,
+                f0: 0.0,
+                linear: true,
+                ..floor(0, 0.0, 0.0, 0.0)
+            },
+        ];
+        let r = vec![
+            Vec6::new(3.0, 0.5, 40.0, 0.1, 0.0, 0.0),
+            Vec6::new(-20.0, 0.0, -1.0, 0.0, 0.2, 0.0),
+        ];
+        let mut m = PiecewiseLinear {
+            candidates: cands,
+            ..PiecewiseLinear::default()
+        };
+        m.solve(&bodies, &r, &[true, true]);
+        let q = m.q.clone();
+        // The contacts that switched: the floor opened, the pair closed.
+        assert!(m.candidates[0].phi - m.candidates[0].s * m.candidates[0].rate(&q) < 0.0);
+        assert!(m.candidates[1].phi - m.candidates[1].s * m.candidates[1].rate(&q) > 0.0);
+        // The model's equation, term by term.
+        let mass = m.system.masses().to_vec();
+        let mut lhs: Vec<Vec6> = mass.iter().zip(&q).map(|(mm, q)| mm * q).collect();
+        for (l, r) in lhs.iter_mut().zip(&r) {
+            *l -= r;
+        }
+        for c in &m.candidates {
+            let f = if c.linear {
+                c.phi - c.s * c.rate(&q)
+            } else {
+                (c.phi - c.s * c.rate(&q)).max(0.0)
+            };
+            c.spread(c.f0 - f, &mut lhs);
+        }
+        let scale: f64 = r.iter().map(|v| v.norm()).sum();
+        for l in &lhs {
+            assert!(l.norm() < 1e-5 * scale, "{lhs:?}");
+        }
+        // A strict minimum of Φ.
+        let mut grad = Vec::new();
+        let at = m.potential(&r, &q, &mut grad);
+        for k in 0..12 {
+            let mut p = q.clone();
+            p[k / 6][k % 6] += 1e-3;
+            assert!(m.potential(&r, &p, &mut grad) > at);
+            p[k / 6][k % 6] -= 2e-3;
+            assert!(m.potential(&r, &p, &mut grad) > at);
+        }
+    }
+}
+
