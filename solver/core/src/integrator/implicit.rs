@@ -292,6 +292,9 @@ impl ImplicitEuler {
             hit.then_some(p)
         });
         let (mut newton_weight, mut last_residual): (f64, f64) = (1.0, f64::INFINITY);
+        // Piecewise-linear update: once its model failed in this attempt (a force that
+        // jumps between guesses), the relaxed iteration with the switch rule takes over.
+        let mut relaxing = false;
         for k in 0..params.max_iterations {
             let reused = k == 0 && reuse.is_some();
             // 1. Detection at the guess held by `state.bodies`.
@@ -404,7 +407,7 @@ impl ImplicitEuler {
                     &mut self.applied,
                     &params,
                     true,
-                    !newton && !pwl,
+                    !newton && (!pwl || relaxing),
                 )
             };
             wall.forces += t_forces.elapsed().as_secs_f64();
@@ -443,21 +446,24 @@ impl ImplicitEuler {
             }
             // 4'. Newton update of the forces with the contact Jacobian (`newton`).
             let t_int = Instant::now();
-            if pwl && k >= 1 {
+            if pwl && k >= 1 && !relaxing {
                 let kept = self.relax.kept();
                 self.free.clear();
                 self.free
                     .extend((0..n).map(|i| !kept.get(i).copied().unwrap_or(false)));
-                self.pwl.update(
-                    model,
-                    &eval.bodies,
-                    &self.contacts,
-                    &self.computed,
-                    &mut self.applied,
-                    &self.free,
-                    dt,
-                    scheme.theta(),
-                );
+                relaxing = self
+                    .pwl
+                    .update(
+                        model,
+                        &eval.bodies,
+                        &self.contacts,
+                        &self.computed,
+                        &mut self.applied,
+                        &self.free,
+                        dt,
+                        scheme.theta(),
+                    )
+                    .bisected;
             }
             if newton && k >= 1 {
                 let kept = self.relax.kept();

@@ -33,7 +33,10 @@
 //! whose residual grew over the last accepted one is not built on; instead the update from
 //! that accepted guess is re-solved with the candidates the rejected guess revealed, or,
 //! when it revealed none, halved; when even a sixteenth of it does not lower the
-//! residual, the update bisects (`W ← W + ½·(F − W)`) and the next one starts afresh.
+//! residual, the update bisects (`W ← W + ½·(F − W)`) and reports it: the model does not
+//! describe the contact law there (a force that jumps between guesses), and the caller
+//! continues the attempt with the relaxed iteration and its switch rule
+//! (`super::relax`).
 //!
 //! Friction is not in the model (its regularisation bounds its Picard contraction by ½,
 //! [`crate::contact::force`]); the outer iteration corrects it. Every sum runs in contact
@@ -571,7 +574,7 @@ impl PiecewiseLinear {
             }
             // The model's direction does not lower the residual even when shortened: the
             // contact law is not what the model says here (a force that jumps between
-            // guesses). Bisect towards the forces instead and start a model afresh.
+            // guesses). Bisect towards the forces instead (the caller relaxes from here).
             self.base_merit = f64::INFINITY;
             self.weight = 1.0;
             for ((w, f), &free) in applied.iter_mut().zip(computed).zip(free) {
