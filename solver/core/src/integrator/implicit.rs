@@ -16,7 +16,7 @@
 //! 4. **update** the wrench: `W ← W + ω·r` with the adaptive ω of §6.1
 //!    ([`PicardAcceleration::Aitken`], the default), a damped Newton step with the
 //!    contact Jacobian (`newton`, [`PicardAcceleration::Newton`]), or an active-set Newton
-//!    step on a piecewise-linear contact model (`piecewise_linear`, [`pwl`]);
+//!    step on a piecewise-linear contact model (`piecewise_linear`, `pwl.rs`);
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
 //!    (Euler–Cromer, [`crate::motion::advance_body`]; the implicit midpoint rule moves with
 //!    the average of the start and end velocities and evaluates forces at the midpoint
@@ -67,7 +67,7 @@
 
 mod newton;
 mod output;
-pub mod pwl;
+mod pwl;
 pub(crate) mod relax;
 mod reuse;
 pub(crate) mod scheme;

@@ -73,7 +73,10 @@ fn the_stiff_pair_converges_at_ten_times_the_explicit_step_to_the_implicit_solut
     assert!(change > 0.05, "the pair must interact: {change}");
     let (dx, dv) = state_difference(&w, &reference);
     assert!(dv < 0.01 * change, "Δv {dv} vs change {change}");
-    assert!(dx < 0.01 * change * steps as f64 * base.params.dt, "Δx {dx}");
+    assert!(
+        dx < 0.01 * change * steps as f64 * base.params.dt,
+        "Δx {dx}"
+    );
 }
 
 /// Bit-identical states at one and at two rayon threads (every sum of the model in

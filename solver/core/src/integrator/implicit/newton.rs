@@ -251,7 +251,7 @@ pub(super) fn linearise(
             let (k, d) = (co.stiffness, co.damping);
             let s = pos * k + vel * d;
             let linear = pos * co.slope + vel * co.slope_damping;
-            if !(s.is_finite() && s > 0.0) && !(linear.is_finite() && linear > 0.0) {
+            if !((s.is_finite() && s > 0.0) || (linear.is_finite() && linear > 0.0)) {
                 continue;
             }
             let ja = join(&c.normal, &(c.point - ba.position).cross(&c.normal));
@@ -382,8 +382,7 @@ impl ContactJacobian {
         self.inverse.clear();
         for (i, (d, &t)) in self.diagonal.iter().zip(&self.touched).enumerate() {
             let inverse = if t { d.try_inverse() } else { None };
-            self.inverse
-                .push(inverse.unwrap_or(self.mass_inverse[i]));
+            self.inverse.push(inverse.unwrap_or(self.mass_inverse[i]));
         }
     }
 

@@ -199,7 +199,14 @@ impl PiecewiseLinear {
 
     /// Remembers the contacts with a force at the state `bodies` (merged into the
     /// sightings of the same contact: same pair, points within `SAME_POINT` radii).
-    fn record(&mut self, model: &Model, bodies: &[Body], contacts: &[Contact], dt: f64, theta: f64) {
+    fn record(
+        &mut self,
+        model: &Model,
+        bodies: &[Body],
+        contacts: &[Contact],
+        dt: f64,
+        theta: f64,
+    ) {
         let h = theta * theta * dt * dt;
         let pose = |i: usize| (bodies[i].position, bodies[i].orientation);
         let mut own = std::mem::take(&mut self.own);
@@ -228,10 +235,9 @@ impl PiecewiseLinear {
         for o in &mut own {
             let f = &o.sighting;
             let reach = SAME_POINT * bodies[f.a].radius;
-            let found = self
-                .seen
-                .iter()
-                .position(|s| s.a == f.a && s.other == f.other && (s.point - f.point).norm() <= reach);
+            let found = self.seen.iter().position(|s| {
+                s.a == f.a && s.other == f.other && (s.point - f.point).norm() <= reach
+            });
             o.seen = match found {
                 Some(k) => {
                     self.seen[k] = f.clone();
@@ -266,10 +272,7 @@ impl PiecewiseLinear {
         if let Some(j) = s.b {
             v -= point_velocity(&bodies[j], &point);
         }
-        let ja = super::newton::join(
-            &s.normal,
-            &(point - bodies[s.a].position).cross(&s.normal),
-        );
+        let ja = super::newton::join(&s.normal, &(point - bodies[s.a].position).cross(&s.normal));
         let jb = s.b.map_or(Vec6::zeros(), |j| {
             super::newton::join(&s.normal, &(point - bodies[j].position).cross(&s.normal))
         });
@@ -322,7 +325,7 @@ impl PiecewiseLinear {
                 continue;
             }
             let f0 = prepared.get(row.index).map_or(0.0, |p| p.normal);
-            let s = weight(&row, h, theta * dt);
+            let s = weight(row, h, theta * dt);
             // Where the force is clamped to zero (a dashpot of a separating contact), the
             // linear law's negative value: how far the contact is from pushing again.
             let depth = (row.margin - dist).clamp(0.0, row.margin);
@@ -332,7 +335,11 @@ impl PiecewiseLinear {
             // over the step (the linearly implicit guess of `super::newton`).
             let phi = match predict {
                 Some(g) => {
-                    let g_rel = if row.b.is_some() { 0.0 } else { row.normal.dot(g) };
+                    let g_rel = if row.b.is_some() {
+                        0.0
+                    } else {
+                        row.normal.dot(g)
+                    };
                     f_lin - row.slope * theta * dt * row.approach - s * g_rel
                 }
                 None => f_lin,
@@ -475,13 +482,8 @@ impl PiecewiseLinear {
             }
         }
         self.step.clear();
-        self.step.extend(
-            self.system
-                .masses()
-                .iter()
-                .zip(&self.q)
-                .map(|(m, q)| m * q),
-        );
+        self.step
+            .extend(self.system.masses().iter().zip(&self.q).map(|(m, q)| m * q));
         inner
     }
 
@@ -538,7 +540,8 @@ impl PiecewiseLinear {
             .map(|(f, w)| super::newton::join(&(f.force - w.force), &(f.torque - w.torque)))
             .collect();
         let value = merit(bodies, &r);
-        let grew = !(value <= self.base_merit) && self.base_merit.is_finite();
+        // (A NaN merit counts as grown.)
+        let grew = self.base_merit.is_finite() && (value.is_nan() || value > self.base_merit);
         if grew && self.base_applied.len() == applied.len() {
             // Do not build on a guess whose residual grew: back to the accepted one.
             let inner = if self.seen.len() > self.known {
@@ -674,10 +677,16 @@ mod tests {
         // Closes: s·R/m = 250 > 3.
         let (q, inner) = solve(vec![floor(0, s, -3.0, 0.0)], &bodies, &push(10.0));
         let want = (-3.0 - 10.0) / (m + s);
-        assert!((q[0][2] - want).abs() < 1e-9 * want.abs(), "{q:?} vs {want}");
+        assert!(
+            (q[0][2] - want).abs() < 1e-9 * want.abs(),
+            "{q:?} vs {want}"
+        );
         assert!(inner <= 3, "{inner} inner iterations");
         // Nothing else moves.
-        assert!([0, 1, 3, 4, 5].iter().all(|&k| q[0][k].abs() < 1e-15), "{q:?}");
+        assert!(
+            [0, 1, 3, 4, 5].iter().all(|&k| q[0][k].abs() < 1e-15),
+            "{q:?}"
+        );
     }
 
     /// A closed candidate (force `φ = f⁰ > 0`) pulled away lets go completely once the
@@ -774,4 +783,3 @@ mod tests {
         }
     }
 }
-

@@ -38,7 +38,11 @@ pub(super) struct TangentRow {
 
 /// A unit vector perpendicular to the unit vector `n`.
 fn perpendicular(n: &Vec3) -> Vec3 {
-    let helper = if n.x.abs() < 0.9 { Vec3::x() } else { Vec3::y() };
+    let helper = if n.x.abs() < 0.9 {
+        Vec3::x()
+    } else {
+        Vec3::y()
+    };
     n.cross(&helper).normalize()
 }
 
