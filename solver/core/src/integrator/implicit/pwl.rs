@@ -13,10 +13,14 @@
 //!
 //! `f̂_c(q) = max(0, φ_c − s_c·J_c·q)`
 //!
-//! in the generalised accelerations `q` of the update (`ΔW = 𝓜·q`, rows `J_c` and weight
-//! `s_c = θ²Δt²·k_c + θΔt·c_c` of [`super::newton`]): `φ_c` is the force at the guess for
-//! a closed contact, and `s_c·(margin − gap)/(θ²Δt²) ≤ 0` for an open one — zero force
-//! until the update closes its gap. The update solves the model exactly:
+//! in the generalised accelerations `q` of the update (`ΔW = 𝓜·q`, rows `J_c` of
+//! [`super::newton`]), with the weight `s_c = θ²Δt²·k + θΔt·c` of the slopes of seed 000
+//! §2's spring `k·δ` and of our dashpot `c·δ̇` (`(1 + β)·k` and no dashpot at the
+//! dashpot's cap). `φ_c` is the contact's force at the guess where it pushes, and where
+//! it does not — open (carried from an earlier guess), or a separating contact whose
+//! dashpot clamps the force to zero — the linear law's negative value `k·δ − c·δ̇ ≤ 0`:
+//! how far the update must push it before it pushes back. The update solves the model
+//! exactly:
 //!
 //! `𝓜·q = r + Σ_c J_cᵀ·(f̂_c(q) − f_c⁰)`
 //!
@@ -38,9 +42,13 @@
 //! continues the attempt with the relaxed iteration and its switch rule
 //! (`super::relax`).
 //!
-//! Friction is not in the model (its regularisation bounds its Picard contraction by ½,
-//! [`crate::contact::force`]); the outer iteration corrects it. Every sum runs in contact
-//! or particle order, so the result is the same at any thread count.
+//! Friction enters as linear rows (`f̂ = φ − s·J·q`, never clamped, `super::tangent`):
+//! without them its regularisation, which bounds its Picard contraction by ½
+//! ([`crate::contact::force`]), set the pace once the normal contacts were solved. The
+//! first guess of a step (`predict`) solves the same model at the start state with the
+//! approach velocity and gravity acting over the step, as the linearly implicit guess of
+//! [`super::newton`] does. Every sum runs in candidate or particle order, so the result is
+//! the same at any thread count.
 
 use super::newton::{linearise, ContactJacobian, Row, Vec6};
 use super::tangent::friction_rows;
@@ -167,10 +175,10 @@ fn rotation(from: &Quat, to: &Quat) -> Vec3 {
     (to * from.inverse()).scaled_axis()
 }
 
-/// The weight `s_c = θ²Δt²·∂F_n/∂δ + θΔt·c_c` \[kg\] of a linearised contact (`h` =
+/// The weight `s_c = θ²Δt²·∂F_n/∂δ + θΔt·∂F_n/∂δ̇` \[kg\] of a linearised contact (`h` =
 /// θ²Δt², `v` = θΔt).
 fn weight(row: &Row, h: f64, v: f64) -> f64 {
-    h * row.slope + v * row.damping
+    h * row.slope + v * row.slope_damping
 }
 
 /// `‖r‖²` in the `𝓜⁻¹` norm of the particles `bodies` [N²/kg].
