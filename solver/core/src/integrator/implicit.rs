@@ -253,6 +253,11 @@ impl ImplicitEuler {
     /// One attempt at a (sub)step of `dt` \[s\] from `state`: Picard iterations until
     /// convergence or [`PicardParams::max_iterations`]; `state.bodies` then hold the last
     /// evaluated guess. Returns whether it converged; time and step count are not touched.
+    /// An attempt of the piecewise-linear update that does not converge is tried once
+    /// more at the same Δt from the same start with the relaxed iteration (Aitken and the
+    /// switch rule), before the caller splits it: the seed-point law's force jumps stop
+    /// the model's iteration where the relaxed one may pass (both attempts' iterations
+    /// are counted).
     fn attempt(
         &mut self,
         model: &Model,
@@ -261,9 +266,35 @@ impl ImplicitEuler {
         dt: f64,
         tally: &mut Tally,
     ) -> Result<bool, StepError> {
+        let acceleration = self.params.acceleration;
+        if self.attempt_with(model, state, detector, dt, tally, acceleration)? {
+            return Ok(true);
+        }
+        if acceleration != PicardAcceleration::PiecewiseLinear {
+            return Ok(false);
+        }
+        let begin = self.start.clone();
+        state.bodies.clone_from(&begin);
+        self.forget_last_evaluation();
+        self.attempt_with(model, state, detector, dt, tally, PicardAcceleration::Aitken)
+    }
+
+    /// [`ImplicitEuler::attempt`] with the wrench update `acceleration`.
+    fn attempt_with(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        dt: f64,
+        tally: &mut Tally,
+        acceleration: PicardAcceleration,
+    ) -> Result<bool, StepError> {
         let n = state.bodies.len();
         let (gravity, variant) = (self.gravity, self.variant);
-        let params = self.params.clone();
+        let params = PicardParams {
+            acceleration,
+            ..self.params.clone()
+        };
         let scheme = params.scheme;
         let newton = params.acceleration == PicardAcceleration::Newton;
         let pwl = params.acceleration == PicardAcceleration::PiecewiseLinear;
