@@ -276,7 +276,14 @@ impl ImplicitEuler {
         let begin = self.start.clone();
         state.bodies.clone_from(&begin);
         self.forget_last_evaluation();
-        self.attempt_with(model, state, detector, dt, tally, PicardAcceleration::Aitken)
+        self.attempt_with(
+            model,
+            state,
+            detector,
+            dt,
+            tally,
+            PicardAcceleration::Aitken,
+        )
     }
 
     /// [`ImplicitEuler::attempt`] with the wrench update `acceleration`.
