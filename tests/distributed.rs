@@ -464,29 +464,33 @@ mod mpi {
     }
 
     #[test]
-    fn the_newton_update_is_refused_on_several_ranks_in_one_line() {
+    fn the_newton_updates_are_refused_on_several_ranks_in_one_line() {
         let _one = serial();
         let Some(mpirun) = mpirun() else {
             return;
         };
-        let p = prepare(
-            &test_pipelines_dir().join("tiny.yaml"),
-            &[(
-                "  gravity: [0, 0, -9.81]",
-                "  gravity: [0, 0, -9.81]\n  integrator: implicit_surrogate\n  picard: { \
-                 acceleration: newton }",
-            )],
-        );
-        let run = p.out.join("run_np2");
-        let output = launch(&mpirun, 2, &p.out.join("scenario.yaml"), &run, &[]);
-        let (_, stderr) = texts(&output);
-        assert!(!output.status.success());
-        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
-        assert_eq!(errors.len(), 1, "{stderr}");
-        assert!(
-            errors[0].contains("`picard.acceleration: newton`"),
-            "{stderr}"
-        );
-        assert!(!run.join("run.msdem").exists(), "nothing is written");
+        for update in ["newton", "piecewise_linear"] {
+            let p = prepare(
+                &test_pipelines_dir().join("tiny.yaml"),
+                &[(
+                    "  gravity: [0, 0, -9.81]",
+                    &format!(
+                        "  gravity: [0, 0, -9.81]\n  integrator: implicit_surrogate\n  \
+                         picard: {{ acceleration: {update} }}"
+                    ),
+                )],
+            );
+            let run = p.out.join("run_np2");
+            let output = launch(&mpirun, 2, &p.out.join("scenario.yaml"), &run, &[]);
+            let (_, stderr) = texts(&output);
+            assert!(!output.status.success());
+            let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+            assert_eq!(errors.len(), 1, "{stderr}");
+            assert!(
+                errors[0].contains(&format!("`picard.acceleration: {update}`")),
+                "{stderr}"
+            );
+            assert!(!run.join("run.msdem").exists(), "nothing is written");
+        }
     }
 }

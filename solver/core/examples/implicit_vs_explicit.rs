@@ -24,7 +24,7 @@
 //! ```text
 //! cargo run --release -p msdem-solver --example implicit_vs_explicit -- \
 //!     [--end-s 4] [--scenes staircase,hopper] [--factors 1,5,10,20] [--seeds 1] \
-//!     [--schemes euler,midpoint] [--acceleration newton|aitken] [--max-iterations 50] \
+//!     [--schemes euler,midpoint] [--acceleration newton|aitken|piecewise_linear] [--max-iterations 50] \
 //!     [--max-substep-levels 4] [--contact-points seed|patches] [--jobs 1]
 //! ```
 //!
@@ -109,6 +109,7 @@ fn parse_args() -> Result<Options> {
                 o.acceleration = Some(match value.as_str() {
                     "newton" => PicardAcceleration::Newton,
                     "aitken" => PicardAcceleration::Aitken,
+                    "piecewise_linear" => PicardAcceleration::PiecewiseLinear,
                     other => bail!("--acceleration: unknown {other}"),
                 })
             }

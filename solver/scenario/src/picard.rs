@@ -71,6 +71,12 @@ pub enum PicardAcceleration {
     /// linearly implicit first guess. Converges an isolated stiff impact in a few
     /// iterations at any Δt (4 instead of Aitken's 40 at 10× the explicit step).
     Newton,
+    /// Active-set Newton update with a piecewise-linear contact model: every contact seen
+    /// at this step's guesses is a candidate whose normal force `max(0, φ − s·J·q)` opens
+    /// and closes *within* the update, solved exactly by an inner semi-smooth Newton loop
+    /// over the model (no narrow phase); the outer iteration backtracks to the last guess
+    /// whose residual did not grow. Single process only, like `newton`.
+    PiecewiseLinear,
 }
 
 /// What a step does when its iterations use up [`PicardParams::max_iterations`].

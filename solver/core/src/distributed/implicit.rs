@@ -38,8 +38,9 @@
 //! assembled on rank 0, and a resumed run shares it out again at any rank count
 //! ([`restart`]).
 //!
-//! Not distributed: the Newton update (`picard.acceleration: newton`, whose contact
-//! Jacobian is solved over the whole contact graph) — refused at setup.
+//! Not distributed: the Newton updates (`picard.acceleration: newton` or
+//! `piecewise_linear`, whose contact systems are solved over the whole contact graph) —
+//! refused at setup.
 
 pub mod restart;
 
@@ -132,7 +133,7 @@ impl DistributedImplicit {
     /// The integrator of rank `rank` of `size` for the implicit run (`variant`) of `model`
     /// from `state` with `params` (the same on every rank); the decomposition as
     /// [`DistributedExplicit::new`] makes it. Fails when the decomposition leaves a rank
-    /// without particles, or on the Newton update (one line naming the setting).
+    /// without particles, or on the Newton updates (one line naming the setting).
     pub fn new(
         model: &Model,
         state: &State,
@@ -142,13 +143,17 @@ impl DistributedImplicit {
         size: u32,
         rebalance_above: f64,
     ) -> Result<Self, String> {
-        if params.picard.acceleration == PicardAcceleration::Newton {
-            return Err(
+        let update = match params.picard.acceleration {
+            PicardAcceleration::Aitken => None,
+            PicardAcceleration::Newton => Some("newton"),
+            PicardAcceleration::PiecewiseLinear => Some("piecewise_linear"),
+        };
+        if let Some(update) = update {
+            return Err(format!(
                 "distributed implicit runs relax the Picard updates by Aitken's rule; the \
-                 Newton update (`picard.acceleration: newton`) solves one system over all \
-                 particles and runs on one rank only (run it without mpirun or with one rank)"
-                    .to_owned(),
-            );
+                 update `picard.acceleration: {update}` solves one system over all particles \
+                 and runs on one rank only (run it without mpirun or with one rank)"
+            ));
         }
         let core = DistributedExplicit::new(model, state, params, rank, size, rebalance_above)
             .map_err(|e: RcbError| e.to_string())?;

@@ -14,8 +14,9 @@
 //!    [`PicardParams::force_floor`]) — and, for multiscale Picard, no active pair was
 //!    widened in this iteration;
 //! 4. **update** the wrench: `W ← W + ω·r` with the adaptive ω of §6.1
-//!    ([`PicardAcceleration::Aitken`], the default), or a damped Newton step with the
-//!    contact Jacobian (`newton`, [`PicardAcceleration::Newton`]);
+//!    ([`PicardAcceleration::Aitken`], the default), a damped Newton step with the
+//!    contact Jacobian (`newton`, [`PicardAcceleration::Newton`]), or an active-set Newton
+//!    step on a piecewise-linear contact model (`piecewise_linear`, `pwl.rs`);
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
 //!    (Euler–Cromer, [`crate::motion::advance_body`]; the implicit midpoint rule moves with
 //!    the average of the start and end velocities and evaluates forces at the midpoint
@@ -66,10 +67,12 @@
 
 mod newton;
 mod output;
+mod pwl;
 pub(crate) mod relax;
 mod reuse;
 pub(crate) mod scheme;
 pub(crate) mod substeps;
+mod tangent;
 
 pub use crate::params::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
@@ -90,6 +93,7 @@ use crate::params::{DetectionMode, Params};
 use crate::state::{Body, State};
 use msdem_geom::math::Vec3;
 use msdem_tree::LevelStats;
+use pwl::PiecewiseLinear;
 use relax::{Relaxation, Residual};
 use reuse::{compute_forces, LastEvaluation};
 use std::time::Instant;
@@ -125,6 +129,8 @@ pub struct ImplicitEuler {
     rhs: Vec<Vec6>,
     delta: Vec<Vec6>,
     free: Vec<bool>,
+    /// Piecewise-linear update: its candidate memory and accepted guess.
+    pwl: PiecewiseLinear,
 }
 
 /// What the attempts of one step (the full step, or its substeps) add up to.
@@ -171,6 +177,7 @@ impl ImplicitEuler {
             rhs: Vec::new(),
             delta: Vec::new(),
             free: Vec::new(),
+            pwl: PiecewiseLinear::default(),
         }
     }
 
@@ -246,6 +253,11 @@ impl ImplicitEuler {
     /// One attempt at a (sub)step of `dt` \[s\] from `state`: Picard iterations until
     /// convergence or [`PicardParams::max_iterations`]; `state.bodies` then hold the last
     /// evaluated guess. Returns whether it converged; time and step count are not touched.
+    /// An attempt of the piecewise-linear update that does not converge is tried once
+    /// more at the same Δt from the same start with the relaxed iteration (Aitken and the
+    /// switch rule), before the caller splits it: the seed-point law's force jumps stop
+    /// the model's iteration where the relaxed one may pass (both attempts' iterations
+    /// are counted).
     fn attempt(
         &mut self,
         model: &Model,
@@ -254,11 +266,45 @@ impl ImplicitEuler {
         dt: f64,
         tally: &mut Tally,
     ) -> Result<bool, StepError> {
+        let acceleration = self.params.acceleration;
+        if self.attempt_with(model, state, detector, dt, tally, acceleration)? {
+            return Ok(true);
+        }
+        if acceleration != PicardAcceleration::PiecewiseLinear {
+            return Ok(false);
+        }
+        let begin = self.start.clone();
+        state.bodies.clone_from(&begin);
+        self.forget_last_evaluation();
+        self.attempt_with(
+            model,
+            state,
+            detector,
+            dt,
+            tally,
+            PicardAcceleration::Aitken,
+        )
+    }
+
+    /// [`ImplicitEuler::attempt`] with the wrench update `acceleration`.
+    fn attempt_with(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        dt: f64,
+        tally: &mut Tally,
+        acceleration: PicardAcceleration,
+    ) -> Result<bool, StepError> {
         let n = state.bodies.len();
         let (gravity, variant) = (self.gravity, self.variant);
-        let params = self.params.clone();
+        let params = PicardParams {
+            acceleration,
+            ..self.params.clone()
+        };
         let scheme = params.scheme;
         let newton = params.acceleration == PicardAcceleration::Newton;
+        let pwl = params.acceleration == PicardAcceleration::PiecewiseLinear;
         let levels = stats_levels(model);
         self.start.clone_from(&state.bodies);
         self.relax.begin(model, &state.bodies, &gravity, &params);
@@ -284,6 +330,9 @@ impl ImplicitEuler {
             hit.then_some(p)
         });
         let (mut newton_weight, mut last_residual): (f64, f64) = (1.0, f64::INFINITY);
+        // Piecewise-linear update: once its model failed in this attempt (a force that
+        // jumps between guesses), the relaxed iteration with the switch rule takes over.
+        let mut relaxing = false;
         for k in 0..params.max_iterations {
             let reused = k == 0 && reuse.is_some();
             // 1. Detection at the guess held by `state.bodies`.
@@ -343,7 +392,19 @@ impl ImplicitEuler {
             // 3.–4. Residual and relaxed wrench (Newton: updated below instead).
             let residual = if k == 0 {
                 self.applied.clone_from(&self.computed);
-                if newton {
+                if pwl {
+                    // Piecewise-linear first guess (contacts may open within it).
+                    self.pwl.predict(
+                        model,
+                        &eval.bodies,
+                        &self.contacts,
+                        &self.computed,
+                        &gravity,
+                        dt,
+                        scheme.theta(),
+                        &mut self.applied,
+                    );
+                } else if newton {
                     // Linearly implicit first guess instead of the explicit one.
                     self.free.clear();
                     self.free.resize(n, true);
@@ -384,7 +445,7 @@ impl ImplicitEuler {
                     &mut self.applied,
                     &params,
                     true,
-                    !newton,
+                    !newton && (!pwl || relaxing),
                 )
             };
             wall.forces += t_forces.elapsed().as_secs_f64();
@@ -423,6 +484,25 @@ impl ImplicitEuler {
             }
             // 4'. Newton update of the forces with the contact Jacobian (`newton`).
             let t_int = Instant::now();
+            if pwl && k >= 1 && !relaxing {
+                let kept = self.relax.kept();
+                self.free.clear();
+                self.free
+                    .extend((0..n).map(|i| !kept.get(i).copied().unwrap_or(false)));
+                relaxing = self
+                    .pwl
+                    .update(
+                        model,
+                        &eval.bodies,
+                        &self.contacts,
+                        &self.computed,
+                        &mut self.applied,
+                        &self.free,
+                        dt,
+                        scheme.theta(),
+                    )
+                    .bisected;
+            }
             if newton && k >= 1 {
                 let kept = self.relax.kept();
                 self.free.clear();

@@ -7,6 +7,7 @@ mod common;
 
 mod analytic;
 mod certificates;
+mod piecewise;
 mod stability;
 mod substep;
 mod variants;

@@ -41,7 +41,7 @@ use nalgebra::{Matrix6, Vector6};
 
 /// Generalised 6-vector: force/linear part first, torque/angular part second.
 pub type Vec6 = Vector6<f64>;
-type Mat6 = Matrix6<f64>;
+pub(super) type Mat6 = Matrix6<f64>;
 
 /// The 6-vector `(a, b)`.
 pub(super) fn join(a: &Vec3, b: &Vec3) -> Vec6 {
@@ -73,8 +73,11 @@ pub struct ContactJacobian {
     /// Per particle: `𝓜 + Σ s·J·Jᵀ` (the 6×6 diagonal block) and its inverse.
     diagonal: Vec<Mat6>,
     inverse: Vec<Mat6>,
-    /// Per particle: the generalised mass `𝓜 = diag(M·I, I_w)`.
+    /// Per particle: the generalised mass `𝓜 = diag(M·I, I_w)`, its inverse, and whether
+    /// a contact row reached its diagonal block.
     mass: Vec<Mat6>,
+    mass_inverse: Vec<Mat6>,
+    touched: Vec<bool>,
     /// CG vectors.
     x: Vec<Vec6>,
     r: Vec<Vec6>,
@@ -84,12 +87,19 @@ pub struct ContactJacobian {
 }
 
 /// Effective normal stiffness `k_c` \[N/m\] and damping `c_c` \[N·s/m\] of each contact of
-/// one body pair at the current guess (see the module docs; `s_c = θ²Δt²·k_c + θΔt·c_c`).
+/// one body pair at the current guess (see the module docs; `s_c = θ²Δt²·k_c + θΔt·c_c`),
+/// and the slopes of the linear force law `k·δ + c·δ̇` that is clamped at zero and capped
+/// (the piecewise-linear update, [`super::pwl`]): `∂F_n/∂δ` \[N/m\] along a common change
+/// of the overlaps and `∂F_n/∂δ̇` \[N·s/m\]. `k_c` counts the dashpot's share
+/// `k·(1 + D/S)` (the force over the overlap) and is zero where the dashpot clamps the
+/// force to zero; the slopes are the spring and the dashpot below the cap (also where the
+/// force is clamped: they tell how far the contact is from pushing again) and
+/// `(1 + β)·k` and 0 at the cap.
 fn pair_coefficients(
     pp: &PairParams,
     group: &[Contact],
     rel: &dyn Fn(&Vec3) -> Vec3,
-    out: &mut Vec<(f64, f64)>,
+    out: &mut Vec<Coefficients>,
 ) {
     if let Some(hz) = &pp.hertz {
         let depth = group.iter().map(|c| c.depth).fold(0.0, f64::max);
@@ -97,7 +107,12 @@ fn pair_coefficients(
         let total: f64 = group.iter().map(|c| c.weight).sum();
         for c in group {
             let share = if total > 0.0 { c.weight / total } else { 0.0 };
-            out.push((k * share, 0.0));
+            out.push(Coefficients {
+                stiffness: k * share,
+                damping: 0.0,
+                slope: k * share,
+                slope_damping: 0.0,
+            });
         }
         return;
     }
@@ -107,17 +122,45 @@ fn pair_coefficients(
     let damping = 2.0 * pp.damping_ratio() * (k * weight * pp.effective_mass).sqrt();
     for c in group {
         let overlap = (pp.margin - c.dist).clamp(0.0, pp.margin);
-        let kc = if overlap <= 0.0 || ratio <= -1.0 {
+        let share = if weight > 0.0 { c.weight / weight } else { 0.0 };
+        let kc = if overlap <= 0.0 {
+            Coefficients::default()
+        } else if ratio <= -1.0 {
             // No force: the semi-smooth Jacobian is zero.
-            (0.0, 0.0)
+            Coefficients {
+                slope: k * c.weight,
+                slope_damping: damping * share,
+                ..Coefficients::default()
+            }
         } else if ratio >= DAMPING_CAP {
-            ((1.0 + DAMPING_CAP) * k * c.weight, 0.0)
+            let capped = (1.0 + DAMPING_CAP) * k * c.weight;
+            Coefficients {
+                stiffness: capped,
+                damping: 0.0,
+                slope: capped,
+                slope_damping: 0.0,
+            }
         } else {
-            let share = if weight > 0.0 { c.weight / weight } else { 0.0 };
-            (k * c.weight * (1.0 + ratio), damping * share)
+            Coefficients {
+                stiffness: k * c.weight * (1.0 + ratio),
+                damping: damping * share,
+                slope: k * c.weight,
+                slope_damping: damping * share,
+            }
         };
         out.push(kc);
     }
+}
+
+/// What [`pair_coefficients`] finds for one contact.
+#[derive(Clone, Copy, Debug, Default)]
+struct Coefficients {
+    /// `k_c` \[N/m\] and `c_c` \[N·s/m\] of the Newton update.
+    stiffness: f64,
+    damping: f64,
+    /// `∂F_n/∂δ` \[N/m\] and `∂F_n/∂δ̇` \[N·s/m\] of the linear law.
+    slope: f64,
+    slope_damping: f64,
 }
 
 /// One contact's linearisation: normal, effective stiffness and damping, and the normal
@@ -132,6 +175,112 @@ struct Term {
     approach: f64,
 }
 
+/// One contact with a normal force at a guess, linearised (see the module docs).
+#[derive(Clone, Debug)]
+pub(super) struct Row {
+    /// The particle `a` and the other particle (`None`: an obstacle).
+    pub a: usize,
+    pub b: Option<usize>,
+    /// Jacobian rows `(n, (x − x_a) × n)` of `a` and of `b` (zero for an obstacle).
+    pub ja: Vec6,
+    pub jb: Vec6,
+    /// Unit normal from `b` towards `a`.
+    pub normal: Vec3,
+    /// Effective normal stiffness `k_c` \[N/m\] and damping `c_c` \[N·s/m\].
+    pub stiffness: f64,
+    pub damping: f64,
+    /// `s_c = θ²Δt²·k_c + θΔt·c_c` \[kg\].
+    pub s: f64,
+    /// Normal component of the relative velocity `v_a(x) − v_b(x)` \[m/s\].
+    pub approach: f64,
+    /// The pair's halo margin \[m\] (the spring acts while `dist < margin`).
+    pub margin: f64,
+    /// `∂F_n/∂δ` \[N/m\] and `∂F_n/∂δ̇` \[N·s/m\] of the linear law (see
+    /// `pair_coefficients`).
+    pub slope: f64,
+    pub slope_damping: f64,
+    /// Index of the contact in the contacts linearised.
+    pub index: usize,
+}
+
+/// Calls `f` with every fine contact of `contacts` (merged, grouped by body pair) and its
+/// linearisation at the guess `bodies` for the time step `dt` \[s\] and implicitness
+/// `theta` (contacts of unknown bodies are skipped; a contact whose force the dashpot
+/// clamps to zero comes with `s = 0` and the slopes of its linear law).
+pub(super) fn linearise(
+    model: &Model,
+    bodies: &[Body],
+    contacts: &[Contact],
+    dt: f64,
+    theta: f64,
+    mut f: impl FnMut(&Contact, Row),
+) {
+    let n = bodies.len();
+    let mut coefficients = Vec::new();
+    let (pos, vel) = (theta * theta * dt * dt, theta * dt);
+    let mut start = 0;
+    while start < contacts.len() {
+        let (a, b) = (contacts[start].a, contacts[start].b);
+        let mut end = start + 1;
+        while end < contacts.len() && contacts[end].a == a && contacts[end].b == b {
+            end += 1;
+        }
+        let group = &contacts[start..end];
+        let first = start;
+        start = end;
+        if a as usize >= n {
+            continue;
+        }
+        let other = match b {
+            Other::Particle(j) if (j as usize) < n => Some(j as usize),
+            Other::Particle(_) => continue,
+            Other::Obstacle(_) => None,
+        };
+        let pp = PairParams::of(model, bodies, a, b);
+        let ba = &bodies[a as usize];
+        let rel = |x: &Vec3| {
+            let mut v = point_velocity(ba, x);
+            if let Some(j) = other {
+                v -= point_velocity(&bodies[j], x);
+            }
+            v
+        };
+        coefficients.clear();
+        pair_coefficients(&pp, group, &rel, &mut coefficients);
+        for (i, (c, co)) in group.iter().zip(&coefficients).enumerate() {
+            let (k, d) = (co.stiffness, co.damping);
+            let s = pos * k + vel * d;
+            let linear = pos * co.slope + vel * co.slope_damping;
+            if !((s.is_finite() && s > 0.0) || (linear.is_finite() && linear > 0.0)) {
+                continue;
+            }
+            let ja = join(&c.normal, &(c.point - ba.position).cross(&c.normal));
+            let jb = match other {
+                Some(j) => join(&c.normal, &(c.point - bodies[j].position).cross(&c.normal)),
+                None => Vec6::zeros(),
+            };
+            f(
+                c,
+                Row {
+                    a: a as usize,
+                    b: other,
+                    ja,
+                    jb,
+                    normal: c.normal,
+                    stiffness: k,
+                    damping: d,
+                    s,
+                    approach: rel(&c.point).dot(&c.normal),
+                    margin: pp.margin,
+                    slope: co.slope,
+                    slope_damping: co.slope_damping,
+                    index: first + i,
+                },
+            );
+        }
+    }
+}
+
 impl ContactJacobian {
     /// Assembles the Jacobian of the fine `contacts` at the guess `bodies` for the time
     /// step `dt` \[s\] and implicitness `theta` (see the module docs).
@@ -143,7 +292,30 @@ impl ContactJacobian {
         dt: f64,
         theta: f64,
     ) {
-        let n = bodies.len();
+        self.begin(bodies);
+        let mut rows = Vec::new();
+        linearise(model, bodies, contacts, dt, theta, |_, row| rows.push(row));
+        for row in rows {
+            if !(row.s.is_finite() && row.s > 0.0) {
+                // No force at this guess: the semi-smooth Jacobian is zero.
+                continue;
+            }
+            self.push(row.a, row.b, row.ja, row.jb, row.s);
+            self.terms.push(Term {
+                a: row.a,
+                b: row.b,
+                normal: row.normal,
+                stiffness: row.stiffness,
+                damping: row.damping,
+                approach: row.approach,
+            });
+        }
+        self.finish();
+    }
+
+    /// Starts a system over `bodies`: their generalised masses `𝓜 = diag(M·I, I_w)`
+    /// (world-frame inertia at these poses) and no contact rows.
+    pub(super) fn begin(&mut self, bodies: &[Body]) {
         self.blocks.clear();
         self.terms.clear();
         self.mass.clear();
@@ -157,67 +329,65 @@ impl ContactJacobian {
             m
         }));
         self.diagonal.clone_from(&self.mass);
-        let mut coefficients = Vec::new();
-        let (pos, vel) = (theta * theta * dt * dt, theta * dt);
-        let mut start = 0;
-        while start < contacts.len() {
-            let (a, b) = (contacts[start].a, contacts[start].b);
-            let mut end = start + 1;
-            while end < contacts.len() && contacts[end].a == a && contacts[end].b == b {
-                end += 1;
-            }
-            let group = &contacts[start..end];
-            start = end;
-            if a as usize >= n {
-                continue;
-            }
-            let other = match b {
-                Other::Particle(j) if (j as usize) < n => Some(j as usize),
-                Other::Particle(_) => continue,
-                Other::Obstacle(_) => None,
-            };
-            let pp = PairParams::of(model, bodies, a, b);
-            let ba = &bodies[a as usize];
-            let rel = |x: &Vec3| {
-                let mut v = point_velocity(ba, x);
-                if let Some(j) = other {
-                    v -= point_velocity(&bodies[j], x);
-                }
-                v
-            };
-            coefficients.clear();
-            pair_coefficients(&pp, group, &rel, &mut coefficients);
-            for (c, &(k, d)) in group.iter().zip(&coefficients) {
-                let s = pos * k + vel * d;
-                if !(s.is_finite() && s > 0.0) {
-                    continue;
-                }
-                let ja = join(&c.normal, &(c.point - ba.position).cross(&c.normal));
-                let jb = match other {
-                    Some(j) => join(&c.normal, &(c.point - bodies[j].position).cross(&c.normal)),
-                    None => Vec6::zeros(),
-                };
-                self.diagonal[a as usize] += s * ja * ja.transpose();
-                if let Some(j) = other {
-                    self.diagonal[j] += s * jb * jb.transpose();
-                }
-                self.blocks.push(Block {
-                    a: a as usize,
-                    b: other,
-                    ja,
-                    jb,
-                    s,
-                });
-                self.terms.push(Term {
-                    a: a as usize,
-                    b: other,
-                    normal: c.normal,
-                    stiffness: k,
-                    damping: d,
-                    approach: rel(&c.point).dot(&c.normal),
-                });
+        self.mass_inverse.clear();
+        self.mass_inverse.extend(bodies.iter().map(|b| {
+            let r = b.orientation.to_rotation_matrix();
+            let inverse = r.matrix() * b.inv_inertia * r.matrix().transpose();
+            let mut m = Mat6::zeros();
+            m.fixed_view_mut::<3, 3>(0, 0)
+                .copy_from(&(Mat3::identity() / b.mass));
+            m.fixed_view_mut::<3, 3>(3, 3).copy_from(&inverse);
+            m
+        }));
+        self.touched.clear();
+        self.touched.resize(bodies.len(), false);
+    }
+
+    /// Drops the contact rows, keeping the masses of [`ContactJacobian::begin`].
+    pub(super) fn clear_rows(&mut self) {
+        self.blocks.clear();
+        self.terms.clear();
+        for (i, t) in self.touched.iter_mut().enumerate() {
+            if *t {
+                self.diagonal[i] = self.mass[i];
+                *t = false;
             }
         }
+    }
+
+    /// Adds the row `s·J·Jᵀ` of a contact between particle `a` (row `ja`) and particle `b`
+    /// (row `jb`; `None`: an obstacle) with the weight `s` \[kg\] (ignored unless finite
+    /// and positive, or when an index is out of range).
+    pub(super) fn push(&mut self, a: usize, b: Option<usize>, ja: Vec6, jb: Vec6, s: f64) {
+        let n = self.mass.len();
+        if !(s.is_finite() && s > 0.0) || a >= n || b.is_some_and(|j| j >= n) {
+            return;
+        }
+        self.diagonal[a] += s * ja * ja.transpose();
+        if let Some(t) = self.touched.get_mut(a) {
+            *t = true;
+        }
+        if let Some(j) = b {
+            self.diagonal[j] += s * jb * jb.transpose();
+            if let Some(t) = self.touched.get_mut(j) {
+                *t = true;
+            }
+        }
+        self.blocks.push(Block { a, b, ja, jb, s });
+    }
+
+    /// [`ContactJacobian::finish`] that inverts only the blocks a row reached (the others
+    /// take the inverse mass of [`ContactJacobian::begin`]).
+    pub(super) fn finish_touched(&mut self) {
+        self.inverse.clear();
+        for (i, (d, &t)) in self.diagonal.iter().zip(&self.touched).enumerate() {
+            let inverse = if t { d.try_inverse() } else { None };
+            self.inverse.push(inverse.unwrap_or(self.mass_inverse[i]));
+        }
+    }
+
+    /// Inverts the 6×6 diagonal blocks (the preconditioner) after the rows are pushed.
+    pub(super) fn finish(&mut self) {
         self.inverse.clear();
         self.inverse
             .extend(self.diagonal.iter().zip(&self.mass).map(|(d, m)| {
@@ -225,6 +395,17 @@ impl ContactJacobian {
                     .or_else(|| m.try_inverse())
                     .unwrap_or_else(Mat6::zeros)
             }));
+    }
+
+    /// Per particle: the generalised mass `𝓜` of [`ContactJacobian::begin`].
+    pub(super) fn masses(&self) -> &[Mat6] {
+        &self.mass
+    }
+
+    /// Per particle: the generalised accelerations `q` of the last
+    /// [`ContactJacobian::solve`].
+    pub(super) fn solution(&self) -> &[Vec6] {
+        &self.x
     }
 
     /// The linearly implicit first guess of a step (a Rosenbrock-type step): the
