@@ -7,7 +7,7 @@ use crate::cull::{planes_apart, spheres_apart, Bound};
 use crate::node_box::{boxes_apart, posed, Aabb, NodeBoxes};
 use crate::traverse::{LevelStats, Scratch, TriContact, Unfold, MAX_LEVELS};
 use crate::tree::SurrogateTree;
-use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult};
+use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult, PairOutcome};
 use msdem_geom::math::{Iso3, Tri};
 
 /// Pending checks run per [`PairBatch`](msdem_geom::kernel::PairBatch) pass: large
@@ -31,9 +31,9 @@ pub(crate) enum Check {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct El {
     /// Node index (surrogate) or soup index (real).
-    idx: u32,
-    level: u32,
-    real: bool,
+    pub idx: u32,
+    pub level: u32,
+    pub real: bool,
 }
 
 /// Inputs of one traversal.
@@ -46,6 +46,9 @@ pub(crate) struct Ctx<'a> {
     pub kernel: KernelKind,
     /// Node boxes of A and B (tree frames), when the caller has them.
     pub boxes: Option<(&'a NodeBoxes, &'a NodeBoxes)>,
+    /// Pair-set query (`pairs.rs`): real–real pairs go to [`Scratch::fine`] for the
+    /// decision kernel instead of the distance kernel's batch.
+    pub decide: bool,
 }
 
 /// B's soup triangle `i` in A's frame (transformed once per call, with its bounding
@@ -127,7 +130,7 @@ impl Ctx<'_> {
 
     /// Whether the boxes of elements `x` (A) and `y` (B) prove them farther apart than
     /// `ε_a + ε_b` (false without node boxes).
-    fn boxes_apart(&self, s: &mut Scratch, x: El, y: El) -> bool {
+    pub(crate) fn boxes_apart(&self, s: &mut Scratch, x: El, y: El) -> bool {
         let Some(nb) = self.boxes else {
             return false;
         };
@@ -169,7 +172,14 @@ impl Ctx<'_> {
     /// Checks pair `(ea, eb)`, counting it: pairs the conservative pre-screen proves
     /// separated are answered at once, iterative surrogate pairs that pass it are
     /// unfolded without a kernel call (see [`Check`]), the rest are queued under `tag`.
-    fn push(&self, s: &mut Scratch, ea: El, eb: El, tag: u32, st: &mut LevelStats) -> Check {
+    pub(crate) fn push(
+        &self,
+        s: &mut Scratch,
+        ea: El,
+        eb: El,
+        tag: u32,
+        st: &mut LevelStats,
+    ) -> Check {
         let level = ea.level.max(eb.level);
         st.checks[(level as usize).min(MAX_LEVELS - 1)] += 1;
         let (t1, h1) = self.side(s, ea, true);
@@ -195,12 +205,17 @@ impl Ctx<'_> {
             // not converged).
             return Check::Unfold(h1, h2);
         }
-        s.batch.push(&t1, &t2, margin, tag, fine);
+        if fine && self.decide {
+            s.fine.push(&t1, &t2, margin, tag, true);
+            s.fine_tags.push(tag);
+        } else {
+            s.batch.push(&t1, &t2, margin, tag, fine);
+        }
         Check::Queued(h1, h2)
     }
 
     /// Runs the queued chunk; fallbacks are counted in `st`.
-    fn run(&self, s: &mut Scratch, st: &mut LevelStats) {
+    pub(crate) fn run(&self, s: &mut Scratch, st: &mut LevelStats) {
         let bs = s.batch.run(
             self.batch_kind(),
             &IterativeParams::default(),
@@ -219,7 +234,7 @@ fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<El>) {
 }
 
 /// The root as elements (its real triangles if the root is a leaf), into `out`.
-fn roots(tree: &SurrogateTree, out: &mut Vec<El>) {
+pub(crate) fn roots(tree: &SurrogateTree, out: &mut Vec<El>) {
     out.clear();
     let r = &tree.nodes[0];
     if r.is_leaf() {
@@ -250,14 +265,38 @@ fn contact_of(ta: u32, tb: u32, r: &KernelResult) -> Option<TriContact> {
     }
 }
 
+/// What the descent hands its caller per chunk: the scratch, the chunk's pairs and, after
+/// the distance kernel ran, its outcomes (tags index the chunk). Called once with `None`
+/// before the kernel runs (the pair-set query moves its undecided pairs into the batch
+/// then) and once with the outcomes.
+pub(crate) type Sink<'o> = dyn FnMut(&mut Scratch, &[(El, El)], Option<&[PairOutcome<u32>]>) + 'o;
+
 /// Simultaneous descent (Alg. 5), one breadth-first level of pending checks at a time,
-/// each level streamed through the batch in chunks.
+/// each level streamed through the batch in chunks; real–real contacts into `out`.
 pub(crate) fn hierarchy(
     cx: &Ctx,
     unfold: Unfold,
     s: &mut Scratch,
     out: &mut Vec<TriContact>,
     st: &mut LevelStats,
+) {
+    hierarchy_with(cx, unfold, s, st, &mut |_, chunk, results| {
+        for o in results.unwrap_or(&[]) {
+            let (ea, eb) = chunk[o.tag as usize];
+            if ea.real && eb.real {
+                out.extend(contact_of(ea.idx, eb.idx, &o.result));
+            }
+        }
+    });
+}
+
+/// The descent of [`hierarchy`], handing each chunk's real–real outcomes to `sink`.
+pub(crate) fn hierarchy_with(
+    cx: &Ctx,
+    unfold: Unfold,
+    s: &mut Scratch,
+    st: &mut LevelStats,
+    sink: &mut Sink,
 ) {
     // Every buffer lives in the scratch: a query allocates nothing once it is warm (a
     // far pose costs a root test, see the `vs_parry` bench).
@@ -277,6 +316,8 @@ pub(crate) fn hierarchy(
     while !cur.is_empty() {
         for chunk in cur.chunks(CHUNK) {
             s.batch.clear();
+            s.fine.clear();
+            s.fine_tags.clear();
             halos.clear();
             for (i, &(ea, eb)) in chunk.iter().enumerate() {
                 let c = cx.push(s, ea, eb, i as u32, st);
@@ -285,15 +326,13 @@ pub(crate) fn hierarchy(
                 }
                 halos.push(c);
             }
+            sink(s, chunk, None);
             cx.run(s, st);
             let results = std::mem::take(&mut s.results);
+            sink(s, chunk, Some(&results));
             for o in &results {
                 let (ea, eb) = chunk[o.tag as usize];
-                if ea.real && eb.real {
-                    out.extend(contact_of(ea.idx, eb.idx, &o.result));
-                    continue;
-                }
-                if o.result == KernelResult::Separated {
+                if (ea.real && eb.real) || o.result == KernelResult::Separated {
                     continue;
                 }
                 if let Check::Queued(h1, h2) = halos[o.tag as usize] {
@@ -314,8 +353,8 @@ pub(crate) fn hierarchy(
 /// Buffers for unfolding one pair (kept in [`Scratch`]).
 #[derive(Debug, Default)]
 pub(crate) struct Kids {
-    a: Vec<El>,
-    b: Vec<El>,
+    pub a: Vec<El>,
+    pub b: Vec<El>,
     sph_a: Vec<[f32; 4]>,
     sph_b: Vec<[f32; 4]>,
     box_a: Vec<Aabb>,
@@ -369,7 +408,7 @@ fn gated_children(
 impl Kids {
     /// Unfolds the surrogate pair `(ea, eb)` with halos `(h1, h2)` under policy `unfold`,
     /// appending the child pairs whose bounding spheres meet to `next`.
-    fn expand(
+    pub(crate) fn expand(
         &mut self,
         cx: &Ctx,
         s: &mut Scratch,
