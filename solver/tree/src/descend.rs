@@ -3,8 +3,8 @@
 //! through a [`PairBatch`] in chunks of [`CHUNK`] pairs. See `traverse.rs` for the
 //! contract (margins, padding, fallback rules).
 
-use crate::cull::{planes_apart, spheres_apart, Bound};
-use crate::node_box::{boxes_apart, posed, Aabb, NodeBoxes};
+use crate::cull::{centre_mag, planes_apart, spheres_apart, spheres_apart_mag, Bound};
+use crate::node_box::{box_mag, boxes_apart, boxes_apart_mag, posed, Aabb, NodeBoxes};
 use crate::traverse::{LevelStats, Scratch, TriContact, Unfold, MAX_LEVELS};
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult, PairOutcome};
@@ -79,6 +79,10 @@ impl Ctx<'_> {
     fn bound(&self, s: &mut Scratch, i: u32, of_a: bool) -> Bound {
         let iu = i as usize;
         if of_a {
+            // Precomputed with the node boxes (A's frame is the tree's).
+            if let Some(b) = self.boxes.and_then(|(nb, _)| nb.soup.get(iu)) {
+                return *b;
+            }
             if s.a_stamp[iu] != s.stamp {
                 s.a_stamp[iu] = s.stamp;
                 s.a_sph[iu] = Bound::of(&self.a.soup[iu]);
@@ -113,6 +117,28 @@ impl Ctx<'_> {
             return (b.bmin, b.bmax);
         }
         self.node_box(s, e.idx, of_a, nb)
+    }
+
+    /// [`Ctx::sph`] and [`Ctx::el_box`] of one element from one bounds lookup.
+    fn sph_box(
+        &self,
+        s: &mut Scratch,
+        e: El,
+        of_a: bool,
+        nb: (&NodeBoxes, &NodeBoxes),
+    ) -> ([f32; 4], Aabb) {
+        let eps = if of_a { self.eps_a } else { self.eps_b };
+        if e.real {
+            let b = self.bound(s, e.idx, of_a);
+            let mut sp = b.sph;
+            sp[3] += eps;
+            return (sp, (b.bmin, b.bmax));
+        }
+        let tree = if of_a { self.a } else { self.b };
+        let n = &tree.nodes[e.idx as usize];
+        let mut sp = self.bound(s, n.tri, of_a).sph;
+        sp[3] += n.offset + eps;
+        (sp, self.node_box(s, e.idx, of_a, nb))
     }
 
     /// Box of node `n` of A or B in A's frame.
@@ -357,8 +383,9 @@ pub(crate) struct Kids {
     pub b: Vec<El>,
     sph_a: Vec<[f32; 4]>,
     sph_b: Vec<[f32; 4]>,
-    box_a: Vec<Aabb>,
-    box_b: Vec<Aabb>,
+    /// Culling data of the unfolded elements (node boxes in use).
+    cull_a: Vec<Cull>,
+    cull_b: Vec<Cull>,
 }
 
 /// The elements replacing node `n` of A (`of_a`) or B, leaving out child nodes whose box
@@ -376,15 +403,12 @@ fn gated_children(
 ) {
     let tree = if of_a { cx.a } else { cx.b };
     let node = tree.nodes[n as usize];
+    let other = other.map(|o| (o, box_mag(&o)));
     for c in node.first..node.first + node.count {
-        if let Some(o) = &other {
+        if let Some((o, om)) = &other {
+            // The test is symmetric in its two boxes.
             let bc = cx.node_box(s, c, of_a, nb);
-            let apart = if of_a {
-                boxes_apart(&bc, o, margin)
-            } else {
-                boxes_apart(o, &bc, margin)
-            };
-            if apart {
+            if boxes_apart_mag(&bc, box_mag(&bc), o, *om, margin) {
                 continue;
             }
         }
@@ -463,28 +487,51 @@ impl Kids {
         } else {
             self.b.push(eb);
         }
-        self.sph_a.clear();
-        self.sph_a
-            .extend(self.a.iter().map(|&x| cx.sph(s, x, true)));
-        self.sph_b.clear();
-        self.sph_b
-            .extend(self.b.iter().map(|&y| cx.sph(s, y, false)));
-        self.box_a.clear();
-        self.box_a
-            .extend(self.a.iter().map(|&x| cx.el_box(s, x, true, nb)));
-        self.box_b.clear();
-        self.box_b
-            .extend(self.b.iter().map(|&y| cx.el_box(s, y, false, nb)));
-        for ((&x, px), bx) in self.a.iter().zip(&self.sph_a).zip(&self.box_a) {
-            for ((&y, py), by) in self.b.iter().zip(&self.sph_b).zip(&self.box_b) {
+        fill_cull(cx, s, &self.a, true, nb, &mut self.cull_a);
+        fill_cull(cx, s, &self.b, false, nb, &mut self.cull_b);
+        for (&x, cxa) in self.a.iter().zip(&self.cull_a) {
+            for (&y, cyb) in self.b.iter().zip(&self.cull_b) {
                 // Two real triangles: `push` tests their boxes (same margin) anyway.
                 let both_real = x.real && y.real;
-                if !spheres_apart(px, py) && (both_real || !boxes_apart(bx, by, margin)) {
+                if !spheres_apart_mag(&cxa.sph, cxa.smag, &cyb.sph, cyb.smag)
+                    && (both_real || !boxes_apart_mag(&cxa.bx, cxa.bmag, &cyb.bx, cyb.bmag, margin))
+                {
                     next.push((x, y));
                 }
             }
         }
     }
+}
+
+/// Bounding sphere and box of one element with their slack magnitudes
+/// ([`centre_mag`], [`box_mag`]), computed once per unfolding.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cull {
+    sph: [f32; 4],
+    smag: f32,
+    bx: Aabb,
+    bmag: f32,
+}
+
+/// The [`Cull`] data of elements `els` of A (`of_a`) or B into `out`.
+fn fill_cull(
+    cx: &Ctx,
+    s: &mut Scratch,
+    els: &[El],
+    of_a: bool,
+    nb: (&NodeBoxes, &NodeBoxes),
+    out: &mut Vec<Cull>,
+) {
+    out.clear();
+    out.extend(els.iter().map(|&e| {
+        let (sph, bx) = cx.sph_box(s, e, of_a, nb);
+        Cull {
+            sph,
+            smag: centre_mag(&sph),
+            bx,
+            bmag: box_mag(&bx),
+        }
+    }));
 }
 
 /// Every real triangle of A against every real triangle of B (Alg. 2), streamed through

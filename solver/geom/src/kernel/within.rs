@@ -57,10 +57,10 @@ pub fn within_margin(t1: &Tri, t2: &Tri, margin: f32) -> Within {
 }
 
 fn classify(inn: bool, out: bool) -> Within {
-    if inn {
-        Within::In
-    } else if out {
+    if out {
         Within::Out
+    } else if inn {
+        Within::In
     } else {
         Within::Unknown
     }
@@ -141,10 +141,17 @@ impl<const L: usize> Proj<L> {
     }
 }
 
-/// The decision on `L` lanes: (`in`, `out`) masks; `in` wins where both hold (they never
-/// both hold beyond rounding).
+/// The decision on `L` lanes: (`in`, `out`) masks; `out` wins where both hold (they never
+/// both hold beyond rounding; [`PairBatch::decide`] runs the bounds only where the screen
+/// did not answer).
 #[inline(always)]
 pub(crate) fn decide_lanes<const L: usize>(x: &Lanes<L>) -> (Mask<L>, Mask<L>) {
+    (upper_in(x), screen_lanes(x))
+}
+
+/// Where the upper bound of the distance proves the pair within its margin.
+#[inline(always)]
+fn upper_in<const L: usize>(x: &Lanes<L>) -> Mask<L> {
     let vk = |v: &[[[f32; L]; 3]; 3], k: usize| [Lane(v[k][0]), Lane(v[k][1]), Lane(v[k][2])];
     let a: [V3<L>; 3] = [vk(&x.v1, 0), vk(&x.v1, 1), vk(&x.v1, 2)];
     let b: [V3<L>; 3] = [vk(&x.v2, 0), vk(&x.v2, 1), vk(&x.v2, 2)];
@@ -158,29 +165,67 @@ pub(crate) fn decide_lanes<const L: usize>(x: &Lanes<L>) -> (Mask<L>, Mask<L>) {
         }
     }
     let (pa, pb) = (Proj::of(&a), Proj::of(&b));
-    let (na, nb) = (pa.normal(), pb.normal());
+    let reach = margin - Lane::splat(SLACK) * (mag + margin);
+    let reach_sq = reach
+        .ge(Lane::splat(0.0))
+        .select(reach * reach, Lane::splat(-1.0));
+    // The vertex candidates first; the edge crossings only where a lane is still open.
     let mut best = Lane::splat(f32::INFINITY);
     for i in 0..3 {
-        let j = (i + 1) % 3;
         best = best.min(pb.dist_sq(&a[i])).min(pa.dist_sq(&b[i]));
+    }
+    let inn = best.le(reach_sq);
+    if inn.0.iter().all(|&d| d) {
+        return inn;
+    }
+    let (na, nb) = (pa.normal(), pb.normal());
+    for i in 0..3 {
+        let j = (i + 1) % 3;
         best = best
             .min(pb.edge_dist_sq(&nb, &a[i], &a[j]))
             .min(pa.edge_dist_sq(&na, &b[i], &b[j]));
     }
-    let reach = margin - Lane::splat(SLACK) * (mag + margin);
-    let inn = best.le(reach * reach).and(reach.ge(Lane::splat(0.0)));
-    (inn, screen_lanes(x))
+    best.le(reach_sq)
 }
 
 impl<T: Copy> PairBatch<T> {
     /// Runs the decision kernel on every pending pair: `out` is cleared and receives one
-    /// [`Within`] per pair in push order. The batch is left unchanged.
+    /// [`Within`] per pair in push order. The batch is left unchanged. The screen runs on
+    /// every pair; the pairs it cannot prove out are compacted into full lanes for the
+    /// upper bounds.
     pub fn decide(&self, out: &mut Vec<Within>) {
         out.clear();
+        let mut open = Lanes::<LANES>::zeroed();
+        let mut index = [0usize; LANES];
+        let mut n_open = 0;
+        let flush = |open: &Lanes<LANES>, index: &[usize], out: &mut Vec<Within>| {
+            let inn = upper_in(open);
+            for (l, &i) in index.iter().enumerate() {
+                if inn.0[l] {
+                    out[i] = Within::In;
+                }
+            }
+        };
         for (c, chunk) in self.lanes().iter().enumerate() {
             let n = (self.len() - c * LANES).min(LANES);
-            let (inn, o) = decide_lanes(chunk);
-            out.extend((0..n).map(|l| classify(inn.0[l], o.0[l])));
+            let o = screen_lanes(chunk);
+            for l in 0..n {
+                if o.0[l] {
+                    out.push(Within::Out);
+                    continue;
+                }
+                out.push(Within::Unknown);
+                open.copy_lane(n_open, chunk, l);
+                index[n_open] = c * LANES + l;
+                n_open += 1;
+                if n_open == LANES {
+                    flush(&open, &index, out);
+                    n_open = 0;
+                }
+            }
+        }
+        if n_open > 0 {
+            flush(&open, &index[..n_open], out);
         }
     }
 }
