@@ -104,9 +104,15 @@ impl<const L: usize> Proj<L> {
         let one = Lane::splat(1.0);
         let d = sub(p, &self.b0);
         let (d20, d21) = (dot(&d, &self.e1), dot(&d, &self.e2));
-        // `max(x, 0)` maps NaN (a degenerate triangle) to 0: still a point of the triangle.
-        let v = ((self.d11 * d20 - self.d01 * d21) * self.inv).max(zero);
-        let w = ((self.d00 * d21 - self.d01 * d20) * self.inv).max(zero);
+        // A degenerate triangle (`inv` infinite) gives NaN or infinite coordinates: `max`
+        // maps NaN to 0 and `min` infinity to 1, so the point stays finite and on the
+        // triangle.
+        let v = ((self.d11 * d20 - self.d01 * d21) * self.inv)
+            .max(zero)
+            .min(one);
+        let w = ((self.d00 * d21 - self.d01 * d20) * self.inv)
+            .max(zero)
+            .min(one);
         let s = v + w;
         let over = s.gt(one);
         let k = over.select(s.recip(), one);
@@ -171,8 +177,10 @@ fn upper_in<const L: usize>(x: &Lanes<L>) -> Mask<L> {
         .select(reach * reach, Lane::splat(-1.0));
     // The vertex candidates first; the edge crossings only where a lane is still open.
     let mut best = Lane::splat(f32::INFINITY);
+    // `candidate.min(best)`: a NaN candidate (non-finite input) never replaces the best.
     for i in 0..3 {
-        best = best.min(pb.dist_sq(&a[i])).min(pa.dist_sq(&b[i]));
+        best = pb.dist_sq(&a[i]).min(best);
+        best = pa.dist_sq(&b[i]).min(best);
     }
     let inn = best.le(reach_sq);
     if inn.0.iter().all(|&d| d) {
@@ -181,9 +189,8 @@ fn upper_in<const L: usize>(x: &Lanes<L>) -> Mask<L> {
     let (na, nb) = (pa.normal(), pb.normal());
     for i in 0..3 {
         let j = (i + 1) % 3;
-        best = best
-            .min(pb.edge_dist_sq(&nb, &a[i], &a[j]))
-            .min(pa.edge_dist_sq(&na, &b[i], &b[j]));
+        best = pb.edge_dist_sq(&nb, &a[i], &a[j]).min(best);
+        best = pa.edge_dist_sq(&na, &b[i], &b[j]).min(best);
     }
     best.le(reach_sq)
 }
