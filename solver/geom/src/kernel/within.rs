@@ -118,9 +118,8 @@ impl<const L: usize> Proj<L> {
         let k = over.select(s.recip(), one);
         let (v, w) = (v * k, w * k);
         let mut r = zero;
-        for a in 0..3 {
-            let q = self.b0[a] + v * self.e1[a] + w * self.e2[a];
-            let x = p[a] - q;
+        for (a, pa) in p.iter().enumerate() {
+            let x = *pa - (self.b0[a] + v * self.e1[a] + w * self.e2[a]);
             r += x * x;
         }
         r
