@@ -32,7 +32,7 @@ pub(crate) enum Check {
 pub(crate) struct El {
     /// Node index (surrogate) or soup index (real).
     pub idx: u32,
-    pub level: u32,
+    level: u32,
     pub real: bool,
 }
 
@@ -156,7 +156,7 @@ impl Ctx<'_> {
 
     /// Whether the boxes of elements `x` (A) and `y` (B) prove them farther apart than
     /// `ε_a + ε_b` (false without node boxes).
-    pub(crate) fn boxes_apart(&self, s: &mut Scratch, x: El, y: El) -> bool {
+    fn boxes_apart(&self, s: &mut Scratch, x: El, y: El) -> bool {
         let Some(nb) = self.boxes else {
             return false;
         };
@@ -198,14 +198,7 @@ impl Ctx<'_> {
     /// Checks pair `(ea, eb)`, counting it: pairs the conservative pre-screen proves
     /// separated are answered at once, iterative surrogate pairs that pass it are
     /// unfolded without a kernel call (see [`Check`]), the rest are queued under `tag`.
-    pub(crate) fn push(
-        &self,
-        s: &mut Scratch,
-        ea: El,
-        eb: El,
-        tag: u32,
-        st: &mut LevelStats,
-    ) -> Check {
+    fn push(&self, s: &mut Scratch, ea: El, eb: El, tag: u32, st: &mut LevelStats) -> Check {
         let level = ea.level.max(eb.level);
         st.checks[(level as usize).min(MAX_LEVELS - 1)] += 1;
         let (t1, h1) = self.side(s, ea, true);
@@ -241,7 +234,7 @@ impl Ctx<'_> {
     }
 
     /// Runs the queued chunk; fallbacks are counted in `st`.
-    pub(crate) fn run(&self, s: &mut Scratch, st: &mut LevelStats) {
+    fn run(&self, s: &mut Scratch, st: &mut LevelStats) {
         let bs = s.batch.run(
             self.batch_kind(),
             &IterativeParams::default(),
@@ -260,7 +253,7 @@ fn children(tree: &SurrogateTree, n: u32, out: &mut Vec<El>) {
 }
 
 /// The root as elements (its real triangles if the root is a leaf), into `out`.
-pub(crate) fn roots(tree: &SurrogateTree, out: &mut Vec<El>) {
+fn roots(tree: &SurrogateTree, out: &mut Vec<El>) {
     out.clear();
     let r = &tree.nodes[0];
     if r.is_leaf() {
@@ -379,8 +372,8 @@ pub(crate) fn hierarchy_with(
 /// Buffers for unfolding one pair (kept in [`Scratch`]).
 #[derive(Debug, Default)]
 pub(crate) struct Kids {
-    pub a: Vec<El>,
-    pub b: Vec<El>,
+    a: Vec<El>,
+    b: Vec<El>,
     sph_a: Vec<[f32; 4]>,
     sph_b: Vec<[f32; 4]>,
     /// Culling data of the unfolded elements (node boxes in use).
@@ -432,7 +425,7 @@ fn gated_children(
 impl Kids {
     /// Unfolds the surrogate pair `(ea, eb)` with halos `(h1, h2)` under policy `unfold`,
     /// appending the child pairs whose bounding spheres meet to `next`.
-    pub(crate) fn expand(
+    fn expand(
         &mut self,
         cx: &Ctx,
         s: &mut Scratch,
