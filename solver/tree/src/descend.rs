@@ -3,7 +3,8 @@
 //! through a [`PairBatch`] in chunks of [`CHUNK`] pairs. See `traverse.rs` for the
 //! contract (margins, padding, fallback rules).
 
-use crate::cull::{centre_mag, planes_apart, spheres_apart, spheres_apart_mag, Bound};
+use crate::cull::{centre_mag, planes_apart, spheres_apart, Bound};
+use crate::lanes::{Cull, Lanes};
 use crate::node_box::{box_mag, boxes_apart, boxes_apart_mag, posed, Aabb, NodeBoxes};
 use crate::traverse::{LevelStats, Scratch, TriContact, Unfold, MAX_LEVELS};
 use crate::tree::SurrogateTree;
@@ -139,6 +140,78 @@ impl Ctx<'_> {
         let mut sp = self.bound(s, n.tri, of_a).sph;
         sp[3] += n.offset + eps;
         (sp, self.node_box(s, e.idx, of_a, nb))
+    }
+
+    /// [`Ctx::sph_box`] of an element with its slack magnitudes, once per query.
+    fn cull(&self, s: &mut Scratch, e: El, of_a: bool, nb: (&NodeBoxes, &NodeBoxes)) -> Cull {
+        let tree = if of_a { self.a } else { self.b };
+        let key = e.idx as usize + if e.real { tree.nodes.len() } else { 0 };
+        let stamp = s.stamp;
+        let hit = if of_a {
+            s.cull_a.hit(key, stamp)
+        } else {
+            s.cull_b.hit(key, stamp)
+        };
+        if let Some(c) = hit {
+            return c;
+        }
+        let (sph, bx) = self.sph_box(s, e, of_a, nb);
+        let c = Cull {
+            sph,
+            smag: centre_mag(&sph),
+            bx,
+            bmag: box_mag(&bx),
+        };
+        if of_a {
+            s.cull_a.set(key, stamp, c);
+        } else {
+            s.cull_b.set(key, stamp, c);
+        }
+        c
+    }
+
+    /// Box of node `n` of A or B in A's frame and its [`box_mag`], cached with the
+    /// elements' culling data (a leaf node, never an element itself, stores only its box
+    /// under its node index).
+    fn node_box_mag(
+        &self,
+        s: &mut Scratch,
+        n: u32,
+        of_a: bool,
+        nb: (&NodeBoxes, &NodeBoxes),
+    ) -> (Aabb, f32) {
+        let tree = if of_a { self.a } else { self.b };
+        let node = &tree.nodes[n as usize];
+        if !node.is_leaf() {
+            let e = El {
+                idx: n,
+                level: node.level,
+                real: false,
+            };
+            let c = self.cull(s, e, of_a, nb);
+            return (c.bx, c.bmag);
+        }
+        let (key, stamp) = (n as usize, s.stamp);
+        let hit = if of_a {
+            s.cull_a.hit(key, stamp)
+        } else {
+            s.cull_b.hit(key, stamp)
+        };
+        if let Some(c) = hit {
+            return (c.bx, c.bmag);
+        }
+        let bx = self.node_box(s, n, of_a, nb);
+        let c = Cull {
+            bx,
+            bmag: box_mag(&bx),
+            ..Cull::default()
+        };
+        if of_a {
+            s.cull_a.set(key, stamp, c);
+        } else {
+            s.cull_b.set(key, stamp, c);
+        }
+        (c.bx, c.bmag)
     }
 
     /// Box of node `n` of A or B in A's frame.
@@ -323,6 +396,8 @@ pub(crate) fn hierarchy_with(
     let mut next = std::mem::take(&mut s.next);
     let mut kids = std::mem::take(&mut s.kids);
     let mut halos = std::mem::take(&mut s.halos);
+    s.cull_a.size(cx.a.nodes.len() + cx.a.soup.len());
+    s.cull_b.size(cx.b.nodes.len() + cx.b.soup.len());
     roots(cx.a, &mut kids.a);
     roots(cx.b, &mut kids.b);
     for &x in &kids.a {
@@ -377,8 +452,10 @@ pub(crate) struct Kids {
     sph_a: Vec<[f32; 4]>,
     sph_b: Vec<[f32; 4]>,
     /// Culling data of the unfolded elements (node boxes in use).
-    cull_a: Vec<Cull>,
-    cull_b: Vec<Cull>,
+    lanes_a: Lanes,
+    lanes_b: Lanes,
+    /// Which child pairs survive the culling tests, per lane.
+    keep: Vec<bool>,
 }
 
 /// The elements replacing node `n` of A (`of_a`) or B, leaving out child nodes whose box
@@ -389,19 +466,18 @@ fn gated_children(
     s: &mut Scratch,
     of_a: bool,
     n: u32,
-    other: Option<Aabb>,
+    other: Option<(Aabb, f32)>,
     margin: f32,
     nb: (&NodeBoxes, &NodeBoxes),
     out: &mut Vec<El>,
 ) {
     let tree = if of_a { cx.a } else { cx.b };
     let node = tree.nodes[n as usize];
-    let other = other.map(|o| (o, box_mag(&o)));
     for c in node.first..node.first + node.count {
         if let Some((o, om)) = &other {
             // The test is symmetric in its two boxes.
-            let bc = cx.node_box(s, c, of_a, nb);
-            if boxes_apart_mag(&bc, box_mag(&bc), o, *om, margin) {
+            let (bc, bm) = cx.node_box_mag(s, c, of_a, nb);
+            if boxes_apart_mag(&bc, bm, o, *om, margin) {
                 continue;
             }
         }
@@ -468,8 +544,14 @@ impl Kids {
         // With one side opened, the other is a single element: child nodes (leaves
         // included, before their triangles are listed) whose boxes are apart from it
         // are dropped whole.
-        let other_b = (!open_b).then(|| cx.el_box(s, eb, false, nb));
-        let other_a = (!open_a).then(|| cx.el_box(s, ea, true, nb));
+        let other_b = (!open_b).then(|| {
+            let c = cx.cull(s, eb, false, nb);
+            (c.bx, c.bmag)
+        });
+        let other_a = (!open_a).then(|| {
+            let c = cx.cull(s, ea, true, nb);
+            (c.bx, c.bmag)
+        });
         if open_a {
             gated_children(cx, s, true, ea.idx, other_b, margin, nb, &mut self.a);
         } else {
@@ -480,51 +562,46 @@ impl Kids {
         } else {
             self.b.push(eb);
         }
-        fill_cull(cx, s, &self.a, true, nb, &mut self.cull_a);
-        fill_cull(cx, s, &self.b, false, nb, &mut self.cull_b);
-        for (&x, cxa) in self.a.iter().zip(&self.cull_a) {
-            for (&y, cyb) in self.b.iter().zip(&self.cull_b) {
-                // Two real triangles: `push` tests their boxes (same margin) anyway.
-                let both_real = x.real && y.real;
-                if !spheres_apart_mag(&cxa.sph, cxa.smag, &cyb.sph, cyb.smag)
-                    && (both_real || !boxes_apart_mag(&cxa.bx, cxa.bmag, &cyb.bx, cyb.bmag, margin))
-                {
+        // The tests are symmetric: the longer side forms the lanes, the pairs are listed
+        // in the same order either way (A's elements outer, B's inner).
+        if let [y] = self.b[..] {
+            let yc = cx.cull(s, y, false, nb);
+            fill_lanes(cx, s, &self.a, true, nb, &mut self.lanes_a);
+            self.lanes_a.survivors(&yc, y.real, margin, &mut self.keep);
+            for (&x, &k) in self.a.iter().zip(&self.keep) {
+                if k {
                     next.push((x, y));
+                }
+            }
+        } else {
+            fill_lanes(cx, s, &self.b, false, nb, &mut self.lanes_b);
+            for &x in &self.a {
+                let xc = cx.cull(s, x, true, nb);
+                self.lanes_b.survivors(&xc, x.real, margin, &mut self.keep);
+                for (&y, &k) in self.b.iter().zip(&self.keep) {
+                    if k {
+                        next.push((x, y));
+                    }
                 }
             }
         }
     }
 }
 
-/// Bounding sphere and box of one element with their slack magnitudes
-/// ([`centre_mag`], [`box_mag`]), computed once per unfolding.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Cull {
-    sph: [f32; 4],
-    smag: f32,
-    bx: Aabb,
-    bmag: f32,
-}
-
-/// The [`Cull`] data of elements `els` of A (`of_a`) or B into `out`.
-fn fill_cull(
+/// The [`Cull`] data of elements `els` of A (`of_a`) or B into `out` (cached per query).
+fn fill_lanes(
     cx: &Ctx,
     s: &mut Scratch,
     els: &[El],
     of_a: bool,
     nb: (&NodeBoxes, &NodeBoxes),
-    out: &mut Vec<Cull>,
+    out: &mut Lanes,
 ) {
-    out.clear();
-    out.extend(els.iter().map(|&e| {
-        let (sph, bx) = cx.sph_box(s, e, of_a, nb);
-        Cull {
-            sph,
-            smag: centre_mag(&sph),
-            bx,
-            bmag: box_mag(&bx),
-        }
-    }));
+    out.resize(els.len());
+    for (i, &e) in els.iter().enumerate() {
+        let c = cx.cull(s, e, of_a, nb);
+        out.put(i, &c, e.real);
+    }
 }
 
 /// Every real triangle of A against every real triangle of B (Alg. 2), streamed through

@@ -22,6 +22,7 @@ pub mod error;
 mod fit;
 pub mod format;
 mod kmeans;
+mod lanes;
 mod lbfgs;
 pub mod node_box;
 mod pairs;

@@ -39,6 +39,7 @@
 
 use crate::cull::Bound;
 use crate::descend::{flat, hierarchy, Check, Ctx, El, Kids};
+use crate::lanes::CullCache;
 use crate::node_box::{boxes_apart, posed, NodeBoxes};
 use crate::screen::roots_apart;
 use crate::tree::SurrogateTree;
@@ -145,6 +146,9 @@ pub struct Scratch {
     pub(crate) fine: PairBatch<u32>,
     pub(crate) fine_tags: Vec<u32>,
     pub(crate) within: Vec<Within>,
+    /// Culling data of A's and B's elements met in the query (`lanes.rs`).
+    pub(crate) cull_a: CullCache,
+    pub(crate) cull_b: CullCache,
 }
 
 impl Scratch {
@@ -172,6 +176,8 @@ impl Scratch {
             self.b_stamp.iter_mut().for_each(|s| *s = 0);
             self.a_stamp.iter_mut().for_each(|s| *s = 0);
             self.box_stamp.iter_mut().for_each(|s| *s = 0);
+            self.cull_a.reset();
+            self.cull_b.reset();
             self.stamp = 1;
         }
         self.cur.clear();
