@@ -237,35 +237,32 @@ impl Ctx<'_> {
         boxes_apart(&bx, &by, self.eps_a + self.eps_b)
     }
 
-    /// Soup index of an element's triangle.
-    fn soup_idx(&self, e: El, of_a: bool) -> u32 {
-        if e.real {
-            e.idx
-        } else {
-            let tree = if of_a { self.a } else { self.b };
-            tree.nodes[e.idx as usize].tri
-        }
-    }
-
-    /// Triangle and halo of an element of A or B (B's in A's frame).
-    fn side(&self, s: &mut Scratch, e: El, of_a: bool) -> (Tri, f32) {
+    /// Triangle, halo and culling bounds of an element of A or B (B's in A's frame),
+    /// from one node lookup.
+    #[inline]
+    fn side_bound(&self, s: &mut Scratch, e: El, of_a: bool) -> (Tri, f32, Bound) {
         let (tree, eps) = if of_a {
             (self.a, self.eps_a)
         } else {
             (self.b, self.eps_b)
         };
-        let (soup_idx, off) = if e.real {
+        let (i, off) = if e.real {
             (e.idx, 0.0)
         } else {
             let n = &tree.nodes[e.idx as usize];
             (n.tri, n.offset)
         };
         let t = if of_a {
-            tree.soup[soup_idx as usize]
+            tree.soup[i as usize]
         } else {
-            b_tri(s, self.b, self.b_to_a, soup_idx)
+            b_tri(s, self.b, self.b_to_a, i)
         };
-        (t, off + eps)
+        let b = if of_a {
+            self.bound(s, i, true)
+        } else {
+            s.b_sph[i as usize]
+        };
+        (t, off + eps, b)
     }
 
     /// Checks pair `(ea, eb)`, counting it: pairs the conservative pre-screen proves
@@ -274,11 +271,9 @@ impl Ctx<'_> {
     fn push(&self, s: &mut Scratch, ea: El, eb: El, tag: u32, st: &mut LevelStats) -> Check {
         let level = ea.level.max(eb.level);
         st.checks[(level as usize).min(MAX_LEVELS - 1)] += 1;
-        let (t1, h1) = self.side(s, ea, true);
-        let (t2, h2) = self.side(s, eb, false);
+        let (t1, h1, b1) = self.side_bound(s, ea, true);
+        let (t2, h2, b2) = self.side_bound(s, eb, false);
         let fine = ea.real && eb.real;
-        let b1 = self.bound(s, self.soup_idx(ea, true), true);
-        let b2 = self.bound(s, self.soup_idx(eb, false), false);
         let margin = if fine {
             st.fine += 1;
             h1 + h2
