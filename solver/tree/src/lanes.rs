@@ -130,20 +130,26 @@ impl Lanes {
         let (lx, ly, lz) = (&self.lo[0][..n], &self.lo[1][..n], &self.lo[2][..n]);
         let (hx, hy, hz) = (&self.hi[0][..n], &self.hi[1][..n], &self.hi[2][..n]);
         let (xl, xh) = x.bx;
+        // Branch-free (`|`, and `max` as a select, equal to `f32::max` on the finite,
+        // non-negative magnitudes) so the loop runs in SIMD lanes.
+        let mx = |a: f32, b: f32| if a > b { a } else { b };
         for i in 0..n {
             // `spheres_apart_mag(x, y)`.
             let d = [x.sph[0] - cx[i], x.sph[1] - cy[i], x.sph[2] - cz[i]];
             let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            let m = x.smag.max(smag[i]);
+            let m = mx(x.smag, smag[i]);
             let rr = x.sph[3] + r[i];
             let rr = rr + SPH_SLACK * (rr + m);
             let sph_apart = d2 > rr * rr;
             // `boxes_apart_mag(x, y, margin)`.
-            let mag = x.bmag.max(bmag[i]);
+            let mag = mx(x.bmag, bmag[i]);
             let mb = margin + BOX_SLACK * (margin + mag);
-            let box_apart = (lx[i] - xh[0] > mb || xl[0] - hx[i] > mb)
-                | (ly[i] - xh[1] > mb || xl[1] - hy[i] > mb)
-                | (lz[i] - xh[2] > mb || xl[2] - hz[i] > mb);
+            let box_apart = (lx[i] - xh[0] > mb)
+                | (xl[0] - hx[i] > mb)
+                | (ly[i] - xh[1] > mb)
+                | (xl[1] - hy[i] > mb)
+                | (lz[i] - xh[2] > mb)
+                | (xl[2] - hz[i] > mb);
             keep[i] = !sph_apart & ((x_real & real[i]) | !box_apart);
         }
     }
