@@ -154,3 +154,70 @@ impl Lanes {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cull::{centre_mag, spheres_apart_mag};
+    use crate::node_box::{box_mag, boxes_apart_mag};
+
+    fn cull(seed: u32) -> Cull {
+        let mut x = seed.wrapping_mul(2654435761).wrapping_add(977);
+        let mut r = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x % 20000) as f32 / 10000.0 - 1.0
+        };
+        let c = [0.3 * r(), 0.3 * r(), 0.3 * r()];
+        let h = [0.3 * r().abs(), 0.3 * r().abs(), 0.3 * r().abs()];
+        let sph = [c[0], c[1], c[2], 0.4 * r().abs()];
+        let bx = (
+            [0, 1, 2].map(|k| c[k] - h[k]),
+            [0, 1, 2].map(|k| c[k] + h[k]),
+        );
+        Cull {
+            sph,
+            smag: centre_mag(&sph),
+            bx,
+            bmag: box_mag(&bx),
+        }
+    }
+
+    /// The lane test takes exactly the decisions of the scalar tests, for every lane count
+    /// (remainders of the SIMD width included) and both real flags.
+    #[test]
+    fn survivors_match_the_scalar_tests() {
+        let (mut lanes, mut keep) = (Lanes::default(), Vec::new());
+        let (mut kept, mut dropped) = (0, 0);
+        for round in 0..200u32 {
+            let n = (round % 37) as usize;
+            let els: Vec<(Cull, bool)> = (0..n as u32)
+                .map(|i| (cull(round * 1000 + i), i % 3 == 0))
+                .collect();
+            lanes.resize(n);
+            for (i, (c, real)) in els.iter().enumerate() {
+                lanes.put(i, c, *real);
+            }
+            let x = cull(round * 1000 + 999);
+            let x_real = round % 2 == 0;
+            let margin = 0.01 * (round % 5) as f32;
+            lanes.survivors(&x, x_real, margin, &mut keep);
+            for (i, (y, y_real)) in els.iter().enumerate() {
+                let want = !spheres_apart_mag(&x.sph, x.smag, &y.sph, y.smag)
+                    && ((x_real && *y_real)
+                        || !boxes_apart_mag(&x.bx, x.bmag, &y.bx, y.bmag, margin));
+                assert_eq!(keep[i], want, "round {round}, lane {i}");
+                if want {
+                    kept += 1;
+                } else {
+                    dropped += 1;
+                }
+            }
+        }
+        assert!(
+            kept > 300 && dropped > 300,
+            "kept {kept}, dropped {dropped}"
+        );
+    }
+}
