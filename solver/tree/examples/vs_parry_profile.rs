@@ -1,7 +1,8 @@
 //! Loops one method of the `vs_parry` bench on one pose, for a profiler:
 //! `cargo run --release -p msdem-tree --example vs_parry_profile -- POSE METHOD SECONDS`
 //! (`POSE`: a substring of `shapes pose`, e.g. `"noisy spheres 1,280 ax1 gap 3ε"`;
-//! `METHOD`: `hybrid`, `exact`, `boxed` (hybrid with node boxes), `parry`), then prints the thread-CPU time per call.
+//! `METHOD`: `hybrid`, `exact`, `boxed` (hybrid with node boxes), `pairs` (the pair-set
+//! query), `parry`), then prints the thread-CPU time per call.
 //! Spheres only, first approach axis (the bench's quick set).
 
 #[allow(dead_code)]
@@ -9,7 +10,9 @@
 mod vs_parry;
 
 use msdem_geom::kernel::KernelKind;
-use msdem_tree::{find_contacts, find_contacts_boxed, LevelStats, Mode, NodeBoxes, Scratch};
+use msdem_tree::{
+    find_contacts, find_contacts_boxed, find_pairs_boxed, LevelStats, Mode, NodeBoxes, Scratch,
+};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,8 +35,22 @@ fn main() {
     let (mut s, mut out, mut st) = (Scratch::new(), Vec::new(), LevelStats::default());
     let mut q = vs_parry::parry_side::Query::default();
     let (ba, bb) = (NodeBoxes::of(&c.a.tree), NodeBoxes::of(&c.b.tree));
+    let mut pairs = Vec::new();
     let mut f = || match args[1].as_str() {
         "parry" => q.run(&r.pos12, &c.a.parry, &c.b.parry, 2.0 * eps, false),
+        "pairs" => {
+            pairs.clear();
+            find_pairs_boxed(
+                (&c.a.tree, &ba),
+                eps,
+                (&c.b.tree, &bb),
+                eps,
+                &r.iso,
+                &mut s,
+                &mut pairs,
+                &mut st,
+            );
+        }
         "boxed" => {
             out.clear();
             find_contacts_boxed(
@@ -84,7 +101,7 @@ fn main() {
             st.checks.map(k),
             k(st.fine),
             k(st.fallbacks),
-            out.len()
+            out.len().max(pairs.len())
         );
     }
 }

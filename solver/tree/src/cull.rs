@@ -16,7 +16,7 @@ use msdem_geom::math::Tri;
 const SLACK: f32 = 1e-5;
 
 /// Bounding data of one soup triangle (in the frame of the traversal, A's).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Bound {
     /// Centroid \[m\] and the largest vertex distance from it \[m\].
     pub sph: [f32; 4],
@@ -77,10 +77,22 @@ impl Bound {
 /// apart: then every point pair of the two halos is farther apart than their sum.
 #[inline]
 pub(crate) fn spheres_apart(x: &[f32; 4], y: &[f32; 4]) -> bool {
+    spheres_apart_mag(x, centre_mag(x), y, centre_mag(y))
+}
+
+/// Largest absolute coordinate of a sphere's centre (the magnitude [`spheres_apart`]
+/// scales its slack with), for [`spheres_apart_mag`].
+#[inline]
+pub(crate) fn centre_mag(x: &[f32; 4]) -> f32 {
+    x[0].abs().max(x[1].abs()).max(x[2].abs())
+}
+
+/// [`spheres_apart`] with the two centres' [`centre_mag`] given (the same decision).
+#[inline]
+pub(crate) fn spheres_apart_mag(x: &[f32; 4], mx: f32, y: &[f32; 4], my: f32) -> bool {
     let d = [x[0] - y[0], x[1] - y[1], x[2] - y[2]];
     let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    let m = x[0].abs().max(x[1].abs()).max(x[2].abs());
-    let m = m.max(y[0].abs()).max(y[1].abs()).max(y[2].abs());
+    let m = mx.max(my);
     let r = x[3] + y[3];
     let r = r + SLACK * (r + m);
     d2 > r * r

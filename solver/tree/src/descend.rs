@@ -3,11 +3,12 @@
 //! through a [`PairBatch`] in chunks of [`CHUNK`] pairs. See `traverse.rs` for the
 //! contract (margins, padding, fallback rules).
 
-use crate::cull::{planes_apart, spheres_apart, Bound};
-use crate::node_box::{boxes_apart, posed, Aabb, NodeBoxes};
+use crate::cull::{centre_mag, planes_apart, spheres_apart, Bound};
+use crate::lanes::{Cull, Lanes};
+use crate::node_box::{box_mag, boxes_apart, boxes_apart_mag, posed, Aabb, NodeBoxes};
 use crate::traverse::{LevelStats, Scratch, TriContact, Unfold, MAX_LEVELS};
 use crate::tree::SurrogateTree;
-use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult};
+use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult, PairOutcome};
 use msdem_geom::math::{Iso3, Tri};
 
 /// Pending checks run per [`PairBatch`](msdem_geom::kernel::PairBatch) pass: large
@@ -31,9 +32,9 @@ pub(crate) enum Check {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct El {
     /// Node index (surrogate) or soup index (real).
-    idx: u32,
+    pub idx: u32,
     level: u32,
-    real: bool,
+    pub real: bool,
 }
 
 /// Inputs of one traversal.
@@ -46,6 +47,9 @@ pub(crate) struct Ctx<'a> {
     pub kernel: KernelKind,
     /// Node boxes of A and B (tree frames), when the caller has them.
     pub boxes: Option<(&'a NodeBoxes, &'a NodeBoxes)>,
+    /// Pair-set query (`pairs.rs`): real–real pairs go to [`Scratch::fine`] for the
+    /// decision kernel instead of the distance kernel's batch.
+    pub decide: bool,
 }
 
 /// B's soup triangle `i` in A's frame (transformed once per call, with its bounding
@@ -76,6 +80,10 @@ impl Ctx<'_> {
     fn bound(&self, s: &mut Scratch, i: u32, of_a: bool) -> Bound {
         let iu = i as usize;
         if of_a {
+            // Precomputed with the node boxes (A's frame is the tree's).
+            if let Some(b) = self.boxes.and_then(|(nb, _)| nb.soup.get(iu)) {
+                return *b;
+            }
             if s.a_stamp[iu] != s.stamp {
                 s.a_stamp[iu] = s.stamp;
                 s.a_sph[iu] = Bound::of(&self.a.soup[iu]);
@@ -112,6 +120,100 @@ impl Ctx<'_> {
         self.node_box(s, e.idx, of_a, nb)
     }
 
+    /// [`Ctx::sph`] and [`Ctx::el_box`] of one element from one bounds lookup.
+    fn sph_box(
+        &self,
+        s: &mut Scratch,
+        e: El,
+        of_a: bool,
+        nb: (&NodeBoxes, &NodeBoxes),
+    ) -> ([f32; 4], Aabb) {
+        let eps = if of_a { self.eps_a } else { self.eps_b };
+        if e.real {
+            let b = self.bound(s, e.idx, of_a);
+            let mut sp = b.sph;
+            sp[3] += eps;
+            return (sp, (b.bmin, b.bmax));
+        }
+        let tree = if of_a { self.a } else { self.b };
+        let n = &tree.nodes[e.idx as usize];
+        let mut sp = self.bound(s, n.tri, of_a).sph;
+        sp[3] += n.offset + eps;
+        (sp, self.node_box(s, e.idx, of_a, nb))
+    }
+
+    /// [`Ctx::sph_box`] of an element with its slack magnitudes, once per query.
+    fn cull(&self, s: &mut Scratch, e: El, of_a: bool, nb: (&NodeBoxes, &NodeBoxes)) -> Cull {
+        let tree = if of_a { self.a } else { self.b };
+        let key = e.idx as usize + if e.real { tree.nodes.len() } else { 0 };
+        let stamp = s.stamp;
+        let hit = if of_a {
+            s.cull_a.hit(key, stamp)
+        } else {
+            s.cull_b.hit(key, stamp)
+        };
+        if let Some(c) = hit {
+            return c;
+        }
+        let (sph, bx) = self.sph_box(s, e, of_a, nb);
+        let c = Cull {
+            sph,
+            smag: centre_mag(&sph),
+            bx,
+            bmag: box_mag(&bx),
+        };
+        if of_a {
+            s.cull_a.set(key, stamp, c);
+        } else {
+            s.cull_b.set(key, stamp, c);
+        }
+        c
+    }
+
+    /// Box of node `n` of A or B in A's frame and its [`box_mag`], cached with the
+    /// elements' culling data (a leaf node, never an element itself, stores only its box
+    /// under its node index).
+    fn node_box_mag(
+        &self,
+        s: &mut Scratch,
+        n: u32,
+        of_a: bool,
+        nb: (&NodeBoxes, &NodeBoxes),
+    ) -> (Aabb, f32) {
+        let tree = if of_a { self.a } else { self.b };
+        let node = &tree.nodes[n as usize];
+        if !node.is_leaf() {
+            let e = El {
+                idx: n,
+                level: node.level,
+                real: false,
+            };
+            let c = self.cull(s, e, of_a, nb);
+            return (c.bx, c.bmag);
+        }
+        let (key, stamp) = (n as usize, s.stamp);
+        let hit = if of_a {
+            s.cull_a.hit(key, stamp)
+        } else {
+            s.cull_b.hit(key, stamp)
+        };
+        if let Some(c) = hit {
+            return (c.bx, c.bmag);
+        }
+        let bx = self.node_box(s, n, of_a, nb);
+        let c = Cull {
+            bx,
+            bmag: box_mag(&bx),
+            ..Cull::default()
+        };
+        if of_a {
+            s.cull_a.set(key, stamp, c);
+        } else {
+            s.cull_b.set(key, stamp, c);
+        }
+        (c.bx, c.bmag)
+    }
+
     /// Box of node `n` of A or B in A's frame.
     fn node_box(&self, s: &mut Scratch, n: u32, of_a: bool, nb: (&NodeBoxes, &NodeBoxes)) -> Aabb {
         let i = n as usize;
@@ -135,35 +237,32 @@ impl Ctx<'_> {
         boxes_apart(&bx, &by, self.eps_a + self.eps_b)
     }
 
-    /// Soup index of an element's triangle.
-    fn soup_idx(&self, e: El, of_a: bool) -> u32 {
-        if e.real {
-            e.idx
-        } else {
-            let tree = if of_a { self.a } else { self.b };
-            tree.nodes[e.idx as usize].tri
-        }
-    }
-
-    /// Triangle and halo of an element of A or B (B's in A's frame).
-    fn side(&self, s: &mut Scratch, e: El, of_a: bool) -> (Tri, f32) {
+    /// Triangle, halo and culling bounds of an element of A or B (B's in A's frame),
+    /// from one node lookup.
+    #[inline]
+    fn side_bound(&self, s: &mut Scratch, e: El, of_a: bool) -> (Tri, f32, Bound) {
         let (tree, eps) = if of_a {
             (self.a, self.eps_a)
         } else {
             (self.b, self.eps_b)
         };
-        let (soup_idx, off) = if e.real {
+        let (i, off) = if e.real {
             (e.idx, 0.0)
         } else {
             let n = &tree.nodes[e.idx as usize];
             (n.tri, n.offset)
         };
         let t = if of_a {
-            tree.soup[soup_idx as usize]
+            tree.soup[i as usize]
         } else {
-            b_tri(s, self.b, self.b_to_a, soup_idx)
+            b_tri(s, self.b, self.b_to_a, i)
         };
-        (t, off + eps)
+        let b = if of_a {
+            self.bound(s, i, true)
+        } else {
+            s.b_sph[i as usize]
+        };
+        (t, off + eps, b)
     }
 
     /// Checks pair `(ea, eb)`, counting it: pairs the conservative pre-screen proves
@@ -172,11 +271,9 @@ impl Ctx<'_> {
     fn push(&self, s: &mut Scratch, ea: El, eb: El, tag: u32, st: &mut LevelStats) -> Check {
         let level = ea.level.max(eb.level);
         st.checks[(level as usize).min(MAX_LEVELS - 1)] += 1;
-        let (t1, h1) = self.side(s, ea, true);
-        let (t2, h2) = self.side(s, eb, false);
+        let (t1, h1, b1) = self.side_bound(s, ea, true);
+        let (t2, h2, b2) = self.side_bound(s, eb, false);
         let fine = ea.real && eb.real;
-        let b1 = self.bound(s, self.soup_idx(ea, true), true);
-        let b2 = self.bound(s, self.soup_idx(eb, false), false);
         let margin = if fine {
             st.fine += 1;
             h1 + h2
@@ -195,7 +292,12 @@ impl Ctx<'_> {
             // not converged).
             return Check::Unfold(h1, h2);
         }
-        s.batch.push(&t1, &t2, margin, tag, fine);
+        if fine && self.decide {
+            s.fine.push(&t1, &t2, margin, tag, true);
+            s.fine_tags.push(tag);
+        } else {
+            s.batch.push(&t1, &t2, margin, tag, fine);
+        }
         Check::Queued(h1, h2)
     }
 
@@ -250,8 +352,14 @@ fn contact_of(ta: u32, tb: u32, r: &KernelResult) -> Option<TriContact> {
     }
 }
 
+/// What the descent hands its caller per chunk: the scratch, the chunk's pairs and, after
+/// the distance kernel ran, its outcomes (tags index the chunk). Called once with `None`
+/// before the kernel runs (the pair-set query moves its undecided pairs into the batch
+/// then) and once with the outcomes.
+pub(crate) type Sink<'o> = dyn FnMut(&mut Scratch, &[(El, El)], Option<&[PairOutcome<u32>]>) + 'o;
+
 /// Simultaneous descent (Alg. 5), one breadth-first level of pending checks at a time,
-/// each level streamed through the batch in chunks.
+/// each level streamed through the batch in chunks; real–real contacts into `out`.
 pub(crate) fn hierarchy(
     cx: &Ctx,
     unfold: Unfold,
@@ -259,12 +367,32 @@ pub(crate) fn hierarchy(
     out: &mut Vec<TriContact>,
     st: &mut LevelStats,
 ) {
+    hierarchy_with(cx, unfold, s, st, &mut |_, chunk, results| {
+        for o in results.unwrap_or(&[]) {
+            let (ea, eb) = chunk[o.tag as usize];
+            if ea.real && eb.real {
+                out.extend(contact_of(ea.idx, eb.idx, &o.result));
+            }
+        }
+    });
+}
+
+/// The descent of [`hierarchy`], handing each chunk's real–real outcomes to `sink`.
+pub(crate) fn hierarchy_with(
+    cx: &Ctx,
+    unfold: Unfold,
+    s: &mut Scratch,
+    st: &mut LevelStats,
+    sink: &mut Sink,
+) {
     // Every buffer lives in the scratch: a query allocates nothing once it is warm (a
     // far pose costs a root test, see the `vs_parry` bench).
     let mut cur = std::mem::take(&mut s.cur);
     let mut next = std::mem::take(&mut s.next);
     let mut kids = std::mem::take(&mut s.kids);
     let mut halos = std::mem::take(&mut s.halos);
+    s.cull_a.size(cx.a.nodes.len() + cx.a.soup.len());
+    s.cull_b.size(cx.b.nodes.len() + cx.b.soup.len());
     roots(cx.a, &mut kids.a);
     roots(cx.b, &mut kids.b);
     for &x in &kids.a {
@@ -277,6 +405,8 @@ pub(crate) fn hierarchy(
     while !cur.is_empty() {
         for chunk in cur.chunks(CHUNK) {
             s.batch.clear();
+            s.fine.clear();
+            s.fine_tags.clear();
             halos.clear();
             for (i, &(ea, eb)) in chunk.iter().enumerate() {
                 let c = cx.push(s, ea, eb, i as u32, st);
@@ -285,15 +415,13 @@ pub(crate) fn hierarchy(
                 }
                 halos.push(c);
             }
+            sink(s, chunk, None);
             cx.run(s, st);
             let results = std::mem::take(&mut s.results);
+            sink(s, chunk, Some(&results));
             for o in &results {
                 let (ea, eb) = chunk[o.tag as usize];
-                if ea.real && eb.real {
-                    out.extend(contact_of(ea.idx, eb.idx, &o.result));
-                    continue;
-                }
-                if o.result == KernelResult::Separated {
+                if (ea.real && eb.real) || o.result == KernelResult::Separated {
                     continue;
                 }
                 if let Check::Queued(h1, h2) = halos[o.tag as usize] {
@@ -318,8 +446,11 @@ pub(crate) struct Kids {
     b: Vec<El>,
     sph_a: Vec<[f32; 4]>,
     sph_b: Vec<[f32; 4]>,
-    box_a: Vec<Aabb>,
-    box_b: Vec<Aabb>,
+    /// Culling data of the unfolded elements (node boxes in use).
+    lanes_a: Lanes,
+    lanes_b: Lanes,
+    /// Which child pairs survive the culling tests, per lane.
+    keep: Vec<bool>,
 }
 
 /// The elements replacing node `n` of A (`of_a`) or B, leaving out child nodes whose box
@@ -330,7 +461,7 @@ fn gated_children(
     s: &mut Scratch,
     of_a: bool,
     n: u32,
-    other: Option<Aabb>,
+    other: Option<(Aabb, f32)>,
     margin: f32,
     nb: (&NodeBoxes, &NodeBoxes),
     out: &mut Vec<El>,
@@ -338,14 +469,10 @@ fn gated_children(
     let tree = if of_a { cx.a } else { cx.b };
     let node = tree.nodes[n as usize];
     for c in node.first..node.first + node.count {
-        if let Some(o) = &other {
-            let bc = cx.node_box(s, c, of_a, nb);
-            let apart = if of_a {
-                boxes_apart(&bc, o, margin)
-            } else {
-                boxes_apart(o, &bc, margin)
-            };
-            if apart {
+        if let Some((o, om)) = &other {
+            // The test is symmetric in its two boxes.
+            let (bc, bm) = cx.node_box_mag(s, c, of_a, nb);
+            if boxes_apart_mag(&bc, bm, o, *om, margin) {
                 continue;
             }
         }
@@ -412,8 +539,14 @@ impl Kids {
         // With one side opened, the other is a single element: child nodes (leaves
         // included, before their triangles are listed) whose boxes are apart from it
         // are dropped whole.
-        let other_b = (!open_b).then(|| cx.el_box(s, eb, false, nb));
-        let other_a = (!open_a).then(|| cx.el_box(s, ea, true, nb));
+        let other_b = (!open_b).then(|| {
+            let c = cx.cull(s, eb, false, nb);
+            (c.bx, c.bmag)
+        });
+        let other_a = (!open_a).then(|| {
+            let c = cx.cull(s, ea, true, nb);
+            (c.bx, c.bmag)
+        });
         if open_a {
             gated_children(cx, s, true, ea.idx, other_b, margin, nb, &mut self.a);
         } else {
@@ -424,27 +557,45 @@ impl Kids {
         } else {
             self.b.push(eb);
         }
-        self.sph_a.clear();
-        self.sph_a
-            .extend(self.a.iter().map(|&x| cx.sph(s, x, true)));
-        self.sph_b.clear();
-        self.sph_b
-            .extend(self.b.iter().map(|&y| cx.sph(s, y, false)));
-        self.box_a.clear();
-        self.box_a
-            .extend(self.a.iter().map(|&x| cx.el_box(s, x, true, nb)));
-        self.box_b.clear();
-        self.box_b
-            .extend(self.b.iter().map(|&y| cx.el_box(s, y, false, nb)));
-        for ((&x, px), bx) in self.a.iter().zip(&self.sph_a).zip(&self.box_a) {
-            for ((&y, py), by) in self.b.iter().zip(&self.sph_b).zip(&self.box_b) {
-                // Two real triangles: `push` tests their boxes (same margin) anyway.
-                let both_real = x.real && y.real;
-                if !spheres_apart(px, py) && (both_real || !boxes_apart(bx, by, margin)) {
+        // The tests are symmetric: the longer side forms the lanes, the pairs are listed
+        // in the same order either way (A's elements outer, B's inner).
+        if let [y] = self.b[..] {
+            let yc = cx.cull(s, y, false, nb);
+            fill_lanes(cx, s, &self.a, true, nb, &mut self.lanes_a);
+            self.lanes_a.survivors(&yc, y.real, margin, &mut self.keep);
+            for (&x, &k) in self.a.iter().zip(&self.keep) {
+                if k {
                     next.push((x, y));
                 }
             }
+        } else {
+            fill_lanes(cx, s, &self.b, false, nb, &mut self.lanes_b);
+            for &x in &self.a {
+                let xc = cx.cull(s, x, true, nb);
+                self.lanes_b.survivors(&xc, x.real, margin, &mut self.keep);
+                for (&y, &k) in self.b.iter().zip(&self.keep) {
+                    if k {
+                        next.push((x, y));
+                    }
+                }
+            }
         }
+    }
+}
+
+/// The [`Cull`] data of elements `els` of A (`of_a`) or B into `out` (cached per query).
+fn fill_lanes(
+    cx: &Ctx,
+    s: &mut Scratch,
+    els: &[El],
+    of_a: bool,
+    nb: (&NodeBoxes, &NodeBoxes),
+    out: &mut Lanes,
+) {
+    out.resize(els.len());
+    for (i, &e) in els.iter().enumerate() {
+        let c = cx.cull(s, e, of_a, nb);
+        out.put(i, &c, e.real);
     }
 }
 

@@ -6,6 +6,8 @@
 //! * [`validate()`]: structural and conservativeness checks;
 //! * [`write_tree`] / [`load_tree`]: the versioned, checksummed `.tree` file;
 //! * [`find_contacts`]: simultaneous descent of two trees (Alg. 5 / §5.4);
+//! * [`find_pairs_boxed`]: the pair-set query (the pairs within the margin, decided by
+//!   cheap bounds where they can, no closest points);
 //! * [`summary`]: per-level statistics printed by `treebuild`.
 //!
 //! Lengths in metres.
@@ -20,8 +22,10 @@ pub mod error;
 mod fit;
 pub mod format;
 mod kmeans;
+mod lanes;
 mod lbfgs;
 pub mod node_box;
+mod pairs;
 pub mod params;
 mod refine;
 mod screen;
@@ -36,6 +40,7 @@ pub use build::{build_tree, build_tree_with_progress};
 pub use error::TreeError;
 pub use format::{decode_tree, encode_tree, load_tree, read_tree, write_tree};
 pub use node_box::NodeBoxes;
+pub use pairs::{find_pairs_boxed, TriPair};
 pub use params::BuildParams;
 pub use stage::{run_treebuild, TreebuildJob, TreebuildOutcome};
 pub use stats::{summary, LevelSummary, TreeSummary};

@@ -6,17 +6,22 @@
 //! the tree (exact `f32` minima and maxima of the soup coordinates), computed once per
 //! tree with [`NodeBoxes::of`].
 
+use crate::cull::Bound;
 use crate::tree::SurrogateTree;
 use msdem_geom::math::Iso3;
 
 /// One box: lower and upper corner \[m\].
 pub type Aabb = ([f32; 3], [f32; 3]);
 
-/// The boxes of a tree's nodes, by node index.
+/// The boxes of a tree's nodes, by node index, and the culling bounds of its soup
+/// triangles (both in the tree's frame, computed once per tree: the traversal reads A's
+/// instead of recomputing them per query).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NodeBoxes {
     /// Box of the real triangles below node `i` (tree frame).
     pub boxes: Vec<Aabb>,
+    /// Culling bounds of soup triangle `i` (tree frame), as `cull.rs` computes them.
+    pub(crate) soup: Vec<Bound>,
 }
 
 fn union(a: &Aabb, b: &Aabb) -> Aabb {
@@ -51,7 +56,10 @@ impl NodeBoxes {
             }
             boxes[i] = b;
         }
-        NodeBoxes { boxes }
+        NodeBoxes {
+            boxes,
+            soup: tree.soup.iter().map(Bound::of).collect(),
+        }
     }
 }
 
@@ -80,16 +88,20 @@ pub(crate) fn posed(b: &Aabb, b_to_a: &Iso3) -> Aabb {
 /// (with the culling slack of `cull.rs`).
 #[inline]
 pub(crate) fn boxes_apart(a: &Aabb, b: &Aabb, margin: f32) -> bool {
-    let mag = [0, 1, 2]
-        .iter()
-        .map(|&k| {
-            a.0[k]
-                .abs()
-                .max(a.1[k].abs())
-                .max(b.0[k].abs())
-                .max(b.1[k].abs())
-        })
-        .fold(0.0f32, f32::max);
+    boxes_apart_mag(a, box_mag(a), b, box_mag(b), margin)
+}
+
+/// Largest absolute corner coordinate of a box (the magnitude [`boxes_apart`] scales its
+/// slack with), for [`boxes_apart_mag`].
+#[inline]
+pub(crate) fn box_mag(a: &Aabb) -> f32 {
+    (0..3).fold(0.0f32, |m, k| m.max(a.0[k].abs()).max(a.1[k].abs()))
+}
+
+/// [`boxes_apart`] with the two boxes' [`box_mag`] given (the same decision).
+#[inline]
+pub(crate) fn boxes_apart_mag(a: &Aabb, ma: f32, b: &Aabb, mb: f32, margin: f32) -> bool {
+    let mag = ma.max(mb);
     let m = margin + 1e-5 * (margin + mag);
     (0..3).any(|k| b.0[k] - a.1[k] > m || a.0[k] - b.1[k] > m)
 }

@@ -39,10 +39,11 @@
 
 use crate::cull::Bound;
 use crate::descend::{flat, hierarchy, Check, Ctx, El, Kids};
+use crate::lanes::CullCache;
 use crate::node_box::{boxes_apart, posed, NodeBoxes};
 use crate::screen::roots_apart;
 use crate::tree::SurrogateTree;
-use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
+use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome, Within};
 use msdem_geom::math::{Iso3, Tri, P32};
 
 /// Number of per-level check counters in [`LevelStats`]; deeper levels are counted in the
@@ -140,6 +141,14 @@ pub struct Scratch {
     pub(crate) batch: PairBatch<u32>,
     /// Kernel outcomes of `batch`.
     pub(crate) results: Vec<PairOutcome<u32>>,
+    /// Pair-set query: the chunk's real–real pairs for the decision kernel, their tags
+    /// and decisions.
+    pub(crate) fine: PairBatch<u32>,
+    pub(crate) fine_tags: Vec<u32>,
+    pub(crate) within: Vec<Within>,
+    /// Culling data of A's and B's elements met in the query (`lanes.rs`).
+    pub(crate) cull_a: CullCache,
+    pub(crate) cull_b: CullCache,
 }
 
 impl Scratch {
@@ -148,7 +157,7 @@ impl Scratch {
         Self::default()
     }
 
-    fn begin(&mut self, a_len: usize, b_len: usize, b_nodes: usize) {
+    pub(crate) fn begin(&mut self, a_len: usize, b_len: usize, b_nodes: usize) {
         if self.box_stamp.len() < b_nodes {
             self.box_stamp.resize(b_nodes, 0);
             self.b_box.resize(b_nodes, Default::default());
@@ -167,6 +176,8 @@ impl Scratch {
             self.b_stamp.iter_mut().for_each(|s| *s = 0);
             self.a_stamp.iter_mut().for_each(|s| *s = 0);
             self.box_stamp.iter_mut().for_each(|s| *s = 0);
+            self.cull_a.reset();
+            self.cull_b.reset();
             self.stamp = 1;
         }
         self.cur.clear();
@@ -239,6 +250,7 @@ pub fn find_contacts_with(
         b_to_a,
         kernel,
         boxes: None,
+        decide: false,
     };
     match mode {
         Mode::Flat => flat(&cx, scratch, out, stats),
@@ -299,6 +311,7 @@ pub fn find_contacts_boxed(
         b_to_a,
         kernel,
         boxes: Some((boxes_a, boxes_b)),
+        decide: false,
     };
     hierarchy(&cx, Unfold::Larger, scratch, out, stats);
 }

@@ -120,6 +120,12 @@ impl<T: Copy> PairBatch<T> {
         self.fine.push(fine);
     }
 
+    /// The pending pairs in lane layout ([`LANES`] per entry; the last may be partly
+    /// filled).
+    pub(super) fn lanes(&self) -> &[Lanes<LANES>] {
+        &self.chunks
+    }
+
     /// The two triangles and the margin of pending pair `i` (push order).
     pub fn pair(&self, i: usize) -> Option<(Tri, Tri, f32)> {
         let c = self.chunks.get(i / LANES)?;

@@ -8,6 +8,8 @@
 //!   call runs first (pairs proven separated skip the kernels);
 //! * [`contact`]: one pair through the kernel of choice ([`KernelKind`]), classified as in
 //!   Alg. 4 line 11 ([`KernelResult`]);
+//! * [`within_margin`], [`PairBatch::decide`]: the decision kernel of the pair-set query
+//!   (in / out / unknown from cheap bounds, no closest points);
 //! * [`PairBatch`]: the batched stream (8 pairs per SIMD pass, hybrid fallback only for
 //!   fine–fine pairs).
 //!
@@ -26,6 +28,7 @@ mod screen;
 mod segment_segment;
 mod triangle_triangle_exact;
 mod vec64;
+mod within;
 
 pub use batch::{BatchStats, PairBatch, PairOutcome, LANES};
 pub use closest_point_triangle::closest_point_on_triangle;
@@ -34,6 +37,7 @@ pub use iterative::IterativeParams;
 pub use screen::screened_separated;
 pub use segment_segment::closest_points_segments;
 pub use triangle_triangle_exact::triangle_triangle_exact;
+pub use within::{within_margin, Within};
 
 use crate::math::P32;
 
