@@ -99,6 +99,9 @@ pub struct Direct {
     /// Block principal pivoting: fewest infeasible points so far, full swaps left.
     fewest: usize,
     budget: u32,
+    /// The cluster is solved in body space (`direct/sparse.rs`), with its own start and
+    /// pivoting rules.
+    large: bool,
 }
 
 /// Unknowns of an active set: per row the index of its first unknown; per unknown its
@@ -167,10 +170,11 @@ impl Direct {
 
     /// Corrects the active set from the last pass; returns whether it changed.
     fn reclassify(&mut self, rows: &[Row], tol_v: f64) -> bool {
-        // Normal changes by block principal pivoting after Júdice and Pires: every
-        // infeasible point swaps while their number falls (or for a few passes after it
-        // last fell); then one at a time, the last in row order (Murty's rule, which
-        // cannot cycle on a P-matrix).
+        // Normal changes: every infeasible point swaps (dense); in a large cluster by
+        // block principal pivoting after Júdice and Pires: every infeasible point swaps
+        // while their number falls (or for a few passes after it last fell), then one at
+        // a time, the last in row order (Murty's rule, which cannot cycle on a P-matrix),
+        // and a point that starts pushing starts sticking.
         let scale = self.p.iter().map(|p| p[0].abs()).fold(0.0, f64::max);
         let slack = 1e-9 * scale;
         let infeasible: Vec<usize> = rows
@@ -184,7 +188,7 @@ impl Direct {
             .collect();
         let swap: Vec<usize> = if infeasible.is_empty() {
             Vec::new()
-        } else if infeasible.len() < self.fewest {
+        } else if !self.large || infeasible.len() < self.fewest {
             self.fewest = infeasible.len();
             self.budget = FULL_SWAPS;
             infeasible.clone()
@@ -198,7 +202,7 @@ impl Direct {
             self.normal[i] = match self.normal[i] {
                 Normal::Push => Normal::Open,
                 Normal::Open => {
-                    if rows[i].mu > 0.0 {
+                    if self.large && rows[i].mu > 0.0 {
                         self.tangent[i] = Tangent::Stick;
                     }
                     Normal::Push
@@ -284,29 +288,34 @@ impl Direct {
             self.v0.push(relative(row, state));
             self.p0.push([row.pn, row.pt[0], row.pt[1]]);
         }
-        // The velocities with every impulse at its floor (normal) and zero (friction).
+        // Large clusters: the velocities with every impulse at its floor (normal) and
+        // zero (friction).
+        self.large = !dense;
         self.p.clear();
         self.p.extend(rows.iter().map(|row| [row.floor, 0.0, 0.0]));
         self.v.clear();
         self.v.resize(m, [0.0; 3]);
-        if dense {
-            self.dense_velocities();
-        } else {
+        if self.large {
             self.body_velocities(rows, state);
         }
         for (row, free) in rows.iter().zip(&self.v) {
-            // Pushing: the sweeps' pushing points, and every point that does not separate
-            // without impulses (redundant corner points the sweeps left open, points the
-            // sweeps have not carried the load to yet: a resting stack is then solved in
-            // one pass, all its points pushing); pushing points start sticking (the sweeps'
-            // sliding points are often points they have not loaded yet, with a friction
-            // impulse at the rim of a tiny disc): the passes let the ones that must slide
-            // slide.
-            let push = row.pn > row.floor || free[0] <= tol_v;
+            let size = (row.pt[0] * row.pt[0] + row.pt[1] * row.pt[1]).sqrt();
+            // Small clusters start from the sweeps' sorting. Large ones: pushing are the
+            // sweeps' pushing points and every point that does not separate without
+            // impulses (redundant corner points the sweeps left open, points they have
+            // not carried the load to yet: a resting stack is then solved in one pass,
+            // all its points pushing), and pushing points start sticking (the sweeps'
+            // sliding points are often points not loaded yet, their friction at the rim
+            // of a tiny disc): the passes let the ones that must slide slide.
+            let (push, stick) = if self.large {
+                let push = row.pn > row.floor || free[0] <= tol_v;
+                (push, push && row.mu > 0.0)
+            } else {
+                (row.pn > row.floor, size < row.mu * row.pn * (1.0 - 1e-9))
+            };
             self.normal
                 .push(if push { Normal::Push } else { Normal::Open });
-            let size = (row.pt[0] * row.pt[0] + row.pt[1] * row.pt[1]).sqrt();
-            self.tangent.push(if push && row.mu > 0.0 {
+            self.tangent.push(if stick {
                 Tangent::Stick
             } else if size > 0.0 {
                 Tangent::Slide([row.pt[0] / size, row.pt[1] / size])
@@ -323,6 +332,7 @@ impl Direct {
         self.budget = FULL_SWAPS;
         let passes = if dense { MAX_PASSES } else { MAX_PASSES_SPARSE };
         let (mut fewest, mut stalled) = (usize::MAX, 0);
+        let mut settled = false;
         for _ in 0..passes {
             let solved = if dense {
                 self.dense_pass(rows)
@@ -338,6 +348,7 @@ impl Direct {
                 .filter(|&(i, row)| violation(self.p[i], self.v[i], row.floor, row.mu) > tol_v)
                 .count();
             if violators == 0 {
+                settled = true;
                 break;
             }
             // Give up when the points that violate a condition have not become fewer for
@@ -370,10 +381,10 @@ impl Direct {
             row.apply(state);
         }
         let end = worst(rows, state);
-        // The acceptance rule: every condition in the real velocities (a pass can miss
-        // `met` only by a pushing point a rounding error below its floor, which the
-        // projection removes).
-        if end <= tol_v {
+        // The acceptance rule: every condition in the real velocities (in a large cluster
+        // also after a last pass that missed only by a pushing point a rounding error
+        // below its floor, which the projection removes).
+        if (settled || self.large) && end <= tol_v {
             return Outcome::Solved;
         }
         // Not exact: keep it as the sweeps' next iterate only if it is closer to the
