@@ -48,7 +48,7 @@ const MAX_PASSES_SPARSE: usize = 32;
 /// Passes that may swap every infeasible point without lowering their number.
 const FULL_SWAPS: u32 = 3;
 /// Passes without fewer violating points after which the passes stop.
-const STALL_PASSES: u32 = 8;
+const STALL_PASSES: u32 = 6;
 
 /// What a direct solve achieved.
 #[derive(Clone, Copy, Debug, PartialEq)]
