@@ -12,6 +12,11 @@ use msdem_solver::integrator::lts::impulse::ImpulseSettings;
 use msdem_solver::model::{Model, Other};
 use msdem_solver::state::Body;
 
+/// A test cluster: model, friction coefficient, bodies, contacts and its name.
+type Case<'a> = (&'a Model, f64, Vec<Body>, Vec<Contact>, String);
+/// A test cluster as [`Case`], with whether it comes to rest on the floor.
+type RestingCase<'a> = (&'a Model, f64, Vec<Body>, Vec<Contact>, bool, String);
+
 /// Sparse-only settings: every direct solve in body space.
 fn sparse() -> ImpulseSettings {
     ImpulseSettings {
@@ -69,7 +74,7 @@ fn sparse_and_dense_direct_solves_agree_on_random_jammed_piles() {
     let frictionless = model(&[(0.0, 0.0)], &[(0.0, 0.0)]);
     let mu = 0.5;
     let friction = model(&[(mu, 0.0)], &[(mu, 0.0)]);
-    let mut cases: Vec<(&Model, f64, Vec<Body>, Vec<Contact>, String)> = Vec::new();
+    let mut cases: Vec<Case> = Vec::new();
     for seed in 0..8 {
         let (b, c) = pile(3, dt, 4e-3, seed);
         cases.push((
@@ -155,10 +160,11 @@ fn large_jammed_stacks_meet_every_contact_condition() {
     let settings = ImpulseSettings::default();
     // A 50-cube column (200 points) and a 2×2×13 block (52 cubes, 416 points) at rest, and
     // 2×2×5 blocks (160 points) shaken by 0.3 mm/s: all beyond the dense limit of 32.
-    // (Blocks shaken harder, columns of 20 shaken by 1–2 mm/s, and frictionless hexagonal
-    // sphere piles of 16 rows are not always settled by the active sets, whose sorting
-    // then cycles: `shaken_blocks_diagnostic`; the sweeps go on there.)
-    let mut cases: Vec<(&Model, f64, Vec<Body>, Vec<Contact>, bool, String)> = Vec::new();
+    // (Shaken 2×2×13 and 4×1×20 blocks, 2×2×5 blocks shaken by 1 mm/s or more, most shaken
+    // 20-cube columns and frictionless hexagonal sphere piles of 16 rows are not settled
+    // by the active sets, whose sorting then cycles: `shaken_blocks_diagnostic`,
+    // docs/performance.md; the sweeps go on there.)
+    let mut cases: Vec<RestingCase> = Vec::new();
     let (b, c) = block([1, 1, 50], dt, 0.0, 1);
     cases.push((&friction, mu, b, c, true, "50-cube column".into()));
     let (b, c) = block([2, 2, 13], dt, 0.0, 2);
