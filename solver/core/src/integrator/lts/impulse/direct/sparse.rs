@@ -8,19 +8,21 @@
 //! inertia), so `G·M⁻¹·H` is the active part of the Delassus operator `W` (`G = Hᵀ` unless
 //! a point slides). The redundant corner points of a resting face make it singular. It is
 //! regularised by a compliance `ε` (velocity per impulse, [`COMPLIANCE`] times the largest
-//! diagonal entry), `(G·M⁻¹·H + ε·1)·y = r`, and that is solved in body space: with
-//! `z = M⁻¹·H·y` (the bodies' velocity change), `G·z + ε·y = r` gives `y = (r − G·z)/ε`
-//! and `(ε·M + H·G)·z = H·r` — a `6B × 6B` system whose 6×6 blocks couple only bodies
+//! diagonal entry) weighted per unknown (`D`: 1 for a normal, [`TANGENT_WEIGHT`] for a
+//! tangential unknown), `(G·M⁻¹·H + ε·D)·y = r`, and that is solved in body space: with
+//! `z = M⁻¹·H·y` (the bodies' velocity change), `G·z + ε·D·y = r` gives
+//! `y = D⁻¹·(r − G·z)/ε` and `(ε·M + H·D⁻¹·G)·z = H·D⁻¹·r` — a `6B × 6B` system whose 6×6 blocks couple only bodies
 //! that touch, factorised by block-sparse LU in minimum-degree order
 //! (`impulse/direct/blocks.rs`), instead of the `u × u` dense LU. The regularisation's bias
-//! is removed by iterating `x ← x + (W + ε)⁻¹·(b − W·x)` from `x = 0` (proximal point
+//! is removed by iterating `x ← x + (W + ε·D)⁻¹·(b − W·x)` from `x = 0` (proximal point
 //! iterations; `b − W·x` evaluated exactly through the bodies' velocities): on the range of
-//! `W` each removes all but `ε/(λ + ε)` of the error (`λ` the eigenvalue), so the
+//! `W` each removes all but about `ε·d/(λ + ε·d)` of the error (`λ` the eigenvalue), so the
 //! regularisation changes neither the velocities nor the conditions met — the iterations
 //! stop when every equation holds to 10⁻³ of the velocity tolerance — and on the null space
 //! of `W` (impulses the redundant points can trade without changing any velocity) nothing
-//! moves from 0: for a frictionless or sticking set (`G = Hᵀ`) the result is the
-//! minimum-norm impulse distribution, as the dense solve's (`impulse/direct/dense.rs`).
+//! moves from 0: for a frictionless or sticking set (`G = Hᵀ`) the result is the impulse
+//! distribution of least `Σ P_n² + TANGENT_WEIGHT·Σ |P_t|²` (for frictionless sets the
+//! minimum-norm one, as the dense solve's, `impulse/direct/dense.rs`).
 
 use super::blocks::{Block, Six};
 use super::{basis, relative_unknowns, Direct};
@@ -35,6 +37,15 @@ use msdem_geom::math::{Mat3, Vec3};
 const COMPLIANCE: f64 = 1e-6;
 /// Most proximal iterations per pass.
 const MAX_PROXIMAL: usize = 16;
+/// Weight of a sticking point's tangential unknowns in the regularisation's norm relative
+/// to the normal ones: of the impulses that give the same velocities, the iterations pick
+/// the one with least `Σ P_n² + TANGENT_WEIGHT·Σ |P_t|²`. With equal weights the
+/// minimum-norm impulses let friction at lightly loaded corner points carry moments that
+/// normal impulses carry as well (a cube resting on two staggered ones), far outside
+/// their friction discs (the resting rings of `pipelines/tower.yaml`: half the sticking
+/// points). 10 is enough there (100 gave the same) and keeps the proximal iterations'
+/// rate on tangential components (`ε·10/λ`) at ≈ 10⁻².
+const TANGENT_WEIGHT: f64 = 10.0;
 
 /// The two ends of a row: (body, lever arm, sign of the impulse on it); `None` = obstacle.
 fn ends(row: &Row) -> [(Option<u32>, Vec3, f64); 2] {
@@ -132,6 +143,17 @@ impl Direct {
             diagonal = diagonal.max(w_cc.abs());
         }
         let eps = COMPLIANCE * diagonal;
+        // Inverse weight of each unknown in the regularisation (`D⁻¹`).
+        let inv_weight: Vec<f64> = columns
+            .iter()
+            .map(|(_, q)| {
+                if q[0] == 0.0 {
+                    1.0 / TANGENT_WEIGHT
+                } else {
+                    1.0
+                }
+            })
+            .collect();
         if !(eps > 0.0 && eps.is_finite()) {
             return false;
         }
@@ -154,7 +176,7 @@ impl Direct {
                 let Some(alpha) = alpha else { continue };
                 for (eb, (beta, _, _)) in row_ends.iter().enumerate() {
                     let Some(beta) = beta else { continue };
-                    let block = h[c][ea] * g[c][eb].transpose();
+                    let block = h[c][ea] * (g[c][eb].transpose() * inv_weight[c]);
                     self.lu.add(*alpha, *beta, &block);
                 }
             }
@@ -178,7 +200,7 @@ impl Direct {
             for (c, &(i, _)) in columns.iter().enumerate() {
                 for (e, (body, _, _)) in ends(&rows[i]).iter().enumerate() {
                     if let Some(k) = body {
-                        self.z[*k as usize] += h[c][e] * r[c];
+                        self.z[*k as usize] += h[c][e] * (inv_weight[c] * r[c]);
                     }
                 }
             }
@@ -190,7 +212,7 @@ impl Direct {
                         gz += g[c][e].dot(&self.z[*k as usize]);
                     }
                 }
-                y[c] = (r[c] - gz) / eps;
+                y[c] = inv_weight[c] * (r[c] - gz) / eps;
             }
             for (xc, yc) in x.iter_mut().zip(&y) {
                 *xc += yc;
