@@ -93,6 +93,7 @@ pub fn impulse_settings(p: &LtsParams, gravity: Vec3, dt: f64) -> ImpulseSetting
         } else {
             d.resting_speed_m_s
         },
+        dense_max_points: d.dense_max_points,
     }
 }
 

@@ -28,9 +28,10 @@
 //! contact points (`impulse/sweep.rs`): each point in turn computes the impulse that meets
 //! its own constraint given the current velocities (`impulse/row.rs`), the update is damped
 //! (under-relaxation `ω`, [`ImpulseSettings::relaxation`]) and the accumulated impulse is
-//! clamped to its bounds. A small cluster that the sweeps do not settle within 10 sweeps (a
+//! clamped to its bounds. A cluster that the sweeps do not settle within 10 sweeps (a
 //! jammed one: redundant contact points, mass ratios) is solved directly by active sets
-//! (`impulse/direct.rs`), the sweeps going on from its result if it is not exact. Two
+//! (`impulse/direct.rs`: dense LU for small clusters, a block-sparse LU in body space for
+//! up to 4,096 points), the sweeps going on from its result if it is not exact. Two
 //! solves: compression (floor 0), then, after the kick, the
 //! restitution phase (floor `(1 + e)·P_c`), which also stops points that the kick of others
 //! drives together. Contact points are updated in parallel by graph colouring
@@ -75,13 +76,19 @@ pub struct ImpulseSettings {
     /// normal velocity 0 instead of `e` times the approach speed) [m/s]. Set it at least
     /// to the speed gravity adds in one cluster step, `|g|·Δt`.
     pub resting_speed_m_s: f64,
+    /// Largest cluster (contact points) whose direct solve uses the dense LU
+    /// (`impulse/direct/dense.rs`); larger clusters, up to 4,096 points, are solved in body
+    /// space by a block-sparse LU (`impulse/direct/sparse.rs`). Both solve the same active-set
+    /// system; the dense one is faster on small clusters.
+    pub dense_max_points: u32,
 }
 
 impl Default for ImpulseSettings {
     /// 200 sweeps at most; tolerance 1e-8 (an impulse converged to ~8 digits); relaxation
     /// 0.9 (damped, as in seed 004 §6, yet a single contact converges by a factor 10 per
     /// sweep); separation fraction 0.2 (a slow push, the seed's "slowly separate");
-    /// resting speed 1e-2 m/s (gravity during a 1 ms step).
+    /// resting speed 1e-2 m/s (gravity during a 1 ms step); dense direct solve up to 32
+    /// points.
     fn default() -> Self {
         ImpulseSettings {
             max_iterations: 200,
@@ -89,6 +96,7 @@ impl Default for ImpulseSettings {
             relaxation: 0.9,
             separation_fraction: 0.2,
             resting_speed_m_s: 1e-2,
+            dense_max_points: direct::DENSE_MAX_ROWS as u32,
         }
     }
 }
@@ -127,7 +135,7 @@ pub struct ImpulseScratch {
     edges: Vec<(u32, Option<u32>)>,
     /// Contact-graph colouring.
     colouring: Colouring,
-    /// Buffers of the direct solve of small clusters.
+    /// Buffers of the direct solve of jammed clusters.
     direct: direct::Direct,
 }
 
@@ -257,6 +265,7 @@ pub fn resolve_cluster_warm(
         tolerance,
         omega,
         tol_v: tolerance * speed,
+        dense_max: settings.dense_max_points as usize,
         direct: &mut scratch.direct,
     };
     picard.solve(&mut scratch.rows, ranges, &mut scratch.state, &mut report);
@@ -313,13 +322,15 @@ pub fn resolve_cluster_warm(
 }
 
 /// Damped Picard sweeps until the relative impulse change is below the tolerance, with a
-/// direct solve of small clusters that the sweeps do not settle quickly.
+/// direct solve of jammed clusters that the sweeps do not settle quickly.
 struct Picard<'a> {
     max_iterations: u32,
     tolerance: f64,
     omega: f64,
     /// Velocity tolerance of the direct solve [m/s].
     tol_v: f64,
+    /// Largest cluster solved by the dense direct solve.
+    dense_max: usize,
     direct: &'a mut direct::Direct,
 }
 
@@ -347,7 +358,7 @@ impl Picard<'_> {
         let mut try_direct = rows.len() <= direct::DIRECT_MAX_ROWS;
         for sweep in 0..self.max_iterations {
             if try_direct && DIRECT_AT.contains(&sweep) {
-                match self.direct.solve(rows, state, self.tol_v) {
+                match self.direct.solve(rows, state, self.tol_v, self.dense_max) {
                     direct::Outcome::Solved => report.direct += 1,
                     direct::Outcome::Improved => {}
                     direct::Outcome::Failed => try_direct = false,

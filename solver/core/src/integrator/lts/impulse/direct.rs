@@ -19,26 +19,36 @@
 //! projected onto the bounds and kept as the sweeps' next iterate if it is closer to the
 //! conditions than theirs (else impulses and velocities are restored), and the sweeps go on.
 
+mod blocks;
 mod dense;
+mod sparse;
 
 use super::row::Row;
 use super::sweep::Velocities;
 use msdem_geom::math::Vec3;
 use nalgebra::DMatrix;
 
-/// Largest cluster (contact points) solved directly: 96 unknowns, one dense LU of
-/// ≈ 6·10⁵ flops per pass (`direct/dense.rs`), the cost of about two hundred sweeps over
-/// 32 points. Larger clusters are left to the sweeps: with 64 points the failed tries on
-/// the toppling debris of `cube_stacks` made its run ≈ 25× slower, and a matrix-free
-/// conjugate-gradient pass for larger clusters (tried in this session) cost more than it
-/// saved on `cube_stacks` and `tower`.
-pub const DIRECT_MAX_ROWS: usize = 32;
+/// Default largest cluster (contact points) solved by the dense LU
+/// (`direct/dense.rs`, [`crate::integrator::lts::impulse::ImpulseSettings::dense_max_points`]):
+/// 96 unknowns, one dense LU of ≈ 6·10⁵ flops per pass, the cost of about two hundred
+/// sweeps over 32 points. Larger clusters are solved in body space (`direct/sparse.rs`):
+/// dense LU at 64 points made the toppling debris of `cube_stacks` ≈ 25× slower.
+pub const DENSE_MAX_ROWS: usize = 32;
+/// Largest cluster (contact points) solved directly at all, by the body-space sparse
+/// solve; larger ones are left to the sweeps. Its cost per pass grows with the bodies and
+/// the fill of their graph, not with the points cubed.
+pub const DIRECT_MAX_ROWS: usize = 4096;
 /// Diagonal regularisation of the dense active-set system, relative to its diagonal.
 const REGULARISATION: f64 = 1e-12;
 /// Iterative refinement steps after the regularised dense solve.
 const REFINEMENTS: usize = 3;
-/// Most re-classifications of the active set.
+/// Most re-classifications of the active set: dense (each pass an `O(m³)` LU) and sparse.
 const MAX_PASSES: usize = 8;
+const MAX_PASSES_SPARSE: usize = 32;
+/// Passes that may swap every infeasible point without lowering their number.
+const FULL_SWAPS: u32 = 3;
+/// Passes without fewer violating points after which the passes stop.
+const STALL_PASSES: u32 = 6;
 
 /// What a direct solve achieved.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,6 +92,48 @@ pub struct Direct {
     /// Trial impulses (local basis) and the velocities they give.
     p: Vec<[f64; 3]>,
     v: Vec<[f64; 3]>,
+    /// Body-space factors and buffers of the sparse pass (`direct/sparse.rs`).
+    lu: blocks::BlockLu,
+    du: Vec<blocks::Six>,
+    z: Vec<blocks::Six>,
+    /// Block principal pivoting: fewest infeasible points so far, full swaps left.
+    fewest: usize,
+    budget: u32,
+    /// The cluster is solved in body space (`direct/sparse.rs`), with its own start and
+    /// pivoting rules.
+    large: bool,
+}
+
+/// Unknowns of an active set: per row the index of its first unknown; per unknown its
+/// row and impulse column (local components, a sliding point's carrying its friction
+/// `μ·d`); per equation its row and component (n, t1, t2). Per row: the normal unknown and
+/// equation if pushing, then the two tangential ones if sticking; unknown `c` and equation
+/// `c` belong to the same row.
+type Unknowns = (Vec<usize>, Vec<(usize, [f64; 3])>, Vec<(usize, usize)>);
+
+/// The [`Unknowns`] of the active set `normal`, `tangent` of `rows`.
+fn relative_unknowns(rows: &[Row], normal: &[Normal], tangent: &[Tangent]) -> Unknowns {
+    let mut index = Vec::with_capacity(rows.len());
+    let mut columns = Vec::new();
+    let mut equations = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        index.push(columns.len());
+        if normal[i] == Normal::Push {
+            let q = match tangent[i] {
+                Tangent::Stick => [1.0, 0.0, 0.0],
+                Tangent::Slide(d) => [1.0, row.mu * d[0], row.mu * d[1]],
+            };
+            columns.push((i, q));
+            equations.push((i, 0));
+        }
+        if tangent[i] == Tangent::Stick {
+            columns.push((i, [0.0, 1.0, 0.0]));
+            columns.push((i, [0.0, 0.0, 1.0]));
+            equations.push((i, 1));
+            equations.push((i, 2));
+        }
+    }
+    (index, columns, equations)
 }
 
 /// Local basis (n, t1, t2) of a row.
@@ -96,30 +148,72 @@ fn relative(row: &Row, state: &Velocities) -> [f64; 3] {
 }
 
 impl Direct {
+    /// Impulses `self.p` of the active set for unknowns `x` (`index[i]`: first unknown of
+    /// row i); the open and sliding parts follow from the normal impulse.
+    fn impulses_of(&mut self, rows: &[Row], index: &[usize], x: &[f64]) {
+        for (i, row) in rows.iter().enumerate() {
+            let mut k = index[i];
+            let pn = match self.normal[i] {
+                Normal::Push => {
+                    k += 1;
+                    x[k - 1]
+                }
+                Normal::Open => row.floor,
+            };
+            let pt = match self.tangent[i] {
+                Tangent::Stick => [x[k], x[k + 1]],
+                Tangent::Slide(d) => [row.mu * pn * d[0], row.mu * pn * d[1]],
+            };
+            self.p[i] = [pn, pt[0], pt[1]];
+        }
+    }
+
     /// Corrects the active set from the last pass; returns whether it changed.
     fn reclassify(&mut self, rows: &[Row], tol_v: f64) -> bool {
-        let mut changed = false;
-        // Normal changes first: the friction bounds depend on them.
+        // Normal changes: every infeasible point swaps (dense); in a large cluster by
+        // block principal pivoting after Júdice and Pires: every infeasible point swaps
+        // while their number falls (or for a few passes after it last fell), then one at
+        // a time, the last in row order (Murty's rule, which cannot cycle on a P-matrix),
+        // and a point that starts pushing starts sticking.
         let scale = self.p.iter().map(|p| p[0].abs()).fold(0.0, f64::max);
         let slack = 1e-9 * scale;
-        for (i, row) in rows.iter().enumerate() {
-            let [pn, _, _] = self.p[i];
-            let [vn, _, _] = self.v[i];
-            match self.normal[i] {
-                Normal::Push if pn < row.floor - slack => {
-                    self.normal[i] = Normal::Open;
-                    changed = true;
+        let infeasible: Vec<usize> = rows
+            .iter()
+            .enumerate()
+            .filter(|&(i, row)| match self.normal[i] {
+                Normal::Push => self.p[i][0] < row.floor - slack,
+                Normal::Open => self.v[i][0] < -tol_v,
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let swap: Vec<usize> = if infeasible.is_empty() {
+            Vec::new()
+        } else if !self.large || infeasible.len() < self.fewest {
+            self.fewest = infeasible.len();
+            self.budget = FULL_SWAPS;
+            infeasible.clone()
+        } else if self.budget > 0 {
+            self.budget -= 1;
+            infeasible.clone()
+        } else {
+            infeasible[infeasible.len() - 1..].to_vec()
+        };
+        for &i in &swap {
+            self.normal[i] = match self.normal[i] {
+                Normal::Push => Normal::Open,
+                Normal::Open => {
+                    if self.large && rows[i].mu > 0.0 {
+                        self.tangent[i] = Tangent::Stick;
+                    }
+                    Normal::Push
                 }
-                Normal::Open if vn < -tol_v => {
-                    self.normal[i] = Normal::Push;
-                    changed = true;
-                }
-                _ => {}
-            }
+            };
         }
-        if changed {
+        if !swap.is_empty() {
             return true;
         }
+        // Friction changes once the normal set is feasible (the bounds depend on it).
+        let mut changed = false;
         for (i, row) in rows.iter().enumerate() {
             let [pn, p1, p2] = self.p[i];
             let [_, v1, v2] = self.v[i];
@@ -156,6 +250,11 @@ impl Direct {
                 }
             }
         }
+        if changed {
+            // A new friction set is a new normal problem: the pivoting starts over.
+            self.fewest = usize::MAX;
+            self.budget = FULL_SWAPS;
+        }
         changed
     }
 
@@ -163,13 +262,24 @@ impl Direct {
     /// `state`. [`Outcome::Solved`]: the rows carry the solution, `state` its velocities;
     /// otherwise the rows and `state` carry the better of the projected direct result
     /// ([`Outcome::Improved`]) and what they had ([`Outcome::Failed`]) (module docs). `tol_v` [m/s] is the
-    /// velocity tolerance every condition must meet in the real velocities.
-    pub fn solve(&mut self, rows: &mut [Row], state: &mut Velocities, tol_v: f64) -> Outcome {
+    /// velocity tolerance every condition must meet in the real velocities. Clusters of at
+    /// most `dense_max` points are solved by dense LU (`direct/dense.rs`), larger ones up to
+    /// [`DIRECT_MAX_ROWS`] in body space (`direct/sparse.rs`).
+    pub fn solve(
+        &mut self,
+        rows: &mut [Row],
+        state: &mut Velocities,
+        tol_v: f64,
+        dense_max: usize,
+    ) -> Outcome {
         let m = rows.len();
         if m == 0 || m > DIRECT_MAX_ROWS {
             return Outcome::Failed;
         }
-        self.dense_delassus(rows, state);
+        let dense = m <= dense_max;
+        if dense {
+            self.dense_delassus(rows, state);
+        }
         self.v0.clear();
         self.p0.clear();
         self.normal.clear();
@@ -177,14 +287,35 @@ impl Direct {
         for row in rows.iter() {
             self.v0.push(relative(row, state));
             self.p0.push([row.pn, row.pt[0], row.pt[1]]);
-            // Start from the sweeps' classification.
-            self.normal.push(if row.pn > row.floor {
-                Normal::Push
-            } else {
-                Normal::Open
-            });
+        }
+        // Large clusters: the velocities with every impulse at its floor (normal) and
+        // zero (friction).
+        self.large = !dense;
+        self.p.clear();
+        self.p.extend(rows.iter().map(|row| [row.floor, 0.0, 0.0]));
+        self.v.clear();
+        self.v.resize(m, [0.0; 3]);
+        if self.large {
+            self.body_velocities(rows, state);
+        }
+        for (row, free) in rows.iter().zip(&self.v) {
             let size = (row.pt[0] * row.pt[0] + row.pt[1] * row.pt[1]).sqrt();
-            self.tangent.push(if size < row.mu * row.pn * (1.0 - 1e-9) {
+            // Small clusters start from the sweeps' sorting. Large ones: pushing are the
+            // sweeps' pushing points and every point that does not separate without
+            // impulses (redundant corner points the sweeps left open, points they have
+            // not carried the load to yet: a resting stack is then solved in one pass,
+            // all its points pushing), and pushing points start sticking (the sweeps'
+            // sliding points are often points not loaded yet, their friction at the rim
+            // of a tiny disc): the passes let the ones that must slide slide.
+            let (push, stick) = if self.large {
+                let push = row.pn > row.floor || free[0] <= tol_v;
+                (push, push && row.mu > 0.0)
+            } else {
+                (row.pn > row.floor, size < row.mu * row.pn * (1.0 - 1e-9))
+            };
+            self.normal
+                .push(if push { Normal::Push } else { Normal::Open });
+            self.tangent.push(if stick {
                 Tangent::Stick
             } else if size > 0.0 {
                 Tangent::Slide([row.pt[0] / size, row.pt[1] / size])
@@ -197,18 +328,38 @@ impl Direct {
         self.v.clear();
         self.v.resize(m, [0.0; 3]);
         let start = worst(rows, state);
+        self.fewest = usize::MAX;
+        self.budget = FULL_SWAPS;
+        let passes = if dense { MAX_PASSES } else { MAX_PASSES_SPARSE };
+        let (mut fewest, mut stalled) = (usize::MAX, 0);
         let mut settled = false;
-        for _ in 0..MAX_PASSES {
-            if !self.dense_pass(rows) {
+        for _ in 0..passes {
+            let solved = if dense {
+                self.dense_pass(rows)
+            } else {
+                self.sparse_pass(rows, state, tol_v)
+            };
+            if !solved {
                 return Outcome::Failed;
             }
-            let met = rows
+            let violators = rows
                 .iter()
                 .enumerate()
-                .all(|(i, row)| violation(self.p[i], self.v[i], row.floor, row.mu) <= tol_v);
-            if met {
+                .filter(|&(i, row)| violation(self.p[i], self.v[i], row.floor, row.mu) > tol_v)
+                .count();
+            if violators == 0 {
                 settled = true;
                 break;
+            }
+            // Give up when the points that violate a condition have not become fewer for
+            // a while (the sorting cycles): each pass costs a factorisation.
+            if violators < fewest {
+                (fewest, stalled) = (violators, 0);
+            } else {
+                stalled += 1;
+                if stalled >= STALL_PASSES {
+                    break;
+                }
             }
             if !self.reclassify(rows, tol_v) {
                 break;
@@ -230,7 +381,10 @@ impl Direct {
             row.apply(state);
         }
         let end = worst(rows, state);
-        if settled && end <= tol_v {
+        // The acceptance rule: every condition in the real velocities (in a large cluster
+        // also after a last pass that missed only by a pushing point a rounding error
+        // below its floor, which the projection removes).
+        if (settled || self.large) && end <= tol_v {
             return Outcome::Solved;
         }
         // Not exact: keep it as the sweeps' next iterate only if it is closer to the

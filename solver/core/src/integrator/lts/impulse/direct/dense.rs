@@ -4,7 +4,7 @@
 //! the active set by LU. A sliding point's column carries its friction (`P_t = μ·P_n·d`),
 //! so slides are exact within the pass (the system is not symmetric then).
 
-use super::{basis, Direct, Normal, Tangent, REFINEMENTS, REGULARISATION};
+use super::{basis, relative_unknowns, Direct, REFINEMENTS, REGULARISATION};
 use crate::integrator::lts::impulse::row::Row;
 use crate::integrator::lts::impulse::sweep::Velocities;
 use nalgebra::{DMatrix, DVector};
@@ -42,24 +42,16 @@ impl Direct {
         }
     }
 
-    /// Impulses of the active set for unknowns `x` (`index[i]`: first unknown of row i).
+    /// Impulses of the active set for unknowns `x` (`index[i]`: first unknown of row i) and
+    /// their velocities through the dense `W`.
     fn impulses(&mut self, rows: &[Row], index: &[usize], x: &DVector<f64>) {
-        for (i, row) in rows.iter().enumerate() {
-            let mut k = index[i];
-            let pn = match self.normal[i] {
-                Normal::Push => {
-                    k += 1;
-                    x[k - 1]
-                }
-                Normal::Open => row.floor,
-            };
-            let pt = match self.tangent[i] {
-                Tangent::Stick => [x[k], x[k + 1]],
-                Tangent::Slide(d) => [row.mu * pn * d[0], row.mu * pn * d[1]],
-            };
-            self.p[i] = [pn, pt[0], pt[1]];
-        }
-        let m = rows.len();
+        self.impulses_of(rows, index, x.as_slice());
+        self.dense_velocities();
+    }
+
+    /// Velocities `self.v` of the impulses `self.p` through the dense `W`.
+    pub(super) fn dense_velocities(&mut self) {
+        let m = self.p.len();
         for i in 0..m {
             let mut v = self.v0[i];
             for j in 0..m {
@@ -80,38 +72,12 @@ impl Direct {
     /// (parent module docs) by LU, regularised by 1e-12 of its diagonal and refined three
     /// times; `false` if it is not solvable.
     pub(super) fn dense_pass(&mut self, rows: &[Row]) -> bool {
-        let m = rows.len();
-        // Unknown numbering: per row, the normal (if pushing), then two tangential (if sticking).
-        let mut index = Vec::with_capacity(m);
-        let mut u = 0;
-        for i in 0..m {
-            index.push(u);
-            u += usize::from(self.normal[i] == Normal::Push)
-                + 2 * usize::from(self.tangent[i] == Tangent::Stick);
-        }
+        let (index, columns, equations) = relative_unknowns(rows, &self.normal, &self.tangent);
+        let u = columns.len();
         if u == 0 {
             let x = DVector::zeros(0);
             self.impulses(rows, &index, &x);
             return true;
-        }
-        // Columns: impulse (local, per row) per unknown; equations: (row, component).
-        let mut columns: Vec<(usize, [f64; 3])> = Vec::with_capacity(u);
-        let mut equations: Vec<(usize, usize)> = Vec::with_capacity(u);
-        for (i, row) in rows.iter().enumerate() {
-            if self.normal[i] == Normal::Push {
-                let q = match self.tangent[i] {
-                    Tangent::Stick => [1.0, 0.0, 0.0],
-                    Tangent::Slide(d) => [1.0, row.mu * d[0], row.mu * d[1]],
-                };
-                columns.push((i, q));
-                equations.push((i, 0));
-            }
-            if self.tangent[i] == Tangent::Stick {
-                columns.push((i, [0.0, 1.0, 0.0]));
-                columns.push((i, [0.0, 0.0, 1.0]));
-                equations.push((i, 1));
-                equations.push((i, 2));
-            }
         }
         let mut a = DMatrix::<f64>::zeros(u, u);
         for (e, &(i, k)) in equations.iter().enumerate() {
