@@ -48,6 +48,22 @@ pub struct RawContact {
     pub tri_b: u32,
 }
 
+/// The index ranges of `contacts` that belong to one body pair, in list order (the
+/// contact list keeps each pair's contacts together, Implementation remark 1).
+pub fn pair_runs(contacts: &[Contact]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let first = contacts.get(start)?;
+        let len = contacts[start..]
+            .iter()
+            .take_while(|c| c.a == first.a && c.b == first.b)
+            .count();
+        let run = start..start + len;
+        start += len;
+        Some(run)
+    })
+}
+
 /// A merged contact point of one body pair (Implementation remark 1).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Contact {

@@ -239,14 +239,10 @@ pub fn prepare_forces(
     prepared.clear();
     rolling.clear();
     let mut energy = 0.0;
-    let mut start = 0;
-    while start < contacts.len() {
-        let (a, b) = (contacts[start].a, contacts[start].b);
-        let mut end = start + 1;
-        while end < contacts.len() && contacts[end].a == a && contacts[end].b == b {
-            end += 1;
-        }
-        let group = &contacts[start..end];
+    for run in super::pair_runs(contacts) {
+        let start = run.start;
+        let group = &contacts[run];
+        let (a, b) = (group[0].a, group[0].b);
         let pp = PairParams::of(model, bodies, a, b);
         let ba = &bodies[a as usize];
         let bb = match b {
@@ -296,7 +292,6 @@ pub fn prepare_forces(
                 limit: pp.friction * normal,
             });
         }
-        start = end;
     }
     energy
 }

@@ -4,6 +4,7 @@
 //! across 320/1,280/5,120 triangles (`docs/validation.md`).
 
 use crate::common::world::*;
+use crate::sphere_patches::{mean, place_at_sphere_gap, spread};
 use msdem_geom::math::{Iso3, Quat, Vec3};
 use msdem_mesh::generate::{icosphere, plane};
 use msdem_solver::contact::force::{accumulate_forces, Wrench};
@@ -70,24 +71,8 @@ fn world(
 }
 
 fn at_sphere_gap(w: &mut World, on_plane: bool, q: Quat, gap: f64) -> (f64, usize) {
-    w.state.bodies[0].orientation = q;
-    if on_plane {
-        w.state.bodies[0].position.z = R + gap;
-    } else {
-        w.state.bodies[1].orientation = q;
-        w.state.bodies[0].position.z = 2.0 * R + gap;
-    }
+    place_at_sphere_gap(w, on_plane, q, R, gap);
     force_z(w)
-}
-
-fn spread(v: &[f64]) -> f64 {
-    let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
-    let hi = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    (hi - lo) / (0.5 * (hi + lo))
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
 }
 
 /// At the same *sphere* gap (centre distance `2r + g`, or `r + g` above the plane: the

@@ -130,24 +130,32 @@ fn force_at_surface_gap(w: &mut World, mesh: &TriMesh, on_plane: bool, q: Quat, 
 /// Places body 0 with its centre `gap` \[m\] plus the sphere radius from the plane or
 /// from the other sphere's surface (the *sphere* gap); returns the force on it \[N\].
 fn force_at_sphere_gap(w: &mut World, on_plane: bool, q: Quat, gap: f64) -> f64 {
-    w.state.bodies[0].orientation = q;
     let r = w.state.bodies[0].radius;
+    place_at_sphere_gap(w, on_plane, q, r, gap);
+    force_z(w)
+}
+
+/// Turns the spheres to `q` and puts body 0 `gap` \[m\] from the plane or from the other
+/// sphere (radius `r` \[m\] each, centres on the z axis): the *sphere* gap.
+pub(crate) fn place_at_sphere_gap(w: &mut World, on_plane: bool, q: Quat, r: f64, gap: f64) {
+    w.state.bodies[0].orientation = q;
     if on_plane {
         w.state.bodies[0].position.z = r + gap;
     } else {
         w.state.bodies[1].orientation = q;
         w.state.bodies[0].position.z = 2.0 * r + gap;
     }
-    force_z(w)
 }
 
-fn spread(v: &[f64]) -> f64 {
+/// Relative spread `(max − min) / mid-range` of `v`.
+pub(crate) fn spread(v: &[f64]) -> f64 {
     let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
     let hi = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     (hi - lo) / (0.5 * (hi + lo))
 }
 
-fn mean(v: &[f64]) -> f64 {
+/// Arithmetic mean of `v`.
+pub(crate) fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 

@@ -218,16 +218,10 @@ pub(super) fn linearise(
     let n = bodies.len();
     let mut coefficients = Vec::new();
     let (pos, vel) = (theta * theta * dt * dt, theta * dt);
-    let mut start = 0;
-    while start < contacts.len() {
-        let (a, b) = (contacts[start].a, contacts[start].b);
-        let mut end = start + 1;
-        while end < contacts.len() && contacts[end].a == a && contacts[end].b == b {
-            end += 1;
-        }
-        let group = &contacts[start..end];
-        let first = start;
-        start = end;
+    for run in crate::contact::pair_runs(contacts) {
+        let first = run.start;
+        let group = &contacts[run];
+        let (a, b) = (group[0].a, group[0].b);
         if a as usize >= n {
             continue;
         }
