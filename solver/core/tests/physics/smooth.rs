@@ -4,7 +4,7 @@
 //! across 320/1,280/5,120 triangles (`docs/validation.md`).
 
 use crate::common::world::*;
-use crate::sphere_patches::{mean, place_at_sphere_gap, spread};
+use crate::sphere_patches::{mean, orientations, place_at_sphere_gap, spread};
 use msdem_geom::math::{Iso3, Quat, Vec3};
 use msdem_mesh::generate::{icosphere, plane};
 use msdem_solver::contact::force::{accumulate_forces, Wrench};
@@ -14,20 +14,6 @@ use msdem_solver::world::World;
 
 const R: f64 = 0.1;
 const SUBDIVISIONS: [u32; 3] = [2, 3, 4];
-
-/// Eight fixed orientations (as `sphere_patches.rs`).
-fn orientations() -> Vec<Quat> {
-    let mut q = vec![Quat::identity()];
-    for k in 1..8 {
-        let k = k as f64;
-        let axis = Vec3::new((1.3 * k).sin(), (2.1 * k).cos(), 0.3 + 0.1 * k);
-        q.push(Quat::from_axis_angle(
-            &nalgebra::Unit::new_normalize(axis),
-            0.37 * k,
-        ));
-    }
-    q
-}
 
 /// Total contact force on body 0 along z \[N\] and the number of contacts.
 fn force_z(w: &World) -> (f64, usize) {

@@ -32,7 +32,7 @@ const SUBDIVISIONS: [u32; 3] = [2, 3, 4];
 
 /// Eight fixed orientations: the identity (a vertex on the line of centres) and seven
 /// rotations about scattered axes.
-fn orientations() -> Vec<Quat> {
+pub(crate) fn orientations() -> Vec<Quat> {
     let mut q = vec![Quat::identity()];
     for k in 1..8 {
         let k = k as f64;
