@@ -165,6 +165,53 @@ mod mpi {
         frames::encode(&CHECKPOINT_MAGIC, &c)
     }
 
+    /// Asserts that every checkpoint of `written` that one process also wrote (`serial`,
+    /// same step) is byte-identical to it, and that at least one step was compared.
+    fn same_as_one_process(label: &str, written: &[Checkpoint], serial: &[Checkpoint]) {
+        let mut compared = 0;
+        for c in written {
+            if let Some(s) = serial.iter().find(|s| s.step == c.step) {
+                assert!(
+                    comparable(c) == comparable(s),
+                    "{label}: the checkpoint of step {} differs from one process's",
+                    c.step
+                );
+                compared += 1;
+            }
+        }
+        let steps = |v: &[Checkpoint]| v.iter().map(|c| c.step).collect::<Vec<_>>();
+        assert!(
+            compared > 0,
+            "{label}: checkpoints of steps {:?}, one process {:?}",
+            steps(written),
+            steps(serial)
+        );
+    }
+
+    /// Resumes `command` (the killed run's solver command) with `--restart` and asserts
+    /// that it resumed from the checkpoint of step `from` and wrote every output of the
+    /// uninterrupted run (`reference`) byte for byte.
+    fn resumes_as_uninterrupted(
+        label: &str,
+        mut command: Command,
+        run: &Path,
+        from: u64,
+        reference: &[(String, Vec<u8>)],
+    ) {
+        let output = command.arg("--restart").output().unwrap();
+        let (stdout, stderr) = texts(&output);
+        assert!(output.status.success(), "{label}\n{stdout}\n{stderr}");
+        assert!(
+            stderr.contains(&format!("resuming from the checkpoint at step {from} ")),
+            "{stderr}"
+        );
+        let got = run_outputs(run);
+        assert_eq!(got.len(), reference.len());
+        for ((name, a), (_, b)) in reference.iter().zip(&got) {
+            assert!(a == b, "{label}: {name} differs from the uninterrupted run");
+        }
+    }
+
     #[test]
     fn a_run_killed_on_n_ranks_wrote_the_one_process_checkpoint_and_resumes_on_any_rank_count() {
         let Some(mpirun) = mpirun() else {
@@ -192,55 +239,23 @@ mod mpi {
             let run = out.join(format!("killed_np{killed}"));
             killed_after_step_20(solver(&mpirun, Some(killed), &scenario, &run, "10"), &run);
             let written = checkpoints(&run);
-            let mut compared = 0;
-            for c in &written {
-                if let Some(s) = serial.iter().find(|s| s.step == c.step) {
-                    assert!(
-                        comparable(c) == comparable(s),
-                        "{killed} ranks: the checkpoint of step {} differs from one process's",
-                        c.step
-                    );
-                    compared += 1;
-                }
-            }
-            let steps = |v: &[Checkpoint]| v.iter().map(|c| c.step).collect::<Vec<_>>();
-            assert!(
-                compared > 0,
-                "{killed} ranks: checkpoints of steps {:?}, one process {:?}",
-                steps(&written),
-                steps(&serial)
-            );
+            same_as_one_process(&format!("{killed} ranks"), &written, &serial);
             // The kept active sets of the lattice's pairs are in it: the statistics of
             // the resumed run depend on them.
             assert!(written.iter().all(|c| c.detector.len() > 100_000));
 
-            let output = solver(&mpirun, resumed, &scenario, &run, "10")
-                .arg("--restart")
-                .output()
-                .unwrap();
-            let (stdout, stderr) = texts(&output);
-            assert!(
-                output.status.success(),
-                "resumed on {resumed:?} ranks\n{stdout}\n{stderr}"
-            );
             let from = written.iter().map(|c| c.step).max().unwrap_or(0);
-            assert!(
-                stderr.contains(&format!("resuming from the checkpoint at step {from} ")),
-                "{stderr}"
+            resumes_as_uninterrupted(
+                &format!("killed on {killed} ranks, resumed on {resumed:?}"),
+                solver(&mpirun, resumed, &scenario, &run, "10"),
+                &run,
+                from,
+                &reference,
             );
             assert!(
                 !frames::checkpoint_path(&run).exists(),
                 "removed at the end"
             );
-            let got = run_outputs(&run);
-            assert_eq!(got.len(), reference.len());
-            for ((name, a), (_, b)) in reference.iter().zip(&got) {
-                assert!(
-                    a == b,
-                    "killed on {killed} ranks, resumed on {resumed:?}: {name} differs from \
-                     the uninterrupted run"
-                );
-            }
         }
     }
 
@@ -296,50 +311,20 @@ mod mpi {
                 }
             };
             let written = checkpoints(&run);
-            let mut compared = 0;
-            for c in &written {
-                if let Some(s) = serial.iter().find(|s| s.step == c.step) {
-                    assert!(
-                        comparable(c) == comparable(s),
-                        "{killed:?} ranks: the checkpoint of step {} differs from one process's",
-                        c.step
-                    );
-                    compared += 1;
-                }
-                assert!(!c.integrator.is_empty(), "the carried evaluation is in it");
-            }
-            let steps = |v: &[Checkpoint]| v.iter().map(|c| c.step).collect::<Vec<_>>();
+            same_as_one_process(&format!("{killed:?} ranks"), &written, &serial);
             assert!(
-                compared > 0,
-                "{killed:?} ranks: checkpoints of steps {:?}, one process {:?}",
-                steps(&written),
-                steps(&serial)
+                written.iter().all(|c| !c.integrator.is_empty()),
+                "the carried evaluation is in it"
             );
             let from = written.iter().map(|c| c.step).max().unwrap_or(0);
             assert!(from >= target && touching(from), "resumed in contact");
-
-            let output = solver(&mpirun, resumed, &scenario, &run, &every)
-                .arg("--restart")
-                .output()
-                .unwrap();
-            let (stdout, stderr) = texts(&output);
-            assert!(
-                output.status.success(),
-                "resumed on {resumed:?} ranks\n{stdout}\n{stderr}"
+            resumes_as_uninterrupted(
+                &format!("killed on {killed:?} ranks, resumed on {resumed:?}"),
+                solver(&mpirun, resumed, &scenario, &run, &every),
+                &run,
+                from,
+                &reference,
             );
-            assert!(
-                stderr.contains(&format!("resuming from the checkpoint at step {from} ")),
-                "{stderr}"
-            );
-            let got = run_outputs(&run);
-            assert_eq!(got.len(), reference.len());
-            for ((name, a), (_, b)) in reference.iter().zip(&got) {
-                assert!(
-                    a == b,
-                    "killed on {killed:?} ranks, resumed on {resumed:?}: {name} differs from \
-                     the uninterrupted run"
-                );
-            }
         }
     }
 
