@@ -16,4 +16,5 @@ mod pair_set;
 mod patches;
 mod rolling;
 mod smooth;
+mod smooth_mass;
 mod sphere_patches;
