@@ -64,7 +64,7 @@ fn smooth_particles_get_the_curved_solids_mass() {
     let smooth = build(text("glass", "glass")).unwrap();
     let ball = 4.0 / 3.0 * std::f64::consts::PI * GRAIN_RADIUS.powi(3) * 2500.0;
     let mesh = |name: &str| {
-        let (m, _) = msdem_mesh::read_mesh(&f.path().join(format!("meshes/{name}.ply"))).unwrap();
+        let (m, _) = msdem_mesh::read_mesh(f.path().join(format!("meshes/{name}.ply"))).unwrap();
         msdem_mesh::mass::mass_properties(&m, 2500.0).unwrap()
     };
     let (grain, cube) = (mesh("grain"), mesh("cube"));
