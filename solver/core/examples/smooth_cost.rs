@@ -6,7 +6,8 @@
 //! smooth pairs' total spring overlap is at least the facets' (the curved surfaces lie
 //! outside the facets).
 //!
-//! `cargo run --release -p msdem-solver --example smooth_cost -- [reps]`
+//! `cargo run --release -p msdem-solver --example smooth_cost -- [reps] [patches|seed]`
+//! (contact points: surface patches, the explicit integrator's default, or the seed's).
 
 #[path = "support/grid_world.rs"]
 #[allow(dead_code)] // the grid's set-up figures are `examples/grid.rs`'s
@@ -35,9 +36,13 @@ fn main() -> Result<()> {
         kernel: KernelChoice::Exact,
         dt: Some(1e-5),
     };
+    let points = match std::env::args().nth(2).as_deref() {
+        None | Some("patches") => msdem_solver::model::ContactPoints::Patches,
+        Some("seed") => msdem_solver::model::ContactPoints::Seed,
+        Some(other) => anyhow::bail!("contact points `{other}`: expected patches or seed"),
+    };
     let mut facets = build_grid(&spec)?.world;
-    // The explicit integrator's default contact points.
-    facets.model.contact_points = msdem_solver::model::ContactPoints::Patches;
+    facets.model.contact_points = points;
     let mut smooth = facets.clone();
     smooth.model.materials[0].surface = Surface::Smooth;
     for shape in &mut smooth.model.shapes {
@@ -84,8 +89,8 @@ fn measure(
             .trim()
     );
     println!(
-        "grid 4x4x4 noisy 1,280-triangle spheres, {reps} reps: facets {:.2} ms ({} contacts, overlap {:.3e} m), smooth {:.2} ms ({} contacts, overlap {:.3e} m): {:.2}x",
-        1e3 * f, count[0], overlap[0], 1e3 * s, count[1], overlap[1], s / f
+        "grid 4x4x4 noisy 1,280-triangle spheres, {:?}, {reps} reps: facets {:.2} ms ({} contacts, overlap {:.3e} m), smooth {:.2} ms ({} contacts, overlap {:.3e} m): {:.2}x",
+        facets.model.contact_points, 1e3 * f, count[0], overlap[0], 1e3 * s, count[1], overlap[1], s / f
     );
     Ok(())
 }

@@ -11,6 +11,7 @@ mod contact_law;
 mod material_pair;
 mod shape;
 pub mod smooth;
+pub mod smooth_mass;
 
 pub use contact_law::{ContactLaw, Elastic};
 pub use material_pair::{find_pair, MaterialPair};

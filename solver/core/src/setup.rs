@@ -6,6 +6,8 @@
 //!    centre of mass, prebuilt surrogate tree — refused when missing or built from another
 //!    mesh, naming `treebuild` (pipeline stage 2). One `Arc<SurrogateTree>` per shape, shared
 //!    by all its particles (docs/design.md §2).
+//!    Shapes of `surface: smooth` particles get their curved surface and its solid's mass
+//!    properties (`setup/surface.rs`).
 //! 2. particles: the explicit list, then the generators in order (see [`place`]).
 //! 3. initial interpenetration check ([`overlap`]): particles whose real triangles cross or
 //!    that lie inside one another, and particles crossing an obstacle, are listed in one
@@ -34,6 +36,7 @@ mod contact_law;
 mod geometry;
 pub mod overlap;
 pub mod place;
+mod surface;
 
 use candidates::Side;
 use overlap::{penetration, Penetration, PlacedMesh};
@@ -75,18 +78,7 @@ pub fn build_world(scenario: &Scenario) -> Result<World, SolverError> {
             },
         })
         .collect();
-    // The curved surfaces of the particle shapes, when a material asks for them (obstacles
-    // meet with their facets).
-    if materials
-        .iter()
-        .any(|m| m.surface == crate::model::smooth::Surface::Smooth)
-    {
-        for shape in &mut shapes {
-            if let crate::model::Geometry::Mesh(mesh) = &mut shape.geometry {
-                *mesh = mesh.clone().with_smooth();
-            }
-        }
-    }
+    surface::apply(scenario, &mut shapes, &materials)?;
     let soups: Vec<place::ObstacleSoup> = obstacles
         .iter()
         .zip(&obstacle_meshes)

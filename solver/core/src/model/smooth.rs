@@ -51,6 +51,12 @@ pub struct SmoothSurface {
     /// normal (`|(p − vᵢ)·nᵢ| ≤ L·sin θᵢ` for `p` in the facet). Detection reaches this much
     /// farther so that no pair enters the force law with a jump.
     pub sag_bound_m: f64,
+    /// Volume and moments the curved triangles add to the polyhedron
+    /// ([`super::smooth_mass`]); `None` without a curved triangle.
+    pub caps: Option<super::smooth_mass::CapMoments>,
+    /// Whether the owning shape's mass properties already include [`SmoothSurface::caps`]
+    /// (`Shape::use_curved_mass`).
+    pub caps_in_mass: bool,
 }
 
 /// Unit normal of a triangle (`None` if degenerate).
@@ -151,10 +157,13 @@ impl SmoothSurface {
             sag_bound_m = sag_bound_m.max(sag_m[t]);
             corners[t] = Some(c);
         }
+        let caps = super::smooth_mass::cap_moments(tree, &corners);
         SmoothSurface {
             corners,
             sag_m,
             sag_bound_m,
+            caps,
+            caps_in_mass: false,
         }
     }
 }

@@ -131,10 +131,15 @@ pub fn add_material(
     (materials.len() - 1) as u32
 }
 
-/// Adds a particle at rest with centre of mass at `position`; returns its id.
+/// Adds a particle at rest with centre of mass at `position`; returns its id. A material
+/// with `surface: smooth` gives the shape its curved solid's mass properties first, as
+/// set-up does (`Shape::use_curved_mass`).
 pub fn add_particle(world: &mut World, shape: u32, material: u32, position: [f64; 3]) -> u32 {
-    let s = &world.model.shapes[shape as usize];
     let m = &world.model.materials[material as usize];
+    if m.surface == msdem_solver::model::smooth::Surface::Smooth {
+        world.model.shapes[shape as usize].use_curved_mass();
+    }
+    let s = &world.model.shapes[shape as usize];
     let inertia = s.unit_inertia * m.density;
     let bodies = &mut world.state.bodies;
     bodies.push(Body {

@@ -16,4 +16,6 @@ mod pair_set;
 mod patches;
 mod rolling;
 mod smooth;
+mod smooth_closest;
+mod smooth_mass;
 mod sphere_patches;

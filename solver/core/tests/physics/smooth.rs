@@ -62,12 +62,13 @@ fn at_sphere_gap(w: &mut World, on_plane: bool, q: Quat, gap: f64) -> (f64, usiz
 }
 
 /// At the same *sphere* gap (centre distance `2r + g`, or `r + g` above the plane: the
-/// analytic sphere is the truth), smooth 320/1,280/5,120-triangle icospheres push with
-/// forces within 5 % over all eight orientations (pair at 0.1 and 0.3 of the margin, plane at
-/// all three gaps); the pair at 0.6 of the margin within 8 % (the 320 Phong surface lies up
-/// to 47 µm inside the sphere, 2 × 47 µm of 1.6 mm of overlap). Each force is also within
-/// 6 % below `k·(m − g)` of the sphere gap (the stiffness `k` of the mesh's own mass). The
-/// seed's merged points keep their count defect (> 100 %).
+/// analytic sphere is the truth), smooth 320/1,280/5,120-triangle icospheres (with the
+/// curved solid's mass, `smooth_mass.rs`) push with forces within 5 % over all eight
+/// orientations (pair at 0.1 and 0.3 of the margin, plane at all three gaps); the pair at
+/// 0.6 of the margin within 6 % (measured 5.2 %: the 320 Phong surface lies ≈ 40 µm inside
+/// the sphere on each side of a 1.6 mm overlap). Each force is also within 6 % below
+/// `k·(m − g)` of the sphere gap (the stiffness `k` of the mesh's own mass). The seed's
+/// merged points keep their count defect (> 100 %).
 #[test]
 fn smooth_sphere_forces_do_not_depend_on_the_triangulation() {
     let qs = orientations();
@@ -97,7 +98,7 @@ fn smooth_sphere_forces_do_not_depend_on_the_triangulation() {
                     means.push(mean(&fz));
                     all.extend(fz);
                 }
-                let bound = if !on_plane && frac > 0.5 { 0.08 } else { 0.05 };
+                let bound = if !on_plane && frac > 0.5 { 0.06 } else { 0.05 };
                 match points {
                     ContactPoints::Patches => {
                         assert!(spread(&all) <= bound, "{on_plane} {frac}: {all:?}");
@@ -284,14 +285,16 @@ fn smooth_impacts_rebound_with_the_requested_restitution() {
 }
 
 /// e = 1 with smooth surfaces (surface patches): two noisy 1,280-triangle spheres (η 1.1),
-/// head-on and off-centre, keep their kinetic energy within 0.1 %, the error shrinking with
-/// dt (5·10⁻⁵, 10⁻⁵, 2·10⁻⁶ s).
+/// head-on and off-centre, keep their kinetic energy within 0.1 % at dt 10⁻⁴, 3·10⁻⁵ and
+/// 10⁻⁵ s, the error at 10⁻⁵ below a fifth of that at 10⁻⁴ (the closest points of a
+/// pattern search left a residual of −0.001 % at every dt 5 cm off-centre; a
+/// non-conservative variant gained 0.07 % at every dt, `docs/design.md`).
 #[test]
 fn smooth_elastic_impacts_conserve_kinetic_energy() {
     use crate::patches::elastic_energy_ratio_on;
     for (ra, rb, offset) in [(0.1, 0.2, 0.0), (0.1, 0.1, 0.02), (0.1, 0.2, 0.05)] {
         let mut errors = Vec::new();
-        for dt in [5e-5, 1e-5, 2e-6] {
+        for dt in [1e-4, 3e-5, 1e-5] {
             let r = elastic_energy_ratio_on(
                 Surface::Smooth,
                 ContactPoints::Patches,
@@ -310,7 +313,7 @@ fn smooth_elastic_impacts_conserve_kinetic_energy() {
             assert!(*x < 1e-3, "r {ra}/{rb}, offset {offset}: {errors:?}");
         }
         assert!(
-            errors[2] < errors[0],
+            errors[2] < 0.2 * errors[0],
             "r {ra}/{rb}, offset {offset}: {errors:?}"
         );
     }
