@@ -25,6 +25,7 @@ mod kmeans;
 mod lanes;
 mod lbfgs;
 pub mod node_box;
+pub mod node_obb;
 mod pairs;
 pub mod params;
 mod refine;

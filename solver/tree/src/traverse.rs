@@ -131,6 +131,9 @@ pub struct Scratch {
     /// Node boxes of B in A's frame, filled lazily.
     pub(crate) b_box: Vec<crate::node_box::Aabb>,
     pub(crate) box_stamp: Vec<u32>,
+    /// Oriented node boxes of B in A's frame, filled lazily.
+    pub(crate) b_obb: Vec<crate::node_obb::Obb>,
+    pub(crate) obb_stamp: Vec<u32>,
     pub(crate) cur: Vec<(El, El)>,
     pub(crate) next: Vec<(El, El)>,
     /// Unfolding buffers of the descent.
@@ -162,6 +165,10 @@ impl Scratch {
             self.box_stamp.resize(b_nodes, 0);
             self.b_box.resize(b_nodes, Default::default());
         }
+        if self.obb_stamp.len() < b_nodes {
+            self.obb_stamp.resize(b_nodes, 0);
+            self.b_obb.resize(b_nodes, Default::default());
+        }
         if self.b_stamp.len() < b_len {
             self.b_stamp.resize(b_len, 0);
             self.b_tris.resize(b_len, Tri::default());
@@ -176,6 +183,7 @@ impl Scratch {
             self.b_stamp.iter_mut().for_each(|s| *s = 0);
             self.a_stamp.iter_mut().for_each(|s| *s = 0);
             self.box_stamp.iter_mut().for_each(|s| *s = 0);
+            self.obb_stamp.iter_mut().for_each(|s| *s = 0);
             self.cull_a.reset();
             self.cull_b.reset();
             self.stamp = 1;
@@ -250,6 +258,7 @@ pub fn find_contacts_with(
         b_to_a,
         kernel,
         boxes: None,
+        oriented: false,
         decide: false,
     };
     match mode {
@@ -273,11 +282,7 @@ pub fn find_contacts_boxed(
     out: &mut Vec<TriContact>,
     stats: &mut LevelStats,
 ) {
-    if a.nodes.is_empty()
-        || b.nodes.is_empty()
-        || boxes_a.boxes.len() != a.nodes.len()
-        || boxes_b.boxes.len() != b.nodes.len()
-    {
+    let Some(boxes) = matched_boxes((a, boxes_a), (b, boxes_b)) else {
         find_contacts(
             a,
             eps_a,
@@ -291,27 +296,66 @@ pub fn find_contacts_boxed(
             stats,
         );
         return;
+    };
+    if let Some(cx) = screened(
+        (a, eps_a),
+        (b, eps_b),
+        b_to_a,
+        Some(boxes),
+        kernel,
+        false,
+        scratch,
+    ) {
+        hierarchy(&cx, Unfold::Larger, scratch, out, stats);
     }
-    // The root boxes first (exact for shapes far apart along an axis, parry's test), then
-    // the root spheres (tighter for round shapes turned against each other).
-    let root_boxes_apart = boxes_apart(
-        &boxes_a.boxes[0],
-        &posed(&boxes_b.boxes[0], b_to_a),
-        eps_a + eps_b,
-    );
-    if root_boxes_apart || roots_apart(a, eps_a, b, eps_b, b_to_a) {
-        return;
+}
+
+/// The two trees' [`NodeBoxes`] if both belong to their trees (one box per node).
+pub(crate) fn matched_boxes<'a>(
+    (a, boxes_a): (&SurrogateTree, &'a NodeBoxes),
+    (b, boxes_b): (&SurrogateTree, &'a NodeBoxes),
+) -> Option<(&'a NodeBoxes, &'a NodeBoxes)> {
+    (boxes_a.boxes.len() == a.nodes.len() && boxes_b.boxes.len() == b.nodes.len())
+        .then_some((boxes_a, boxes_b))
+}
+
+/// The root screen and the descent's inputs, shared by the boxed queries: `None` when
+/// the query ends at the roots (an empty tree; the root boxes, then the root spheres,
+/// apart — the boxes are exact for shapes far apart along an axis, parry's test, the
+/// spheres tighter for round shapes turned against each other); otherwise the scratch is
+/// readied for the descent.
+pub(crate) fn screened<'a>(
+    (a, eps_a): (&'a SurrogateTree, f32),
+    (b, eps_b): (&'a SurrogateTree, f32),
+    b_to_a: &'a Iso3,
+    boxes: Option<(&'a NodeBoxes, &'a NodeBoxes)>,
+    kernel: KernelKind,
+    decide: bool,
+    scratch: &mut Scratch,
+) -> Option<Ctx<'a>> {
+    if a.nodes.is_empty() || b.nodes.is_empty() {
+        return None;
+    }
+    if let Some((ba, bb)) = boxes {
+        if boxes_apart(&ba.boxes[0], &posed(&bb.boxes[0], b_to_a), eps_a + eps_b) {
+            return None;
+        }
+    }
+    if roots_apart(a, eps_a, b, eps_b, b_to_a) {
+        return None;
     }
     scratch.begin(a.soup.len(), b.soup.len(), b.nodes.len());
-    let cx = Ctx {
+    let oriented = boxes
+        .is_some_and(|(ba, bb)| ba.obbs.len() == a.nodes.len() && bb.obbs.len() == b.nodes.len());
+    Some(Ctx {
         a,
         eps_a,
         b,
         eps_b,
         b_to_a,
         kernel,
-        boxes: Some((boxes_a, boxes_b)),
-        decide: false,
-    };
-    hierarchy(&cx, Unfold::Larger, scratch, out, stats);
+        boxes,
+        oriented,
+        decide,
+    })
 }
