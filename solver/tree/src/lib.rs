@@ -33,6 +33,7 @@ mod screen;
 mod split;
 pub mod stage;
 pub mod stats;
+mod support;
 pub mod traverse;
 mod tree;
 pub mod validate;

@@ -42,6 +42,7 @@ use crate::descend::{flat, hierarchy, Check, Ctx, El, Kids};
 use crate::lanes::CullCache;
 use crate::node_box::{boxes_apart, posed, NodeBoxes};
 use crate::screen::roots_apart;
+use crate::support::supports_apart;
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome, Within};
 use msdem_geom::math::{Iso3, Tri, P32};
@@ -152,6 +153,8 @@ pub struct Scratch {
     /// Culling data of A's and B's elements met in the query (`lanes.rs`).
     pub(crate) cull_a: CullCache,
     pub(crate) cull_b: CullCache,
+    /// Node stack of the root support screen (`support.rs`).
+    pub(crate) support_stack: Vec<u32>,
 }
 
 impl Scratch {
@@ -343,6 +346,12 @@ pub(crate) fn screened<'a>(
     }
     if roots_apart(a, eps_a, b, eps_b, b_to_a) {
         return None;
+    }
+    if let Some((ba, bb)) = boxes {
+        let st = &mut scratch.support_stack;
+        if supports_apart((a, ba), eps_a, (b, bb), eps_b, b_to_a, st) {
+            return None;
+        }
     }
     scratch.begin(a.soup.len(), b.soup.len(), b.nodes.len());
     let oriented = boxes
