@@ -257,6 +257,18 @@ impl Ctx<'_> {
         Near::Tri(t, self.bound(s, e.idx, of_a))
     }
 
+    /// Whether the real triangle `t` of A (`of_a`) or B is more than `margin` \[m\] from the
+    /// oriented box `o` of a node of the other tree (both in A's frame).
+    fn tri_apart(&self, s: &mut Scratch, t: El, of_a: bool, o: &Obb, margin: f32) -> bool {
+        let tri = if of_a {
+            self.a.soup[t.idx as usize]
+        } else {
+            b_tri(s, self.b, self.b_to_a, t.idx)
+        };
+        let bt = self.bound(s, t.idx, of_a);
+        obb_tri_apart(o, &tri, &bt, margin)
+    }
+
     /// Whether the boxes of elements `x` (A) and `y` (B) prove them farther apart than
     /// `ε_a + ε_b` (false without node boxes).
     fn boxes_apart(&self, s: &mut Scratch, x: El, y: El) -> bool {
@@ -623,8 +635,10 @@ impl Kids {
             let yc = cx.cull(s, y, false, nb);
             fill_lanes(cx, s, &self.a, true, nb, &mut self.lanes_a);
             self.lanes_a.survivors(&yc, y.real, margin, &mut self.keep);
+            // A real triangle against a node: the node's oriented box too.
+            let y_obb = (cx.oriented && !y.real).then(|| cx.node_obb(s, y.idx, false, nb));
             for (&x, &k) in self.a.iter().zip(&self.keep) {
-                if k {
+                if k && !y_obb.is_some_and(|o| x.real && cx.tri_apart(s, x, true, &o, margin)) {
                     next.push((x, y));
                 }
             }
@@ -633,8 +647,10 @@ impl Kids {
             for &x in &self.a {
                 let xc = cx.cull(s, x, true, nb);
                 self.lanes_b.survivors(&xc, x.real, margin, &mut self.keep);
+                let x_obb = (cx.oriented && !x.real).then(|| cx.node_obb(s, x.idx, true, nb));
                 for (&y, &k) in self.b.iter().zip(&self.keep) {
-                    if k {
+                    if k && !x_obb.is_some_and(|o| y.real && cx.tri_apart(s, y, false, &o, margin))
+                    {
                         next.push((x, y));
                     }
                 }
