@@ -5,12 +5,12 @@
 
 use crate::cull::{centre_mag, planes_apart, spheres_apart, Bound};
 use crate::lanes::{Cull, Lanes};
-use crate::node_box::{box_mag, boxes_apart, boxes_apart_mag, posed, Aabb, NodeBoxes};
+use crate::node_box::{box_mag, boxes_apart, boxes_apart_mag, posed_by, Aabb, NodeBoxes};
 use crate::node_obb::{obb_tri_apart, obbs_apart, Obb};
 use crate::traverse::{LevelStats, Scratch, TriContact, Unfold, MAX_LEVELS};
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult, PairOutcome};
-use msdem_geom::math::{Iso3, Tri};
+use msdem_geom::math::{Iso3, Mat3, Tri};
 
 /// Pending checks run per [`PairBatch`](msdem_geom::kernel::PairBatch) pass: large
 /// enough to amortise the pass, small enough for the lane buffers (≈ 80 B per pair) to
@@ -45,6 +45,8 @@ pub(crate) struct Ctx<'a> {
     pub b: &'a SurrogateTree,
     pub eps_b: f32,
     pub b_to_a: &'a Iso3,
+    /// Rotation matrix of `b_to_a`.
+    pub rot: Mat3,
     pub kernel: KernelKind,
     /// Node boxes of A and B (tree frames), when the caller has them.
     pub boxes: Option<(&'a NodeBoxes, &'a NodeBoxes)>,
@@ -225,7 +227,7 @@ impl Ctx<'_> {
         }
         if s.box_stamp[i] != s.stamp {
             s.box_stamp[i] = s.stamp;
-            s.b_box[i] = posed(&nb.1.boxes[i], self.b_to_a);
+            s.b_box[i] = posed_by(&nb.1.boxes[i], self.b_to_a, &self.rot);
         }
         s.b_box[i]
     }
@@ -238,7 +240,7 @@ impl Ctx<'_> {
         }
         if s.obb_stamp[i] != s.stamp {
             s.obb_stamp[i] = s.stamp;
-            s.b_obb[i] = nb.1.obbs[i].posed(self.b_to_a);
+            s.b_obb[i] = nb.1.obbs[i].posed_by(self.b_to_a, &self.rot);
         }
         s.b_obb[i]
     }

@@ -27,7 +27,7 @@
 
 use crate::cull::Bound;
 use crate::tree::SurrogateTree;
-use msdem_geom::math::{Iso3, Tri, Vec3};
+use msdem_geom::math::{Iso3, Mat3, Tri, Vec3};
 
 /// Relative slack of the separating-axis tests (as `cull.rs`).
 const SLACK: f32 = 1e-5;
@@ -161,8 +161,11 @@ impl Obb {
     /// the traversal rounds them to `f32` after the move (`10⁻⁶` of the magnitude, far
     /// above the ≈ 4·2⁻²⁴ of the rounded axes, centre and vertices).
     pub fn posed(&self, b_to_a: &Iso3) -> Obb {
-        let r = b_to_a.rotation.to_rotation_matrix();
-        let m = r.matrix();
+        self.posed_by(b_to_a, &b_to_a.rotation.to_rotation_matrix().into_inner())
+    }
+
+    /// [`Obb::posed`] with the rotation's matrix `m` given (formed once per query).
+    pub(crate) fn posed_by(&self, b_to_a: &Iso3, m: &Mat3) -> Obb {
         let t = &b_to_a.translation.vector;
         let mut c = [0.0f32; 3];
         let mut u = [[0.0f32; 3]; 3];
