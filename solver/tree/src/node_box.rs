@@ -14,9 +14,9 @@ use msdem_geom::math::{Iso3, Mat3};
 /// One box: lower and upper corner \[m\].
 pub type Aabb = ([f32; 3], [f32; 3]);
 
-/// The boxes of a tree's nodes, by node index, and the culling bounds of its soup
-/// triangles (both in the tree's frame, computed once per tree: the traversal reads A's
-/// instead of recomputing them per query).
+/// The boxes of a tree's nodes, axis-aligned and oriented, by node index, and the culling
+/// bounds of its soup triangles (all in the tree's frame, computed once per tree: the
+/// traversal reads A's instead of recomputing them per query).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NodeBoxes {
     /// Box of the real triangles below node `i` (tree frame).

@@ -27,7 +27,9 @@
 //! [`Scratch`] for the duration of one call.
 //!
 //! **Root screen.** Hierarchy mode first tests the two roots' bounding spheres
-//! (`screen.rs`): a far pose ends there, before any buffer is touched.
+//! (`screen.rs`): a far pose ends there, before any buffer is touched. With node boxes,
+//! the root boxes come first and the bodies' separation along the line between their
+//! centres (`support.rs`) last.
 //!
 //! **Padding.** Surrogate margins are enlarged by `8·2⁻²³·m + 10⁻⁶·margin`, `m` the largest
 //! absolute coordinate of the two triangles: offsets are exact `f64` values rounded up, but
@@ -272,8 +274,9 @@ pub fn find_contacts_with(
 }
 
 /// [`find_contacts`] (hierarchy mode) pruning also by the node boxes of [`NodeBoxes`]
-/// (computed once per tree): the same contacts, fewer element pairs near the surfaces.
-/// `boxes_a`/`boxes_b` must be [`NodeBoxes::of`] the two trees.
+/// (computed once per tree; axis-aligned and oriented) and screening the roots by the
+/// bodies' vertex supports (`support.rs`): the same contacts, fewer element pairs near
+/// the surfaces. `boxes_a`/`boxes_b` must be [`NodeBoxes::of`] the two trees.
 #[allow(clippy::too_many_arguments)]
 pub fn find_contacts_boxed(
     (a, boxes_a): (&SurrogateTree, &NodeBoxes),
