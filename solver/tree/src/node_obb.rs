@@ -59,13 +59,14 @@ fn f32s(v: &Vec3) -> [f32; 3] {
     [v.x as f32, v.y as f32, v.z as f32]
 }
 
-/// `x` rounded up to the next `f32` at or above it (never below `x`).
+/// `x ≥ 0` rounded to the nearest `f32` at or above it.
 fn up(x: f64) -> f32 {
     let y = x as f32;
-    if f64::from(y) >= x {
+    if f64::from(y) >= x || !y.is_finite() || y < 0.0 {
         y
     } else {
-        y.next_up()
+        // The next `f32` above a non-negative finite one.
+        f32::from_bits(y.to_bits() + 1)
     }
 }
 
@@ -165,6 +166,7 @@ impl Obb {
     }
 
     /// [`Obb::posed`] with the rotation's matrix `m` given (formed once per query).
+    #[allow(clippy::needless_range_loop)]
     pub(crate) fn posed_by(&self, b_to_a: &Iso3, m: &Mat3) -> Obb {
         let t = &b_to_a.translation.vector;
         let mut c = [0.0f32; 3];
@@ -226,6 +228,7 @@ pub(crate) fn node_obbs(tree: &SurrogateTree) -> Vec<Obb> {
 /// Whether oriented boxes `a` and `b` are more than `margin` \[m\] apart along one of their
 /// six face axes (see the module's rounding note).
 #[inline]
+#[allow(clippy::needless_range_loop)]
 pub(crate) fn obbs_apart(a: &Obb, b: &Obb, margin: f32) -> bool {
     let d = [b.c[0] - a.c[0], b.c[1] - a.c[1], b.c[2] - a.c[2]];
     let mut r = [[0.0f32; 3]; 3];
