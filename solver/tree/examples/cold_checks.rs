@@ -69,14 +69,12 @@ fn main() {
         }
         sum_c += st.total();
         sum_p += sp.total();
+        let depth = c.a.tree.depth().max(c.b.tree.depth()) as usize;
         let levels: Vec<String> = st
             .checks
             .iter()
-            .take_while(|_| true)
+            .take(depth)
             .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .into_iter()
-            .take(c.a.tree.depth().max(c.b.tree.depth()) as usize)
             .collect();
         println!(
             "| {} | {} | {} | {} ({}) | {} | {} |",
