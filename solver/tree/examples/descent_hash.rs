@@ -3,7 +3,9 @@
 //! after): contacts of `find_contacts_boxed` (hybrid) and `find_contacts` (hierarchy,
 //! hybrid, no boxes), pairs of `find_pairs_boxed`, and every query's per-level check
 //! counts, on 80 random poses of two noisy 1,280-triangle spheres from deep overlap to
-//! just apart. Prints one FNV-1a hash per query kind.
+//! just apart. Prints one FNV-1a hash per query kind, then the hashes of the answers
+//! alone, in order and sorted (for a change that prunes more node pairs: the check counts
+//! change, the answers must not).
 use msdem_geom::kernel::KernelKind;
 use msdem_geom::math::{Iso3, Vec3};
 use msdem_mesh::generate::{noise_sphere, NoiseSphere};
@@ -46,6 +48,19 @@ fn main() {
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
     let eps = 0.01f32;
     let mut h = [0xcbf2_9ce4_8422_2325u64; 3];
+    // Answers only: in order, and sorted.
+    let mut ho = [0xcbf2_9ce4_8422_2325u64; 3];
+    let mut hs = [0xcbf2_9ce4_8422_2325u64; 3];
+    let key = |c: &msdem_tree::TriContact| {
+        let mut v = vec![c.tri_a, c.tri_b, c.dist.to_bits()];
+        v.extend(c.p.iter().chain(&c.q).map(|x| x.to_bits()));
+        v
+    };
+    let answers = |ho: &mut u64, hs: &mut u64, mut v: Vec<Vec<u32>>| {
+        v.iter().flatten().for_each(|&x| fnv(ho, u64::from(x)));
+        v.sort_unstable();
+        v.iter().flatten().for_each(|&x| fnv(hs, u64::from(x)));
+    };
     let mut s = Scratch::new();
     let (mut n_contacts, mut n_checks) = (0usize, 0u64);
     for _ in 0..80 {
@@ -84,6 +99,7 @@ fn main() {
             }
         }
         stats(&mut h[0], &st);
+        answers(&mut ho[0], &mut hs[0], out.iter().map(key).collect());
         n_contacts += out.len();
         n_checks += st.total();
         out.clear();
@@ -106,6 +122,7 @@ fn main() {
             }
         }
         stats(&mut h[1], &st);
+        answers(&mut ho[1], &mut hs[1], out.iter().map(key).collect());
         let mut pairs = Vec::new();
         let mut st = LevelStats::default();
         find_pairs_boxed(
@@ -123,10 +140,19 @@ fn main() {
             fnv(&mut h[2], u64::from(q.tri_b));
         }
         stats(&mut h[2], &st);
+        answers(
+            &mut ho[2],
+            &mut hs[2],
+            pairs.iter().map(|q| vec![q.tri_a, q.tri_b]).collect(),
+        );
     }
     println!("240 queries, {n_contacts} boxed contacts, {n_checks} boxed checks");
     println!(
         "contacts_boxed {:016x}\ncontacts {:016x}\npairs_boxed {:016x}",
         h[0], h[1], h[2]
+    );
+    println!(
+        "answers in order: {:016x} {:016x} {:016x}\nanswers sorted: {:016x} {:016x} {:016x}",
+        ho[0], ho[1], ho[2], hs[0], hs[1], hs[2]
     );
 }

@@ -5,11 +5,12 @@
 
 use crate::cull::{centre_mag, planes_apart, spheres_apart, Bound};
 use crate::lanes::{Cull, Lanes};
-use crate::node_box::{box_mag, boxes_apart, boxes_apart_mag, posed, Aabb, NodeBoxes};
+use crate::node_box::{box_mag, boxes_apart, boxes_apart_mag, posed_by, Aabb, NodeBoxes};
+use crate::node_obb::{obb_tri_apart, obbs_apart, Obb};
 use crate::traverse::{LevelStats, Scratch, TriContact, Unfold, MAX_LEVELS};
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{IterativeParams, KernelKind, KernelResult, PairOutcome};
-use msdem_geom::math::{Iso3, Tri};
+use msdem_geom::math::{Iso3, Mat3, Tri};
 
 /// Pending checks run per [`PairBatch`](msdem_geom::kernel::PairBatch) pass: large
 /// enough to amortise the pass, small enough for the lane buffers (≈ 80 B per pair) to
@@ -44,9 +45,13 @@ pub(crate) struct Ctx<'a> {
     pub b: &'a SurrogateTree,
     pub eps_b: f32,
     pub b_to_a: &'a Iso3,
+    /// Rotation matrix of `b_to_a`.
+    pub rot: Mat3,
     pub kernel: KernelKind,
     /// Node boxes of A and B (tree frames), when the caller has them.
     pub boxes: Option<(&'a NodeBoxes, &'a NodeBoxes)>,
+    /// Whether both [`NodeBoxes`] carry their oriented boxes (`node_obb.rs`).
+    pub oriented: bool,
     /// Pair-set query (`pairs.rs`): real–real pairs go to [`Scratch::fine`] for the
     /// decision kernel instead of the distance kernel's batch.
     pub decide: bool,
@@ -222,9 +227,48 @@ impl Ctx<'_> {
         }
         if s.box_stamp[i] != s.stamp {
             s.box_stamp[i] = s.stamp;
-            s.b_box[i] = posed(&nb.1.boxes[i], self.b_to_a);
+            s.b_box[i] = posed_by(&nb.1.boxes[i], self.b_to_a, &self.rot);
         }
         s.b_box[i]
+    }
+
+    /// Oriented box of node `n` of A or B in A's frame (B's posed, cached per call).
+    fn node_obb(&self, s: &mut Scratch, n: u32, of_a: bool, nb: (&NodeBoxes, &NodeBoxes)) -> Obb {
+        let i = n as usize;
+        if of_a {
+            return nb.0.obbs[i];
+        }
+        if s.obb_stamp[i] != s.stamp {
+            s.obb_stamp[i] = s.stamp;
+            s.b_obb[i] = nb.1.obbs[i].posed_by(self.b_to_a, &self.rot);
+        }
+        s.b_obb[i]
+    }
+
+    /// The oriented bound of element `e` of A or B in A's frame: its node's oriented box,
+    /// or a real triangle with its bounds.
+    fn near(&self, s: &mut Scratch, e: El, of_a: bool, nb: (&NodeBoxes, &NodeBoxes)) -> Near {
+        if !e.real {
+            return Near::Box(self.node_obb(s, e.idx, of_a, nb));
+        }
+        let t = if of_a {
+            self.a.soup[e.idx as usize]
+        } else {
+            b_tri(s, self.b, self.b_to_a, e.idx)
+        };
+        Near::Tri(t, self.bound(s, e.idx, of_a))
+    }
+
+    /// Whether the real triangle `t` of A (`of_a`) or B is more than `margin` \[m\] from the
+    /// oriented box `o` of a node of the other tree (both in A's frame).
+    fn tri_apart(&self, s: &mut Scratch, t: El, of_a: bool, o: &Obb, margin: f32) -> bool {
+        let tri = if of_a {
+            self.a.soup[t.idx as usize]
+        } else {
+            b_tri(s, self.b, self.b_to_a, t.idx)
+        };
+        let bt = self.bound(s, t.idx, of_a);
+        obb_tri_apart(o, &tri, &bt, margin)
     }
 
     /// Whether the boxes of elements `x` (A) and `y` (B) prove them farther apart than
@@ -453,15 +497,29 @@ pub(crate) struct Kids {
     keep: Vec<bool>,
 }
 
+/// Oriented bound of the single element on the unopened side of an unfolding.
+#[derive(Clone, Copy, Debug)]
+enum Near {
+    /// A node's oriented box.
+    Box(Obb),
+    /// A real triangle and its bounds.
+    Tri(Tri, Bound),
+}
+
+/// The single element on the unopened side: its box with [`box_mag`] and its oriented
+/// bound (when the oriented boxes are in use).
+type Other = ((Aabb, f32), Option<Near>);
+
 /// The elements replacing node `n` of A (`of_a`) or B, leaving out child nodes whose box
-/// is more than `margin` from `other` (the box of the single element on the other side).
+/// or oriented box is more than `margin` from `other` (the single element on the other
+/// side).
 #[allow(clippy::too_many_arguments)]
 fn gated_children(
     cx: &Ctx,
     s: &mut Scratch,
     of_a: bool,
     n: u32,
-    other: Option<(Aabb, f32)>,
+    other: Option<Other>,
     margin: f32,
     nb: (&NodeBoxes, &NodeBoxes),
     out: &mut Vec<El>,
@@ -469,11 +527,21 @@ fn gated_children(
     let tree = if of_a { cx.a } else { cx.b };
     let node = tree.nodes[n as usize];
     for c in node.first..node.first + node.count {
-        if let Some((o, om)) = &other {
-            // The test is symmetric in its two boxes.
+        if let Some(((o, om), near)) = &other {
+            // The tests are symmetric in their two boxes.
             let (bc, bm) = cx.node_box_mag(s, c, of_a, nb);
             if boxes_apart_mag(&bc, bm, o, *om, margin) {
                 continue;
+            }
+            if let Some(near) = near {
+                let oc = cx.node_obb(s, c, of_a, nb);
+                let apart = match near {
+                    Near::Box(ob) => obbs_apart(&oc, ob, margin),
+                    Near::Tri(t, bt) => obb_tri_apart(&oc, t, bt, margin),
+                };
+                if apart {
+                    continue;
+                }
             }
         }
         let ch = &tree.nodes[c as usize];
@@ -541,11 +609,17 @@ impl Kids {
         // are dropped whole.
         let other_b = (!open_b).then(|| {
             let c = cx.cull(s, eb, false, nb);
-            (c.bx, c.bmag)
+            (
+                (c.bx, c.bmag),
+                cx.oriented.then(|| cx.near(s, eb, false, nb)),
+            )
         });
         let other_a = (!open_a).then(|| {
             let c = cx.cull(s, ea, true, nb);
-            (c.bx, c.bmag)
+            (
+                (c.bx, c.bmag),
+                cx.oriented.then(|| cx.near(s, ea, true, nb)),
+            )
         });
         if open_a {
             gated_children(cx, s, true, ea.idx, other_b, margin, nb, &mut self.a);
@@ -563,8 +637,10 @@ impl Kids {
             let yc = cx.cull(s, y, false, nb);
             fill_lanes(cx, s, &self.a, true, nb, &mut self.lanes_a);
             self.lanes_a.survivors(&yc, y.real, margin, &mut self.keep);
+            // A real triangle against a node: the node's oriented box too.
+            let y_obb = (cx.oriented && !y.real).then(|| cx.node_obb(s, y.idx, false, nb));
             for (&x, &k) in self.a.iter().zip(&self.keep) {
-                if k {
+                if k && !y_obb.is_some_and(|o| x.real && cx.tri_apart(s, x, true, &o, margin)) {
                     next.push((x, y));
                 }
             }
@@ -573,8 +649,10 @@ impl Kids {
             for &x in &self.a {
                 let xc = cx.cull(s, x, true, nb);
                 self.lanes_b.survivors(&xc, x.real, margin, &mut self.keep);
+                let x_obb = (cx.oriented && !x.real).then(|| cx.node_obb(s, x.idx, true, nb));
                 for (&y, &k) in self.b.iter().zip(&self.keep) {
-                    if k {
+                    if k && !x_obb.is_some_and(|o| y.real && cx.tri_apart(s, y, false, &o, margin))
+                    {
                         next.push((x, y));
                     }
                 }

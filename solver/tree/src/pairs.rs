@@ -12,10 +12,9 @@
 //! rounding at the margin (the decision answers "in" only `4·10⁻⁶` of the coordinates'
 //! magnitude inside the margin).
 
-use crate::descend::{hierarchy_with, Ctx};
-use crate::node_box::{boxes_apart, posed, NodeBoxes};
-use crate::screen::roots_apart;
-use crate::traverse::{LevelStats, Scratch, Unfold};
+use crate::descend::hierarchy_with;
+use crate::node_box::NodeBoxes;
+use crate::traverse::{matched_boxes, screened, LevelStats, Scratch, Unfold};
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{KernelKind, KernelResult, Within};
 use msdem_geom::math::Iso3;
@@ -46,29 +45,17 @@ pub fn find_pairs_boxed(
     out: &mut Vec<TriPair>,
     stats: &mut LevelStats,
 ) {
-    if a.nodes.is_empty() || b.nodes.is_empty() {
-        return;
-    }
-    let boxes = (boxes_a.boxes.len() == a.nodes.len() && boxes_b.boxes.len() == b.nodes.len())
-        .then_some((boxes_a, boxes_b));
-    if let Some((ba, bb)) = boxes {
-        if boxes_apart(&ba.boxes[0], &posed(&bb.boxes[0], b_to_a), eps_a + eps_b) {
-            return;
-        }
-    }
-    if roots_apart(a, eps_a, b, eps_b, b_to_a) {
-        return;
-    }
-    scratch.begin(a.soup.len(), b.soup.len(), b.nodes.len());
-    let cx = Ctx {
-        a,
-        eps_a,
-        b,
-        eps_b,
+    let boxes = matched_boxes((a, boxes_a), (b, boxes_b));
+    let Some(cx) = screened(
+        (a, eps_a),
+        (b, eps_b),
         b_to_a,
-        kernel: KernelKind::Hybrid,
         boxes,
-        decide: true,
+        KernelKind::Hybrid,
+        true,
+        scratch,
+    ) else {
+        return;
     };
     hierarchy_with(
         &cx,

@@ -27,7 +27,9 @@
 //! [`Scratch`] for the duration of one call.
 //!
 //! **Root screen.** Hierarchy mode first tests the two roots' bounding spheres
-//! (`screen.rs`): a far pose ends there, before any buffer is touched.
+//! (`screen.rs`): a far pose ends there, before any buffer is touched. With node boxes,
+//! the root boxes come first and the bodies' separation along the line between their
+//! centres (`support.rs`) last.
 //!
 //! **Padding.** Surrogate margins are enlarged by `8·2⁻²³·m + 10⁻⁶·margin`, `m` the largest
 //! absolute coordinate of the two triangles: offsets are exact `f64` values rounded up, but
@@ -42,6 +44,7 @@ use crate::descend::{flat, hierarchy, Check, Ctx, El, Kids};
 use crate::lanes::CullCache;
 use crate::node_box::{boxes_apart, posed, NodeBoxes};
 use crate::screen::roots_apart;
+use crate::support::supports_apart;
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome, Within};
 use msdem_geom::math::{Iso3, Tri, P32};
@@ -131,6 +134,9 @@ pub struct Scratch {
     /// Node boxes of B in A's frame, filled lazily.
     pub(crate) b_box: Vec<crate::node_box::Aabb>,
     pub(crate) box_stamp: Vec<u32>,
+    /// Oriented node boxes of B in A's frame, filled lazily.
+    pub(crate) b_obb: Vec<crate::node_obb::Obb>,
+    pub(crate) obb_stamp: Vec<u32>,
     pub(crate) cur: Vec<(El, El)>,
     pub(crate) next: Vec<(El, El)>,
     /// Unfolding buffers of the descent.
@@ -149,6 +155,8 @@ pub struct Scratch {
     /// Culling data of A's and B's elements met in the query (`lanes.rs`).
     pub(crate) cull_a: CullCache,
     pub(crate) cull_b: CullCache,
+    /// Node stack of the root support screen (`support.rs`).
+    pub(crate) support_stack: Vec<u32>,
 }
 
 impl Scratch {
@@ -161,6 +169,10 @@ impl Scratch {
         if self.box_stamp.len() < b_nodes {
             self.box_stamp.resize(b_nodes, 0);
             self.b_box.resize(b_nodes, Default::default());
+        }
+        if self.obb_stamp.len() < b_nodes {
+            self.obb_stamp.resize(b_nodes, 0);
+            self.b_obb.resize(b_nodes, Default::default());
         }
         if self.b_stamp.len() < b_len {
             self.b_stamp.resize(b_len, 0);
@@ -176,6 +188,7 @@ impl Scratch {
             self.b_stamp.iter_mut().for_each(|s| *s = 0);
             self.a_stamp.iter_mut().for_each(|s| *s = 0);
             self.box_stamp.iter_mut().for_each(|s| *s = 0);
+            self.obb_stamp.iter_mut().for_each(|s| *s = 0);
             self.cull_a.reset();
             self.cull_b.reset();
             self.stamp = 1;
@@ -248,8 +261,10 @@ pub fn find_contacts_with(
         b,
         eps_b,
         b_to_a,
+        rot: b_to_a.rotation.to_rotation_matrix().into_inner(),
         kernel,
         boxes: None,
+        oriented: false,
         decide: false,
     };
     match mode {
@@ -259,8 +274,9 @@ pub fn find_contacts_with(
 }
 
 /// [`find_contacts`] (hierarchy mode) pruning also by the node boxes of [`NodeBoxes`]
-/// (computed once per tree): the same contacts, fewer element pairs near the surfaces.
-/// `boxes_a`/`boxes_b` must be [`NodeBoxes::of`] the two trees.
+/// (computed once per tree; axis-aligned and oriented) and screening the roots by the
+/// bodies' vertex supports (`support.rs`): the same contacts, fewer element pairs near
+/// the surfaces. `boxes_a`/`boxes_b` must be [`NodeBoxes::of`] the two trees.
 #[allow(clippy::too_many_arguments)]
 pub fn find_contacts_boxed(
     (a, boxes_a): (&SurrogateTree, &NodeBoxes),
@@ -273,11 +289,7 @@ pub fn find_contacts_boxed(
     out: &mut Vec<TriContact>,
     stats: &mut LevelStats,
 ) {
-    if a.nodes.is_empty()
-        || b.nodes.is_empty()
-        || boxes_a.boxes.len() != a.nodes.len()
-        || boxes_b.boxes.len() != b.nodes.len()
-    {
+    let Some(boxes) = matched_boxes((a, boxes_a), (b, boxes_b)) else {
         find_contacts(
             a,
             eps_a,
@@ -291,27 +303,73 @@ pub fn find_contacts_boxed(
             stats,
         );
         return;
+    };
+    if let Some(cx) = screened(
+        (a, eps_a),
+        (b, eps_b),
+        b_to_a,
+        Some(boxes),
+        kernel,
+        false,
+        scratch,
+    ) {
+        hierarchy(&cx, Unfold::Larger, scratch, out, stats);
     }
-    // The root boxes first (exact for shapes far apart along an axis, parry's test), then
-    // the root spheres (tighter for round shapes turned against each other).
-    let root_boxes_apart = boxes_apart(
-        &boxes_a.boxes[0],
-        &posed(&boxes_b.boxes[0], b_to_a),
-        eps_a + eps_b,
-    );
-    if root_boxes_apart || roots_apart(a, eps_a, b, eps_b, b_to_a) {
-        return;
+}
+
+/// The two trees' [`NodeBoxes`] if both belong to their trees (one box per node).
+pub(crate) fn matched_boxes<'a>(
+    (a, boxes_a): (&SurrogateTree, &'a NodeBoxes),
+    (b, boxes_b): (&SurrogateTree, &'a NodeBoxes),
+) -> Option<(&'a NodeBoxes, &'a NodeBoxes)> {
+    (boxes_a.boxes.len() == a.nodes.len() && boxes_b.boxes.len() == b.nodes.len())
+        .then_some((boxes_a, boxes_b))
+}
+
+/// The root screen and the descent's inputs, shared by the boxed queries: `None` when
+/// the query ends at the roots (an empty tree; the root boxes, then the root spheres,
+/// apart — the boxes are exact for shapes far apart along an axis, parry's test, the
+/// spheres tighter for round shapes turned against each other); otherwise the scratch is
+/// readied for the descent.
+pub(crate) fn screened<'a>(
+    (a, eps_a): (&'a SurrogateTree, f32),
+    (b, eps_b): (&'a SurrogateTree, f32),
+    b_to_a: &'a Iso3,
+    boxes: Option<(&'a NodeBoxes, &'a NodeBoxes)>,
+    kernel: KernelKind,
+    decide: bool,
+    scratch: &mut Scratch,
+) -> Option<Ctx<'a>> {
+    if a.nodes.is_empty() || b.nodes.is_empty() {
+        return None;
+    }
+    if let Some((ba, bb)) = boxes {
+        if boxes_apart(&ba.boxes[0], &posed(&bb.boxes[0], b_to_a), eps_a + eps_b) {
+            return None;
+        }
+    }
+    if roots_apart(a, eps_a, b, eps_b, b_to_a) {
+        return None;
+    }
+    if let Some((ba, bb)) = boxes {
+        let st = &mut scratch.support_stack;
+        if supports_apart((a, ba), eps_a, (b, bb), eps_b, b_to_a, st) {
+            return None;
+        }
     }
     scratch.begin(a.soup.len(), b.soup.len(), b.nodes.len());
-    let cx = Ctx {
+    let oriented = boxes
+        .is_some_and(|(ba, bb)| ba.obbs.len() == a.nodes.len() && bb.obbs.len() == b.nodes.len());
+    Some(Ctx {
         a,
         eps_a,
         b,
         eps_b,
         b_to_a,
+        rot: b_to_a.rotation.to_rotation_matrix().into_inner(),
         kernel,
-        boxes: Some((boxes_a, boxes_b)),
-        decide: false,
-    };
-    hierarchy(&cx, Unfold::Larger, scratch, out, stats);
+        boxes,
+        oriented,
+        decide,
+    })
 }

@@ -27,7 +27,7 @@ pub const EPS: f64 = 0.01;
 pub struct Body {
     /// Our surrogate tree.
     pub tree: SurrogateTree,
-    /// Its node boxes (computed once, like parry's BVH).
+    /// Its node boxes, axis-aligned and oriented (computed once, like parry's BVH).
     pub boxes: NodeBoxes,
     /// parry's shape (BVH built).
     pub parry: parry3d::shape::TriMesh,

@@ -5,7 +5,8 @@
 //!
 //! * ours: [`find_contacts`] from the roots (a cold query: no kept sets), hierarchy mode,
 //!   hybrid and exact kernels, one reused [`Scratch`]; and [`find_contacts_boxed`], the
-//!   same traversal also pruning by node boxes ([`msdem_tree::NodeBoxes`], built once per
+//!   same traversal also pruning by node boxes, axis-aligned and oriented
+//!   ([`msdem_tree::NodeBoxes`], built once per
 //!   shape like parry's BVH);
 //! * ours, pair-set query: [`find_pairs_boxed`] (hybrid kernel, node boxes, the decision
 //!   kernel first on every real–real pair): the question itself, the pairs within
