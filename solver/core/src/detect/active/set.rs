@@ -57,6 +57,10 @@ pub struct ActiveSet {
     pub(super) vetoes: Vec<u64>,
     /// The cut must be walked after this iteration's checks.
     pub(super) walk_due: bool,
+    /// Every active pair is stored, however far (the event-driven pair-set query,
+    /// `events.rs`, which has no skin and no refresh); not serialised.
+    #[serde(skip)]
+    pub(super) keep_all: bool,
 }
 
 /// Keeps a per-pair vector tight: copies `src` into `dst` with little spare capacity.

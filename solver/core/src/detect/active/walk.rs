@@ -326,7 +326,11 @@ impl ActiveSet {
             mode,
             m,
             skin: g.skin(),
-            far: g.skin() + self.shift,
+            far: if self.keep_all {
+                f32::INFINITY
+            } else {
+                g.skin() + self.shift
+            },
             old: Old {
                 cut: &old_cut,
                 near: &old_near,
