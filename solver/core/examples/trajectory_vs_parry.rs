@@ -133,13 +133,16 @@ fn main() -> Result<()> {
         c.set_reports[0].skipped + c.set_reports[1].skipped
     );
     println!(
-        "event-driven query: {} steps with other pairs than the pair-set query's; kernel checks {} + {}, {} widenings, {} narrowings; largest set {} element pairs",
+        "event-driven query: {} steps with other pairs than the pair-set query's; kernel checks {} + {}, {} widenings, {} narrowings; largest set {} element pairs; steps with walks {} (pair-set query: {}, refreshes {})",
         c.event_differ,
         c.event_reports[0].stats.total(),
         c.event_reports[1].stats.total(),
         c.event_reports[0].counts.unfolds + c.event_reports[1].counts.unfolds,
         c.event_reports[0].counts.narrows + c.event_reports[1].counts.narrows,
-        c.event_active
+        c.event_active,
+        c.event_walks,
+        c.set_walks,
+        c.set_reports[0].refreshed + c.set_reports[1].refreshed
     );
     anyhow::ensure!(
         c.event_differ == 0,

@@ -304,6 +304,10 @@ pub struct Checked {
     pub event_differ: usize,
     /// Largest event set (all active pairs stored) along the trajectory.
     pub event_active: usize,
+    /// Steps in which the event-driven query widened (walked its cut).
+    pub event_walks: usize,
+    /// Steps in which the pair-set query walked its cut (widened or refreshed).
+    pub set_walks: usize,
 }
 
 /// Checks both sides against the exact oracle at every step.
@@ -327,6 +331,8 @@ pub fn check(
         event_reports: [Detection::default(); 2],
         event_differ: 0,
         event_active: 0,
+        event_walks: 0,
+        set_walks: 0,
         sure: 0,
         band: 0,
         touching: 0,
@@ -366,6 +372,7 @@ pub fn check(
         c.ours_wrong = (c.ours_wrong.0 + w.0, c.ours_wrong.1 + w.1);
         let d = set.step_pairs(world, kernel, bodies);
         c.set_reports[k] = c.set_reports[k] + d;
+        c.set_walks += usize::from(d.counts.unfolds > 0 || d.refreshed > 0);
         c.set_pairs += set.set.len();
         let w = score(&set.pairs(&sides, true), &near, margin);
         if w.0 > 0 {
@@ -378,6 +385,7 @@ pub fn check(
         c.set_wrong = (c.set_wrong.0 + w.0, c.set_wrong.1 + w.1);
         let d = ev.step_events(world, kernel, bodies);
         c.event_reports[k] = c.event_reports[k] + d;
+        c.event_walks += usize::from(d.counts.unfolds > 0);
         c.event_active = c.event_active.max(ev.events.active_len());
         if ev.pairs(&sides, true) != set.pairs(&sides, true) {
             c.event_differ += 1;

@@ -13,25 +13,26 @@
 //! re-spends: nothing is rebased, and a pair is looked at again only when `spent` reaches
 //! its expiry.
 //!
-//! **Expiry order.** A binary min-heap holds `(expiry, leaf index)` (expiries as ordered
-//! bits, ties broken by the index: deterministic); a query pops the expired entries,
-//! checks those pairs through the batched kernel exactly as the check pass of
+//! **Expired pairs.** Every leaf carries its expiry (kept through the walks that rewrite
+//! the cut), and a compact copy of the expiries in leaf order is scanned per query (a
+//! comparison per stored pair, in leaf order: deterministic); the query checks the
+//! expired pairs through the batched kernel exactly as the check pass of
 //! [`ActiveSet::settle`] checks a pair that its certificate does not decide (same
-//! kernel, outcome, new clearance or slack from the kernel's bounds), and pushes them back
-//! with their new expiries. A pair still certified is neither touched nor counted: an
+//! kernel, outcome, new clearance or slack from the kernel's bounds) and gives them new
+//! expiries. A pair still certified is neither touched nor counted: an
 //! idle one is certainly idle, a contact certainly within its margin (`certify.rs`).
 //!
 //! **Reported set.** The sorted keys of the stored real pairs in contact are kept with
 //! the leaves; a check that turns a pair into or out of contact inserts or removes its
-//! key, so a step without expiries costs the heap's top test and the copy of the answer.
+//! key, so a step without expiries costs the scan and the copy of the answer.
 //! The answer is sorted by (A's, B's) soup index.
 //!
 //! **No skin, no refresh.** Every active pair is stored (`ActiveSet::keep_all`), however
 //! far: a far pair just expires late. So no pair has to be re-screened because B moved
 //! beyond a skin, and the set has no reference pose. A surrogate pair found in contact is
 //! widened, and narrowings attempted, by the same walks and the same settle loop as in
-//! [`ActiveSet::settle`] (after which expiries, heap and reported set are rebuilt from
-//! the leaves, O(set) on such steps only); the narrowings a refresh would attempt for every
+//! [`ActiveSet::settle`] (after which the expiry copy and the reported set are rebuilt
+//! from the leaves, O(set) on such steps only); the narrowings a refresh would attempt for every
 //! idle group are not attempted, so the cut may stay finer than under `settle_pairs`.
 //!
 //! **Same pairs.** A reported pair is one the kernel finds within the margin at this pose
@@ -40,9 +41,6 @@
 //! every cut covers every real pair (Lemma 5.7 of seed 000), so the reported set is the one
 //! of [`ActiveSet::settle_pairs`] and of the kernel on every real pair at every pose, what
 //! ever the two cuts are; only the checks differ.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use super::certify::MOTION_SLACK;
 use super::check::Pass;
@@ -56,16 +54,14 @@ use msdem_tree::TriContact;
 /// The event-driven pair-set query of one particle pair (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct EventSet {
-    /// The cut and its leaves (every active pair stored); a leaf's clearance and slack
-    /// hold only where materialised (before a walk or a check), its expiry always.
+    /// The cut and its leaves (every active pair stored); a leaf's expiry always holds,
+    /// its clearance and slack only where written anew (a check, a walk's new pairs) or
+    /// materialised (a validation).
     set: ActiveSet,
     /// Accumulated motion bound of B since the set started \[m\].
     spent: f64,
-    /// Per stored leaf (parallel to the leaves): the value of `spent` at which its
-    /// certificate expires \[m\]; `-inf`: none (checked at the next query).
+    /// The leaves' expiries, in their order (a compact copy for the per step scan).
     expiry: Vec<f64>,
-    /// Min-heap of (ordered expiry bits, leaf index).
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
     /// Sorted keys of the stored real pairs in contact: the reported set.
     pairs: Vec<u64>,
     /// Leaves whose narrowing trigger was set by the last query.
@@ -74,18 +70,6 @@ pub struct EventSet {
     expired: Vec<u32>,
     hits: Vec<TriContact>,
     coarse: Vec<CoarseHit>,
-}
-
-/// Total order of the expiries as unsigned keys (NaN first: expires at once).
-fn order(x: f64) -> u64 {
-    let b = x.to_bits();
-    if x.is_nan() {
-        0
-    } else if b >> 63 == 1 {
-        !b
-    } else {
-        b | 1 << 63
-    }
 }
 
 /// The certificate of a leaf relative to the pose it was computed at \[m\]: the slack of
@@ -136,11 +120,10 @@ impl EventSet {
                 }
             }
             self.flagged.clear();
-            self.pop_expired();
+            self.find_expired();
             self.check_expired(g, s, &mut rep);
             rep.skipped = self.set.near.len().saturating_sub(self.expired.len()) as u64;
             if self.set.walk_due {
-                self.materialise();
                 let mut r = IterationReport::default();
                 self.set.walk(g, s, Mode::Update { all: false }, 0.0, &mut r);
                 absorb(&mut rep, &r);
@@ -192,60 +175,42 @@ impl EventSet {
         self.set.base = g.b_to_a;
     }
 
-    /// The expiry of a certificate `c` \[m\] computed at the current pose (rounded down).
-    fn expiry_of(&self, c: f32) -> f64 {
-        let e = self.spent + f64::from(c);
-        if e.is_nan() {
-            f64::NEG_INFINITY
-        } else if e.is_finite() {
-            e.next_down()
-        } else {
-            e
-        }
-    }
-
-    /// The certificate left of expiry `e` at the current pose \[m\] (rounded down).
-    fn left(&self, e: f64) -> f32 {
-        let room = e - self.spent;
-        if room.is_nan() {
-            return f32::NEG_INFINITY;
-        }
-        let c = room as f32;
-        if f64::from(c) > room {
-            c.next_down()
-        } else {
-            c
-        }
-    }
-
     /// Writes every leaf's certificate relative to the current pose into its clearance
-    /// (idle pairs) or slack (contacts; their clearance certifies nothing) for a walk, a
-    /// check or a validation.
+    /// (idle pairs) or slack (contacts; their clearance certifies nothing), for a
+    /// validation.
     fn materialise(&mut self) {
         for i in 0..self.set.near.len() {
-            let c = self.left(self.expiry.get(i).copied().unwrap_or(f64::NEG_INFINITY));
-            let l = &mut self.set.near[i];
-            if l.state == Outcome::FineContact {
-                l.slack = c;
-                l.clear = f32::NEG_INFINITY;
-            } else if l.state.idle() {
-                l.clear = c;
-            }
+            self.materialise_leaf(i);
         }
     }
 
-    /// Expiries, heap, reported set and narrowing triggers anew from the leaves (whose
-    /// certificates refer to the current pose).
+    /// [`EventSet::materialise`] for leaf `i`.
+    fn materialise_leaf(&mut self, i: usize) {
+        let spent = self.spent;
+        let Some(l) = self.set.near.get_mut(i) else {
+            return;
+        };
+        let c = left(l.expiry, spent);
+        if l.state == Outcome::FineContact {
+            l.slack = c;
+            l.clear = f32::NEG_INFINITY;
+        } else if l.state.idle() {
+            l.clear = c;
+        }
+    }
+
+    /// Expiries (of the new leaves from their certificates, which refer to the current
+    /// pose), reported set and narrowing triggers anew from the leaves.
     fn rebuild(&mut self) {
         self.expiry.clear();
         self.pairs.clear();
         self.flagged.clear();
-        let mut heap = std::mem::take(&mut self.heap).into_vec();
-        heap.clear();
-        for (i, l) in self.set.near.iter().enumerate() {
-            let e = self.expiry_of(certificate(l));
-            self.expiry.push(e);
-            heap.push(Reverse((order(e), i as u32)));
+        let spent = self.spent;
+        for (i, l) in self.set.near.iter_mut().enumerate() {
+            if l.expiry.is_nan() {
+                l.expiry = expiry_of(certificate(l), spent);
+            }
+            self.expiry.push(l.expiry);
             if l.state == Outcome::FineContact {
                 self.pairs.push(l.key());
             }
@@ -254,25 +219,18 @@ impl EventSet {
             }
         }
         self.pairs.sort_unstable();
-        self.heap = BinaryHeap::from(heap);
     }
 
-    /// Pops the leaves whose expiry `spent` reached into `expired` (sorted, each once).
-    fn pop_expired(&mut self) {
-        let now = order(self.spent);
+    /// The leaves whose expiry `spent` reached, into `expired` (in leaf order).
+    fn find_expired(&mut self) {
+        let now = self.spent;
         self.expired.clear();
-        while let Some(&Reverse((k, i))) = self.heap.peek() {
-            if k > now {
-                break;
-            }
-            self.heap.pop();
-            // Skips entries a later push replaced.
-            if self.expiry.get(i as usize).map(|&e| order(e)) == Some(k) {
-                self.expired.push(i);
+        for (i, &e) in self.expiry.iter().enumerate() {
+            // NaN never compares greater: expired.
+            if !(e > now) {
+                self.expired.push(i as u32);
             }
         }
-        self.expired.sort_unstable();
-        self.expired.dedup();
     }
 
     /// Checks the expired leaves at the current pose (their certificates materialised
@@ -285,16 +243,10 @@ impl EventSet {
             while at < self.expired.len() && s.batch.len() < CHUNK {
                 let i = self.expired[at] as usize;
                 at += 1;
-                let c = self.left(self.expiry.get(i).copied().unwrap_or(f64::NEG_INFINITY));
-                let Some(leaf) = self.set.near.get_mut(i) else {
+                self.materialise_leaf(i);
+                let Some(leaf) = self.set.near.get(i) else {
                     continue;
                 };
-                if leaf.state == Outcome::FineContact {
-                    leaf.slack = c;
-                    leaf.clear = f32::NEG_INFINITY;
-                } else if leaf.state.idle() {
-                    leaf.clear = c;
-                }
                 let (a, b) = leaf.elements();
                 count(a, b, &mut rep.stats);
                 let (t1, t2, margin) = pair_tris(g, s, a, b);
@@ -303,15 +255,15 @@ impl EventSet {
             let (hits, coarse) = (&mut self.hits, &mut self.coarse);
             self.set.run_batch(g, 0.0, s, hits, coarse, rep);
         }
+        let spent = self.spent;
         for &i in &self.expired {
-            let Some(l) = self.set.near.get(i as usize) else {
+            let Some(l) = self.set.near.get_mut(i as usize) else {
                 continue;
             };
-            let e = self.expiry_of(certificate(l));
+            l.expiry = expiry_of(certificate(l), spent);
             if let Some(x) = self.expiry.get_mut(i as usize) {
-                *x = e;
+                *x = l.expiry;
             }
-            self.heap.push(Reverse((order(e), i)));
             if l.now_idle() {
                 self.flagged.push(i);
             }
@@ -324,6 +276,34 @@ impl EventSet {
                 _ => {}
             }
         }
+    }
+}
+
+/// The expiry of a certificate `c` \[m\] computed at the pose where the accumulated
+/// motion is `spent` \[m\] (rounded down; NaN gives `-inf`: expired).
+fn expiry_of(c: f32, spent: f64) -> f64 {
+    let e = spent + f64::from(c);
+    if e.is_nan() {
+        f64::NEG_INFINITY
+    } else if e.is_finite() {
+        e.next_down()
+    } else {
+        e
+    }
+}
+
+/// The certificate left of expiry `e` when the accumulated motion is `spent` \[m\]
+/// (rounded down; NaN gives `-inf`).
+fn left(e: f64, spent: f64) -> f32 {
+    let room = e - spent;
+    if room.is_nan() {
+        return f32::NEG_INFINITY;
+    }
+    let c = room as f32;
+    if f64::from(c) > room {
+        c.next_down()
+    } else {
+        c
     }
 }
 
