@@ -233,7 +233,14 @@ fn main() -> Result<()> {
                 "pass {pass}, side {side}: {n} contacts, checked {want}"
             );
             if pass > 0 {
-                [&mut t_ours, &mut t_parry, &mut t_roots, &mut t_set, &mut t_ev][side].push(dt);
+                [
+                    &mut t_ours,
+                    &mut t_parry,
+                    &mut t_roots,
+                    &mut t_set,
+                    &mut t_ev,
+                ][side]
+                    .push(dt);
             }
         }
     }

@@ -88,8 +88,8 @@ mod validate;
 mod walk;
 
 use element::Leaf;
-pub use geometry::{CoarseHit, PairGeometry, Scratch};
 pub use events::EventSet;
+pub use geometry::{CoarseHit, PairGeometry, Scratch};
 pub use set::{ActiveSet, IterationReport};
 
 use certify::MOTION_SLACK;

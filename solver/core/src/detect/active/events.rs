@@ -125,11 +125,13 @@ impl EventSet {
             rep.skipped = self.set.near.len().saturating_sub(self.expired.len()) as u64;
             if self.set.walk_due {
                 let mut r = IterationReport::default();
-                self.set.walk(g, s, Mode::Update { all: false }, 0.0, &mut r);
+                self.set
+                    .walk(g, s, Mode::Update { all: false }, 0.0, &mut r);
                 absorb(&mut rep, &r);
                 let widened = r.counts.unfolds > 0;
                 let (hits, coarse) = (&mut self.hits, &mut self.coarse);
-                self.set.settle_widened(g, 0.0, widened, s, hits, coarse, &mut rep);
+                self.set
+                    .settle_widened(g, 0.0, widened, s, hits, coarse, &mut rep);
                 self.rebuild();
             }
         }
@@ -268,7 +270,10 @@ impl EventSet {
                 self.flagged.push(i);
             }
             let k = l.key();
-            match (self.pairs.binary_search(&k), l.state == Outcome::FineContact) {
+            match (
+                self.pairs.binary_search(&k),
+                l.state == Outcome::FineContact,
+            ) {
                 (Err(p), true) => self.pairs.insert(p, k),
                 (Ok(p), false) => {
                     self.pairs.remove(p);

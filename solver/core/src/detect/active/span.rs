@@ -87,8 +87,10 @@ pub(super) fn copy(buf: &mut Buffers, old: &Old, p: usize, sp: Span, far: f32) -
     if far == f32::INFINITY {
         // Nothing is dropped (the event-driven query stores every pair) and a copyable
         // subtree holds no hot leaf, so no flag to clear: the leaves copy verbatim.
-        buf.near.extend_from_slice(old.near.get(ns..ne).unwrap_or_default());
-        buf.cut.extend_from_slice(old.cut.get(p..ce).unwrap_or_default());
+        buf.near
+            .extend_from_slice(old.near.get(ns..ne).unwrap_or_default());
+        buf.cut
+            .extend_from_slice(old.cut.get(p..ce).unwrap_or_default());
         let at = |i: u32| i.wrapping_sub(sp.near_start).wrapping_add(base);
         for o in old.spans.get(p..ce).unwrap_or_default() {
             buf.spans.push(Span {
