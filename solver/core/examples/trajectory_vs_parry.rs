@@ -268,7 +268,7 @@ fn main() -> Result<()> {
         1e3 * q / n
     );
     println!(
-        "| ours, event-driven pair-set query (expiry heap) | {e:.3} | {:.2} |",
+        "| ours, event-driven pair-set query (expiries of kept pairs) | {e:.3} | {:.2} |",
         1e3 * e / n
     );
     println!(

@@ -227,10 +227,17 @@ impl EventSet {
     fn find_expired(&mut self) {
         let now = self.spent;
         self.expired.clear();
-        for (i, &e) in self.expiry.iter().enumerate() {
-            // NaN never compares greater: expired.
-            if !(e > now) {
-                self.expired.push(i as u32);
+        const LANES: usize = 16;
+        for (c, chunk) in self.expiry.chunks(LANES).enumerate() {
+            // A branch-free test per chunk first: most chunks hold no expired pair.
+            if chunk.iter().fold(true, |all, &e| all & (e > now)) {
+                continue;
+            }
+            for (k, &e) in chunk.iter().enumerate() {
+                // NaN never compares greater: expired.
+                if !(e > now) {
+                    self.expired.push((c * LANES + k) as u32);
+                }
             }
         }
     }

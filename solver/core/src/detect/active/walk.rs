@@ -353,9 +353,17 @@ impl ActiveSet {
             visit(&mut cx, s, &mut buf, none, none, 0, true, false);
         }
         self.leaves = cx.leaves;
-        store(&mut old_cut, &buf.cut);
-        store(&mut old_near, &buf.near);
-        store(&mut old_spans, &buf.spans);
+        if self.keep_all {
+            // One set per thread's query, not one per pair of a large scene: the new
+            // vectors are taken as they are (the old ones become the next walk's buffers).
+            std::mem::swap(&mut old_cut, &mut buf.cut);
+            std::mem::swap(&mut old_near, &mut buf.near);
+            std::mem::swap(&mut old_spans, &mut buf.spans);
+        } else {
+            store(&mut old_cut, &buf.cut);
+            store(&mut old_near, &buf.near);
+            store(&mut old_spans, &buf.spans);
+        }
         self.cut = old_cut;
         self.near = old_near;
         self.spans = old_spans;
