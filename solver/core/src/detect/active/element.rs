@@ -82,19 +82,10 @@ pub(super) struct Leaf {
     /// nothing).
     #[serde(skip, default = "no_slack")]
     pub(super) slack: f32,
-    /// Accumulated motion at which the pair's certificate expires \[m\], for the
-    /// event-driven query only (`events.rs`); NaN: not given yet (a new leaf). Not
-    /// serialised.
-    #[serde(skip, default = "no_expiry")]
-    pub(super) expiry: f64,
 }
 
 fn no_slack() -> f32 {
     f32::NEG_INFINITY
-}
-
-fn no_expiry() -> f64 {
-    f64::NAN
 }
 
 impl Leaf {
@@ -108,7 +99,6 @@ impl Leaf {
             state,
             flags: 0,
             slack: f32::NEG_INFINITY,
-            expiry: f64::NAN,
         }
     }
 

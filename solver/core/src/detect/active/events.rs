@@ -13,8 +13,8 @@
 //! re-spends: nothing is rebased, and a pair is looked at again only when `spent` reaches
 //! its expiry.
 //!
-//! **Expired pairs.** Every leaf carries its expiry (kept through the walks that rewrite
-//! the cut), and a compact copy of the expiries in leaf order is scanned per query (a
+//! **Expired pairs.** The expiries are an array parallel to the leaves, carried through
+//! the walks that rewrite the cut (`ActiveSet::expiry`), scanned per query (a
 //! comparison per stored pair, in leaf order: deterministic); the query checks the
 //! expired pairs through the batched kernel exactly as the check pass of
 //! [`ActiveSet::settle`] checks a pair that its certificate does not decide (same
@@ -31,7 +31,7 @@
 //! far: a far pair just expires late. So no pair has to be re-screened because B moved
 //! beyond a skin, and the set has no reference pose. A surrogate pair found in contact is
 //! widened, and narrowings attempted, by the same walks and the same settle loop as in
-//! [`ActiveSet::settle`] (after which the expiry copy and the reported set are rebuilt
+//! [`ActiveSet::settle`] (after which the new leaves' expiries and the reported set are built
 //! from the leaves, O(set) on such steps only); the narrowings a refresh would attempt for every
 //! idle group are not attempted, so the cut may stay finer than under `settle_pairs`.
 //!
@@ -54,14 +54,13 @@ use msdem_tree::TriContact;
 /// The event-driven pair-set query of one particle pair (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct EventSet {
-    /// The cut and its leaves (every active pair stored); a leaf's expiry always holds,
-    /// its clearance and slack only where written anew (a check, a walk's new pairs) or
-    /// materialised (a validation).
+    /// The cut and its leaves (every active pair stored) with their expiries
+    /// (`ActiveSet::expiry`, carried through the walks: a compact array, scanned per
+    /// query); a leaf's clearance and slack hold only where written anew (a check, a
+    /// walk's new pairs) or materialised (a validation).
     set: ActiveSet,
     /// Accumulated motion bound of B since the set started \[m\].
     spent: f64,
-    /// The leaves' expiries, in their order (a compact copy for the per step scan).
-    expiry: Vec<f64>,
     /// Sorted keys of the stored real pairs in contact: the reported set.
     pairs: Vec<u64>,
     /// Leaves whose narrowing trigger was set by the last query.
@@ -158,7 +157,7 @@ impl EventSet {
         if want != self.pairs {
             return Err("the reported set is not the set of stored contacts".into());
         }
-        if self.expiry.len() != self.set.near.len() {
+        if self.set.expiry.len() != self.set.near.len() {
             return Err("one expiry per stored pair".into());
         }
         Ok(())
@@ -192,7 +191,8 @@ impl EventSet {
         let Some(l) = self.set.near.get_mut(i) else {
             return;
         };
-        let c = left(l.expiry, spent);
+        let e = self.set.expiry.get(i).copied().unwrap_or(f64::NEG_INFINITY);
+        let c = left(e, spent);
         if l.state == Outcome::FineContact {
             l.slack = c;
             l.clear = f32::NEG_INFINITY;
@@ -204,15 +204,19 @@ impl EventSet {
     /// Expiries (of the new leaves from their certificates, which refer to the current
     /// pose), reported set and narrowing triggers anew from the leaves.
     fn rebuild(&mut self) {
-        self.expiry.clear();
         self.pairs.clear();
         self.flagged.clear();
         let spent = self.spent;
-        for (i, l) in self.set.near.iter_mut().enumerate() {
-            if l.expiry.is_nan() {
-                l.expiry = expiry_of(certificate(l), spent);
+        let expiry = &mut self.set.expiry;
+        if expiry.len() != self.set.near.len() {
+            // Not carried (cannot happen with `keep_all`): every pair is checked next.
+            expiry.clear();
+            expiry.resize(self.set.near.len(), f64::NEG_INFINITY);
+        }
+        for (i, (l, e)) in self.set.near.iter().zip(expiry.iter_mut()).enumerate() {
+            if e.is_nan() {
+                *e = expiry_of(certificate(l), spent);
             }
-            self.expiry.push(l.expiry);
             if l.state == Outcome::FineContact {
                 self.pairs.push(l.key());
             }
@@ -228,7 +232,7 @@ impl EventSet {
         let now = self.spent;
         self.expired.clear();
         const LANES: usize = 16;
-        for (c, chunk) in self.expiry.chunks(LANES).enumerate() {
+        for (c, chunk) in self.set.expiry.chunks(LANES).enumerate() {
             // A branch-free test per chunk first: most chunks hold no expired pair.
             if chunk.iter().fold(true, |all, &e| all & (e > now)) {
                 continue;
@@ -266,12 +270,11 @@ impl EventSet {
         }
         let spent = self.spent;
         for &i in &self.expired {
-            let Some(l) = self.set.near.get_mut(i as usize) else {
+            let Some(l) = self.set.near.get(i as usize) else {
                 continue;
             };
-            l.expiry = expiry_of(certificate(l), spent);
-            if let Some(x) = self.expiry.get_mut(i as usize) {
-                *x = l.expiry;
+            if let Some(x) = self.set.expiry.get_mut(i as usize) {
+                *x = expiry_of(certificate(l), spent);
             }
             if l.now_idle() {
                 self.flagged.push(i);
