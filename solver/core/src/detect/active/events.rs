@@ -39,8 +39,8 @@
 //! or one certified within it; a pair not reported is found or certified outside it.
 //! Certificates never decide a pair the kernel would decide otherwise (`certify.rs`), and
 //! every cut covers every real pair (Lemma 5.7 of seed 000), so the reported set is the one
-//! of [`ActiveSet::settle_pairs`] and of the kernel on every real pair at every pose, what
-//! ever the two cuts are; only the checks differ.
+//! of [`ActiveSet::settle_pairs`] and of the kernel on every real pair at every pose,
+//! whatever the two cuts are; only the checks differ.
 
 use super::certify::MOTION_SLACK;
 use super::check::Pass;
