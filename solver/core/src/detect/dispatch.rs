@@ -228,8 +228,9 @@ pub fn kept_pair_set(
 }
 
 /// What a pair keeps between event-driven pair-set queries ([`event_pair_set`]), by pair
-/// kind.
+/// kind. (`Empty` is only the state before the first query, as for [`KeptPair`].)
 #[derive(Debug, Default)]
+#[allow(clippy::large_enum_variant)]
 pub enum EventPair {
     /// Nothing kept yet.
     #[default]

@@ -169,7 +169,7 @@ impl EventSet {
         let d = g.motion_since(&self.set.base) * (1.0 + 2.0 * MOTION_SLACK);
         if d > 0.0 {
             // One ulp up covers the rounding of the sum.
-            self.spent = (self.spent + d).next_up();
+            self.spent = up(self.spent + d);
         } else if d.is_nan() {
             self.spent = f64::INFINITY;
         }
@@ -238,8 +238,8 @@ impl EventSet {
                 continue;
             }
             for (k, &e) in chunk.iter().enumerate() {
-                // NaN never compares greater: expired.
-                if !(e > now) {
+                // NaN (no expiry given): expired.
+                if e.is_nan() || e <= now {
                     self.expired.push((c * LANES + k) as u32);
                 }
             }
@@ -301,7 +301,7 @@ fn expiry_of(c: f32, spent: f64) -> f64 {
     if e.is_nan() {
         f64::NEG_INFINITY
     } else if e.is_finite() {
-        e.next_down()
+        -up(-e)
     } else {
         e
     }
@@ -315,10 +315,30 @@ fn left(e: f64, spent: f64) -> f32 {
         return f32::NEG_INFINITY;
     }
     let c = room as f32;
-    if f64::from(c) > room {
-        c.next_down()
+    if c == f32::INFINITY && room.is_finite() {
+        f32::MAX
+    } else if f64::from(c) > room && c.is_finite() {
+        // The next `f32` below `c` (from a zero of either sign: the negative subnormal).
+        f32::from_bits(if c > 0.0 {
+            c.to_bits() - 1
+        } else {
+            c.to_bits() + 1
+        })
     } else {
         c
+    }
+}
+
+/// The next `f64` above a finite `x` (`x` itself otherwise).
+fn up(x: f64) -> f64 {
+    if !x.is_finite() {
+        x
+    } else if x == 0.0 {
+        f64::from_bits(1)
+    } else if x > 0.0 {
+        f64::from_bits(x.to_bits() + 1)
+    } else {
+        f64::from_bits(x.to_bits() - 1)
     }
 }
 

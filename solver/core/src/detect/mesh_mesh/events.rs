@@ -1,5 +1,5 @@
 //! The event-driven pair-set query of a mesh–mesh pair (issue 15): the pair's
-//! [`EventSet`] (`detect/active/events.rs`) queried at the poses of the bodies — every
+//! `EventSet` (`detect/active/events.rs`) queried at the poses of the bodies — every
 //! real triangle pair within the margin, with per step work only where a certificate
 //! expired. For queries of which triangles touch (the trajectory comparison with
 //! parry3d), not for forces: no closest points.
@@ -13,7 +13,7 @@ use crate::model::Model;
 use crate::params::KernelChoice;
 use crate::state::Body;
 
-/// The event-driven query state of one mesh–mesh pair: its [`EventSet`] and the two trees
+/// The event-driven query state of one mesh–mesh pair: its `EventSet` and the two trees
 /// it was built on (addresses; a pair whose shapes changed starts a new set).
 #[derive(Debug, Default)]
 pub struct MeshEvents {
