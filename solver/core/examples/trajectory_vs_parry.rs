@@ -16,9 +16,12 @@
 //! step, as a cold query would, and a fourth the pair-set query on kept sets
 //! (`detect::dispatch::kept_pair_set`): as the first, but a real pair found in contact
 //! is held without a kernel call while its in-margin slack certifies it (it answers
-//! which triangles touch, without their closest points; checked against the oracle too). Timing: thread-CPU time of whole passes over the
-//! trajectory, the sides interleaved pass by pass (the first side rotates), medians of
-//! `--passes` passes each.
+//! which triangles touch, without their closest points; checked against the oracle too),
+//! and a fifth the event-driven pair-set query (`detect::dispatch::event_pair_set`: every
+//! pair stored with the accumulated motion at which its certificate expires, only the
+//! expired ones checked; its pairs must equal the fourth side's at every step). Timing:
+//! thread-CPU time of whole passes over the trajectory, the sides interleaved pass by
+//! pass (the first side rotates), medians of `--passes` passes each.
 //!
 //! ```text
 //! cargo run --release -p msdem-solver --example trajectory_vs_parry
