@@ -16,9 +16,12 @@
 //! step, as a cold query would, and a fourth the pair-set query on kept sets
 //! (`detect::dispatch::kept_pair_set`): as the first, but a real pair found in contact
 //! is held without a kernel call while its in-margin slack certifies it (it answers
-//! which triangles touch, without their closest points; checked against the oracle too). Timing: thread-CPU time of whole passes over the
-//! trajectory, the sides interleaved pass by pass (the first side rotates), medians of
-//! `--passes` passes each.
+//! which triangles touch, without their closest points; checked against the oracle too),
+//! and a fifth the event-driven pair-set query (`detect::dispatch::event_pair_set`: every
+//! pair stored with the accumulated motion at which its certificate expires, only the
+//! expired ones checked; its pairs must equal the fourth side's at every step). Timing:
+//! thread-CPU time of whole passes over the trajectory, the sides interleaved pass by
+//! pass (the first side rotates), medians of `--passes` passes each.
 //!
 //! ```text
 //! cargo run --release -p msdem-solver --example trajectory_vs_parry
@@ -132,14 +135,32 @@ fn main() -> Result<()> {
         c.set_reports[1].stats.total(),
         c.set_reports[0].skipped + c.set_reports[1].skipped
     );
+    println!(
+        "event-driven query: {} steps with other pairs than the pair-set query's; kernel checks {} + {}, {} widenings, {} narrowings; largest set {} element pairs; steps with walks {} (pair-set query: {}, refreshes {})",
+        c.event_differ,
+        c.event_reports[0].stats.total(),
+        c.event_reports[1].stats.total(),
+        c.event_reports[0].counts.unfolds + c.event_reports[1].counts.unfolds,
+        c.event_reports[0].counts.narrows + c.event_reports[1].counts.narrows,
+        c.event_active,
+        c.event_walks,
+        c.set_walks,
+        c.set_reports[0].refreshed + c.set_reports[1].refreshed
+    );
+    anyhow::ensure!(
+        c.event_differ == 0,
+        "the event-driven query differs from the pair-set query at {} steps",
+        c.event_differ
+    );
     let n_steps = traj.steps.len() as f64;
     let per_step = |r: &[msdem_solver::detect::Detection; 2]| {
         (r[0].stats.total() + r[1].stats.total()) as f64 / n_steps
     };
     println!(
-        "kernel checks per step: {:.1} (kept sets, explicit step), {:.1} (pair-set query)",
+        "kernel checks per step: {:.1} (kept sets, explicit step), {:.1} (pair-set query), {:.1} (event-driven)",
         per_step(&c.reports),
-        per_step(&c.set_reports)
+        per_step(&c.set_reports),
+        per_step(&c.event_reports)
     );
     let poses: Vec<_> = traj
         .steps
@@ -149,13 +170,13 @@ fn main() -> Result<()> {
         .context("not a mesh pair")?;
     let mut ours = Ours::default();
     let mut parry = parry_side::Query::default();
-    let (mut t_ours, mut t_parry, mut t_roots, mut t_set) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut t_ours, mut t_parry, mut t_roots, mut t_set, mut t_ev) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut roots = RootsScratches::default();
     let mut raw = Vec::new();
     let mut stats = LevelStats::default();
     for pass in 0..=args.passes.max(1) {
-        for side in (0..4).map(|k| (pass + k) % 4) {
+        for side in (0..5).map(|k| (pass + k) % 5) {
             // Each side starts cold (outside the timed span).
             ours.reset(&world);
             parry = parry_side::Query::default();
@@ -171,6 +192,12 @@ fn main() -> Result<()> {
                 3 => {
                     for bodies in &traj.steps {
                         ours.step_pairs(&world, kernel, bodies);
+                        n += ours.set.len();
+                    }
+                }
+                4 => {
+                    for bodies in &traj.steps {
+                        ours.step_events(&world, kernel, bodies);
                         n += ours.set.len();
                     }
                 }
@@ -199,7 +226,7 @@ fn main() -> Result<()> {
                 }
             }
             let dt = (timing::thread_cpu_ns() - t) as f64;
-            let want = if side == 3 {
+            let want = if side >= 3 {
                 c.set_pairs
             } else {
                 c.ours_contacts
@@ -209,7 +236,14 @@ fn main() -> Result<()> {
                 "pass {pass}, side {side}: {n} contacts, checked {want}"
             );
             if pass > 0 {
-                [&mut t_ours, &mut t_parry, &mut t_roots, &mut t_set][side].push(dt);
+                [
+                    &mut t_ours,
+                    &mut t_parry,
+                    &mut t_roots,
+                    &mut t_set,
+                    &mut t_ev,
+                ][side]
+                    .push(dt);
             }
         }
     }
@@ -220,6 +254,7 @@ fn main() -> Result<()> {
     );
     let r = timing::median(&t_roots) / 1e6;
     let q = timing::median(&t_set) / 1e6;
+    let e = timing::median(&t_ev) / 1e6;
     let n = traj.steps.len() as f64;
     println!("| side | median pass ms | µs per step |");
     println!("|---|---|---|");
@@ -236,11 +271,16 @@ fn main() -> Result<()> {
         1e3 * q / n
     );
     println!(
+        "| ours, event-driven pair-set query (expiries of kept pairs) | {e:.3} | {:.2} |",
+        1e3 * e / n
+    );
+    println!(
         "| parry3d 0.31, persistent workspace + manifolds | {p:.3} | {:.2} |",
         1e3 * p / n
     );
     println!("({} passes each, thread-CPU, interleaved)", t_ours.len());
     println!("pair-set query: parry / ours = {:.2}", p / q);
+    println!("event-driven pair-set query: parry / ours = {:.2}", p / e);
     println!("trajectory_ratio_vs_parry = {:.2}", p / o);
     Ok(())
 }

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use msdem_solver::contact::RawContact;
 use msdem_solver::detect::broad::CandidatePair;
 use msdem_solver::detect::dispatch::{
-    kept_pair, kept_pair_set, KeptCaches, KeptPair, KeptScratches,
+    event_pair_set, kept_pair, kept_pair_set, EventPair, KeptCaches, KeptPair, KeptScratches,
 };
 use msdem_solver::detect::{Detection, Detector, KeptPass, PairSides};
 use msdem_solver::integrator::explicit::ExplicitEuler;
@@ -154,14 +154,17 @@ pub struct Ours {
     /// Fine contacts of the last step (world frame, soup indices).
     pub raw: Vec<RawContact>,
     coarse: Vec<RawContact>,
-    /// The pair set of the last [`Ours::step_pairs`] (soup indices).
+    /// The pair set of the last [`Ours::step_pairs`] or [`Ours::step_events`] (soup
+    /// indices).
     pub set: Vec<(u32, u32)>,
+    events: EventPair,
 }
 
 impl Ours {
     /// Forgets the kept state (a new pass starts cold).
     pub fn reset(&mut self, world: &World) {
         self.kept = KeptPair::default();
+        self.events = EventPair::default();
         self.caches.update(&world.model);
     }
 
@@ -202,6 +205,26 @@ impl Ours {
             &self.caches,
             &PAIR,
             &mut self.kept,
+            &mut self.scratch,
+            &mut self.set,
+        )
+    }
+
+    /// One step's event-driven pair-set query (`detect::dispatch::event_pair_set`): only
+    /// the pairs whose certificates expired are checked; the pairs to `set`, sorted.
+    pub fn step_events(
+        &mut self,
+        world: &World,
+        kernel: KernelChoice,
+        bodies: &[Body],
+    ) -> Detection {
+        event_pair_set(
+            &world.model,
+            bodies,
+            kernel,
+            &self.caches,
+            &PAIR,
+            &mut self.events,
             &mut self.scratch,
             &mut self.set,
         )
@@ -275,6 +298,16 @@ pub struct Checked {
     pub set_pairs: usize,
     /// The pair-set query's reports summed over the steps without and with sure pairs.
     pub set_reports: [Detection; 2],
+    /// The event-driven query's reports, likewise.
+    pub event_reports: [Detection; 2],
+    /// Steps at which the event-driven query's pairs differ from the pair-set query's.
+    pub event_differ: usize,
+    /// Largest event set (all active pairs stored) along the trajectory.
+    pub event_active: usize,
+    /// Steps in which the event-driven query widened (walked its cut).
+    pub event_walks: usize,
+    /// Steps in which the pair-set query walked its cut (widened or refreshed).
+    pub set_walks: usize,
 }
 
 /// Checks both sides against the exact oracle at every step.
@@ -288,11 +321,18 @@ pub fn check(
     ours.reset(world);
     let mut set = Ours::default();
     set.reset(world);
+    let mut ev = Ours::default();
+    ev.reset(world);
     let mut parry = parry_side::Query::default();
     let mut c = Checked {
         set_wrong: (0, 0),
         set_pairs: 0,
         set_reports: [Detection::default(); 2],
+        event_reports: [Detection::default(); 2],
+        event_differ: 0,
+        event_active: 0,
+        event_walks: 0,
+        set_walks: 0,
         sure: 0,
         band: 0,
         touching: 0,
@@ -332,6 +372,7 @@ pub fn check(
         c.ours_wrong = (c.ours_wrong.0 + w.0, c.ours_wrong.1 + w.1);
         let d = set.step_pairs(world, kernel, bodies);
         c.set_reports[k] = c.set_reports[k] + d;
+        c.set_walks += usize::from(d.counts.unfolds > 0 || d.refreshed > 0);
         c.set_pairs += set.set.len();
         let w = score(&set.pairs(&sides, true), &near, margin);
         if w.0 > 0 {
@@ -342,6 +383,13 @@ pub fn check(
             );
         }
         c.set_wrong = (c.set_wrong.0 + w.0, c.set_wrong.1 + w.1);
+        let d = ev.step_events(world, kernel, bodies);
+        c.event_reports[k] = c.event_reports[k] + d;
+        c.event_walks += usize::from(d.counts.unfolds > 0);
+        c.event_active = c.event_active.max(ev.events.active_len());
+        if ev.pairs(&sides, true) != set.pairs(&sides, true) {
+            c.event_differ += 1;
+        }
         let pos12 = parry_side::pose(&sides.b_to_a());
         let t = super::timing::thread_cpu_ns();
         parry.run(

@@ -78,6 +78,7 @@ mod buffers;
 mod certify;
 mod check;
 mod element;
+mod events;
 mod expand;
 mod geometry;
 mod kernel;
@@ -87,6 +88,7 @@ mod validate;
 mod walk;
 
 use element::Leaf;
+pub use events::EventSet;
 pub use geometry::{CoarseHit, PairGeometry, Scratch};
 pub use set::{ActiveSet, IterationReport};
 
@@ -271,9 +273,27 @@ impl ActiveSet {
         coarse: &mut Vec<CoarseHit>,
     ) -> IterationReport {
         let mut rep = self.iterate_with(g, true, first, s, hits, coarse);
-        let mut widened = rep.counts.unfolds > 0;
+        let widened = rep.counts.unfolds > 0;
         // The pose and the base stay the same within the call.
         let m = g.motion_since(&self.base);
+        self.settle_widened(g, m, widened, s, hits, coarse, &mut rep);
+        rep
+    }
+
+    /// The rest of a settle at motion `m` \[m\] from the base pose after a walk that
+    /// `widened`: the new pairs are checked at the same pose and widened again until no
+    /// active surrogate pair is in contact; checks and updates added to `rep`.
+    #[allow(clippy::too_many_arguments)]
+    fn settle_widened(
+        &mut self,
+        g: &PairGeometry,
+        m: f64,
+        mut widened: bool,
+        s: &mut Scratch,
+        hits: &mut Vec<TriContact>,
+        coarse: &mut Vec<CoarseHit>,
+        rep: &mut IterationReport,
+    ) {
         while widened {
             let mut r = IterationReport::default();
             self.check(g, m, Pass::Fresh, s, hits, coarse, &mut r);
@@ -287,6 +307,5 @@ impl ActiveSet {
             rep.counts.unfolds += r.counts.unfolds;
             rep.counts.narrows += r.counts.narrows;
         }
-        rep
     }
 }

@@ -6,6 +6,7 @@
 //! not change.
 
 use super::broad::CandidatePair;
+use super::mesh_mesh::events::MeshEvents;
 use super::mesh_mesh::kept::{MeshPair, MeshScratch, TreeCache};
 use super::mesh_mesh::{self, RootsScratch};
 use super::report::{Detection, KeptPass};
@@ -224,6 +225,92 @@ pub fn kept_pair_set(
         &mut ts.mesh,
         out,
     )
+}
+
+/// What a pair keeps between event-driven pair-set queries ([`event_pair_set`]), by pair
+/// kind. (`Empty` is only the state before the first query, as for [`KeptPair`].)
+#[derive(Debug, Default)]
+#[allow(clippy::large_enum_variant)]
+pub enum EventPair {
+    /// Nothing kept yet.
+    #[default]
+    Empty,
+    /// A mesh–mesh pair's event set.
+    MeshMesh(MeshEvents),
+}
+
+impl EventPair {
+    /// The mesh–mesh state, a new empty one in place of anything else (always `Some`).
+    fn mesh_mesh(&mut self) -> Option<&mut MeshEvents> {
+        if !matches!(self, EventPair::MeshMesh(_)) {
+            *self = EventPair::MeshMesh(MeshEvents::default());
+        }
+        match self {
+            EventPair::MeshMesh(m) => Some(m),
+            EventPair::Empty => None,
+        }
+    }
+
+    /// Number of active element pairs.
+    pub fn active_len(&self) -> usize {
+        match self {
+            EventPair::Empty => 0,
+            EventPair::MeshMesh(m) => m.active_len(),
+        }
+    }
+}
+
+/// The event-driven pair-set query of a mesh–mesh `pair` at the poses of `bodies`: the
+/// pairs of [`kept_pair_set`] (every real triangle pair within the margin as soup indices
+/// `(A's, B's)`), sorted, to `out`, with per step work only where a certificate expired
+/// (`detect/active/events.rs`). Other pair kinds have no triangle pairs: `out` is left
+/// empty.
+#[allow(clippy::too_many_arguments)]
+pub fn event_pair_set(
+    model: &Model,
+    bodies: &[Body],
+    kernel: KernelChoice,
+    caches: &KeptCaches,
+    pair: &CandidatePair,
+    kept: &mut EventPair,
+    ts: &mut KeptScratches,
+    out: &mut Vec<(u32, u32)>,
+) -> Detection {
+    out.clear();
+    if pair_kind(model, bodies, pair) != Some(PairKind::MeshMesh) {
+        return Detection::default();
+    }
+    let Some(m) = kept.mesh_mesh() else {
+        return Detection::default();
+    };
+    mesh_mesh::events::pair_set(
+        model,
+        bodies,
+        kernel,
+        &caches.mesh,
+        pair,
+        m,
+        &mut ts.mesh,
+        out,
+    )
+}
+
+/// Checks `pair`'s event-driven query state at the poses of its last query (structure,
+/// certificates, reported set).
+pub fn validate_event_pair(
+    model: &Model,
+    bodies: &[Body],
+    kernel: KernelChoice,
+    caches: &KeptCaches,
+    pair: &CandidatePair,
+    kept: &mut EventPair,
+) -> Result<(), String> {
+    match kept {
+        EventPair::Empty => Err("no event state".into()),
+        EventPair::MeshMesh(m) => {
+            mesh_mesh::events::validate(model, bodies, kernel, &caches.mesh, pair, m)
+        }
+    }
 }
 
 /// The report of a pair code that searches completely every time (`search` fills the raw

@@ -8,6 +8,7 @@
 //! Normals: every raw contact gets its unit normal from [`contact_normal`], with the
 //! outward normals of its two triangles for the intersecting and penetrated cases.
 
+pub mod events;
 pub mod kept;
 
 use super::active::CoarseHit;

@@ -5,13 +5,19 @@
 //! at every pose the query's pairs are every real triangle pair whose exact distance is
 //! within the margin. Real pairs held by their in-margin slacks without a kernel call
 //! would show up as extras if a slack were not conservative, and pairs the certificates
-//! skipped as misses.
+//! skipped as misses. The event-driven query (`detect::dispatch::event_pair_set`: every
+//! pair stored with the accumulated motion at which its certificate expires, only the
+//! expired ones checked) runs beside it and must report the same pairs at every step,
+//! with a valid structure and valid certificates (`validate_event_pair`).
 
 use crate::common::world::*;
 use msdem_geom::kernel::triangle_triangle_exact;
 use msdem_geom::math::{Quat, Vec3};
 use msdem_solver::detect::broad::CandidatePair;
-use msdem_solver::detect::dispatch::{kept_pair_set, KeptCaches, KeptPair, KeptScratches};
+use msdem_solver::detect::dispatch::{
+    event_pair_set, kept_pair_set, validate_event_pair, EventPair, KeptCaches, KeptPair,
+    KeptScratches,
+};
 use msdem_solver::detect::PairSides;
 use msdem_solver::model::Other;
 use msdem_solver::params::KernelChoice;
@@ -44,6 +50,8 @@ fn against_brute_force(kernel: KernelChoice, seed: u64) {
     let mut caches = KeptCaches::default();
     caches.update(&w.model);
     let (mut kept, mut ts) = (KeptPair::default(), KeptScratches::default());
+    let (mut events, mut ets) = (EventPair::default(), KeptScratches::default());
+    let (mut event_checks, mut set_checks, mut event_skips) = (0u64, 0u64, 0usize);
     let mut r = Rng(seed);
     let (mut found, mut held_steps, mut band) = (0usize, 0usize, 0usize);
     let mut bodies = w.state.bodies.clone();
@@ -65,10 +73,32 @@ fn against_brute_force(kernel: KernelChoice, seed: u64) {
             &w.model, &bodies, kernel, &caches, &pair, &mut kept, &mut ts, &mut out,
         );
         held_steps += usize::from(d.skipped > 0 && !out.is_empty());
+        set_checks += d.stats.total();
         let n = out.len();
         out.sort_unstable();
         out.dedup();
         assert_eq!(out.len(), n, "step {step}: a pair reported twice");
+        let mut ev = Vec::new();
+        let e = event_pair_set(
+            &w.model,
+            &bodies,
+            kernel,
+            &caches,
+            &pair,
+            &mut events,
+            &mut ets,
+            &mut ev,
+        );
+        event_checks += e.stats.total();
+        event_skips += usize::from(step > 0 && e.skipped > 0);
+        assert!(
+            ev.windows(2).all(|p| p[0] < p[1]),
+            "step {step}: event-driven pairs not sorted or twice"
+        );
+        if let Err(e) = validate_event_pair(&w.model, &bodies, kernel, &caches, &pair, &mut events)
+        {
+            panic!("{kernel:?} seed {seed} step {step}: event set invalid: {e}");
+        }
         let s = PairSides::of(&w.model, &bodies, &pair).expect("mesh pair");
         let margin = (s.eps_a + s.eps_b) as f32;
         let iso = s.b_to_a();
@@ -97,9 +127,19 @@ fn against_brute_force(kernel: KernelChoice, seed: u64) {
                     dist < margin,
                     "{kernel:?} seed {seed} step {step}: pair ({i}, {j}) at {dist}, margin {margin}"
                 );
+                assert_eq!(
+                    ev.binary_search(&(i, j)).is_ok(),
+                    dist < margin,
+                    "{kernel:?} seed {seed} step {step}: event-driven pair ({i}, {j}) at {dist}, margin {margin}"
+                );
                 found += usize::from(hit);
             }
         }
+        // Same pairs as the pair-set query, step by step (also within the band).
+        assert_eq!(
+            ev, out,
+            "{kernel:?} seed {seed} step {step}: event-driven query differs from the pair-set query"
+        );
     }
     assert!(found > 1000, "too few pairs in contact: {found}");
     assert!(
@@ -107,6 +147,15 @@ fn against_brute_force(kernel: KernelChoice, seed: u64) {
         "the slacks held pairs in {held_steps} steps only"
     );
     assert!(band < found / 100, "{band} borderline pairs");
+    // Certificates decide most stored pairs without a check in almost every step.
+    assert!(
+        event_skips > 100,
+        "event-driven query skipped in {event_skips} steps only"
+    );
+    assert!(
+        event_checks < 2 * set_checks,
+        "event-driven checks {event_checks}, pair-set query {set_checks}"
+    );
 }
 
 #[test]

@@ -23,4 +23,6 @@ pub(super) struct Buffers {
     pub(super) kept: Vec<u32>,
     /// Hot-leaf prefix counts of the old leaves (empty: a full walk).
     pub(super) hot: Vec<u32>,
+    /// Expiries of the new leaves where the set keeps them (`ActiveSet::expiry`).
+    pub(super) expiry: Vec<f64>,
 }

@@ -48,8 +48,6 @@ impl ActiveSet {
         coarse: &mut Vec<CoarseHit>,
         rep: &mut IterationReport,
     ) {
-        let kind = batch_kind(g.kernel);
-        let params = batch_params();
         let mut i = 0;
         self.walk_due = false;
         while i < self.near.len() {
@@ -99,39 +97,63 @@ impl ActiveSet {
             if s.batch.is_empty() {
                 continue;
             }
-            let bs = s.batch.run(kind, &params, &mut s.results);
-            rep.stats.fallbacks += bs.fallbacks;
-            for (j, o) in s.results.iter().enumerate() {
-                let leaf = &mut self.near[o.tag as usize];
-                let (a, b) = leaf.elements();
-                let pair = s.batch.pair(j);
-                let (r, lower) = match o.result {
-                    KernelResult::NotConverged => resolve_dist(o.result, pair, &mut rep.stats),
-                    r => (r, o.lower),
-                };
-                let before = leaf.state;
-                leaf.state = classify(g, a, b, r, hits, coarse);
-                leaf.slack = match (r, pair) {
-                    (KernelResult::Contact(c), Some((t1, t2, margin))) if a.real && b.real => {
-                        slack(c.dist(), g.coord_bound, (&t1, &t2), margin, m)
-                    }
-                    _ => f32::NEG_INFINITY,
-                };
-                if leaf.state.idle() {
-                    match pair {
-                        // Only a bound beyond the margin by more than the current
-                        // clearance can raise it (the allowances only lower it further).
-                        Some((t1, t2, margin)) if lower - margin > leaf.clear.max(0.0) => {
-                            let c = clearance_from(lower, g.coord_bound, (&t1, &t2), margin, m);
-                            leaf.clear = leaf.clear.max(c);
-                        }
-                        _ => {}
-                    }
-                    leaf.set_now_idle(!before.idle());
-                } else {
-                    leaf.set_now_idle(false);
-                    self.walk_due |= leaf.state == Outcome::Widen;
+            self.run_batch(g, m, s, hits, coarse, rep);
+        }
+    }
+
+    /// Runs the kernel on the pairs of `s.batch` (tagged with their index in `near`) and
+    /// records each outcome in its leaf: state (real contacts to `hits`, guaranteed
+    /// surrogate contacts to `coarse`), in-margin slack of a real contact, tightened
+    /// clearance of an idle pair (after a motion `m` \[m\] from the base pose), the
+    /// narrowing trigger, and whether a walk is due (a pair to widen).
+    pub(super) fn run_batch(
+        &mut self,
+        g: &PairGeometry,
+        m: f64,
+        s: &mut Scratch,
+        hits: &mut Vec<TriContact>,
+        coarse: &mut Vec<CoarseHit>,
+        rep: &mut IterationReport,
+    ) {
+        if s.batch.is_empty() {
+            return;
+        }
+        let bs = s
+            .batch
+            .run(batch_kind(g.kernel), &batch_params(), &mut s.results);
+        rep.stats.fallbacks += bs.fallbacks;
+        for (j, o) in s.results.iter().enumerate() {
+            let Some(leaf) = self.near.get_mut(o.tag as usize) else {
+                continue;
+            };
+            let (a, b) = leaf.elements();
+            let pair = s.batch.pair(j);
+            let (r, lower) = match o.result {
+                KernelResult::NotConverged => resolve_dist(o.result, pair, &mut rep.stats),
+                r => (r, o.lower),
+            };
+            let before = leaf.state;
+            leaf.state = classify(g, a, b, r, hits, coarse);
+            leaf.slack = match (r, pair) {
+                (KernelResult::Contact(c), Some((t1, t2, margin))) if a.real && b.real => {
+                    slack(c.dist(), g.coord_bound, (&t1, &t2), margin, m)
                 }
+                _ => f32::NEG_INFINITY,
+            };
+            if leaf.state.idle() {
+                match pair {
+                    // Only a bound beyond the margin by more than the current
+                    // clearance can raise it (the allowances only lower it further).
+                    Some((t1, t2, margin)) if lower - margin > leaf.clear.max(0.0) => {
+                        let c = clearance_from(lower, g.coord_bound, (&t1, &t2), margin, m);
+                        leaf.clear = leaf.clear.max(c);
+                    }
+                    _ => {}
+                }
+                leaf.set_now_idle(!before.idle());
+            } else {
+                leaf.set_now_idle(false);
+                self.walk_due |= leaf.state == Outcome::Widen;
             }
         }
     }

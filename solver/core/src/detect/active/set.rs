@@ -57,6 +57,15 @@ pub struct ActiveSet {
     pub(super) vetoes: Vec<u64>,
     /// The cut must be walked after this iteration's checks.
     pub(super) walk_due: bool,
+    /// Every active pair is stored, however far (the event-driven pair-set query,
+    /// `events.rs`, which has no skin and no refresh); not serialised.
+    #[serde(skip)]
+    pub(super) keep_all: bool,
+    /// With `keep_all`: per stored leaf (parallel to `near`), the accumulated motion at
+    /// which its certificate expires \[m\] (`events.rs`), carried through the walks; NaN
+    /// for a leaf a walk just created. Empty otherwise; not serialised.
+    #[serde(skip)]
+    pub(super) expiry: Vec<f64>,
 }
 
 /// Keeps a per-pair vector tight: copies `src` into `dst` with little spare capacity.

@@ -53,6 +53,9 @@ pub(super) struct Old<'s> {
     pub(super) spans: &'s [Span],
     /// Empty: no subtree may be copied (a full walk).
     pub(super) hot: &'s [u32],
+    /// Expiries of the old leaves (parallel to `near`) where the set keeps them, else
+    /// empty (`ActiveSet::expiry`).
+    pub(super) expiry: &'s [f64],
 }
 
 impl Old<'_> {
@@ -84,6 +87,28 @@ pub(super) fn copy(buf: &mut Buffers, old: &Old, p: usize, sp: Span, far: f32) -
     );
     let base = buf.near.len() as u32;
     let q = buf.cut.len() as u32;
+    if far == f32::INFINITY {
+        // Nothing is dropped (the event-driven query stores every pair) and a copyable
+        // subtree holds no hot leaf, so no flag to clear: the leaves copy verbatim.
+        buf.near
+            .extend_from_slice(old.near.get(ns..ne).unwrap_or_default());
+        if !old.expiry.is_empty() {
+            buf.expiry
+                .extend_from_slice(old.expiry.get(ns..ne).unwrap_or_default());
+        }
+        buf.cut
+            .extend_from_slice(old.cut.get(p..ce).unwrap_or_default());
+        let at = |i: u32| i.wrapping_sub(sp.near_start).wrapping_add(base);
+        for o in old.spans.get(p..ce).unwrap_or_default() {
+            buf.spans.push(Span {
+                cut_end: o.cut_end.wrapping_sub(p as u32).wrapping_add(q),
+                near_start: at(o.near_start),
+                near_end: at(o.near_end),
+                leaves: o.leaves,
+            });
+        }
+        return sp.leaves;
+    }
     buf.kept.clear();
     let mut kept = 0u32;
     for l in &old.near[ns..ne] {

@@ -45,6 +45,8 @@ struct Ctx<'s, 'g> {
     far: f32,
     /// The stored cut, leaves and spans being rewritten.
     old: Old<'s>,
+    /// Expiries are carried (`ActiveSet::expiry`).
+    track: bool,
     pos: usize,
     np: usize,
     memory: &'s mut Vec<u64>,
@@ -65,15 +67,21 @@ impl Ctx<'_, '_> {
         self.leaves += 1;
         if !(state.idle() && c > self.far) {
             buf.near.push(Leaf::new(x, y, c, state));
+            if self.track {
+                buf.expiry.push(f64::NAN);
+            }
         }
     }
 
     /// A stored leaf kept as it is (with its clearance and slack, its flags cleared);
     /// dropped if far, as [`Ctx::leaf`] drops.
-    fn keep(&mut self, buf: &mut Buffers, e: Leaf) {
+    fn keep(&mut self, buf: &mut Buffers, e: Leaf, expiry: f64) {
         self.leaves += 1;
         if !(e.state.idle() && e.clear > self.far) {
             buf.near.push(Leaf { flags: 0, ..e });
+            if self.track {
+                buf.expiry.push(expiry);
+            }
         }
     }
 
@@ -206,6 +214,10 @@ fn visit(
             }
             Mode::Expand => {
                 cx.leaves += 1;
+                if cx.track {
+                    let kept = stored.map(|_| cx.old.expiry.get(cx.np - 1).copied());
+                    buf.expiry.push(kept.flatten().unwrap_or(f64::NAN));
+                }
                 buf.near.push(
                     stored
                         .unwrap_or_else(|| Leaf::new(x, y, f32::INFINITY, Outcome::certain(x, y))),
@@ -226,7 +238,8 @@ fn visit(
                 }
                 Some(e) => {
                     any_new |= e.now_idle();
-                    cx.keep(buf, e);
+                    let expiry = cx.old.expiry.get(cx.np - 1).copied();
+                    cx.keep(buf, e, expiry.unwrap_or(f64::NAN));
                     e.state.idle()
                 }
                 None if fresh => {
@@ -284,6 +297,7 @@ fn unfolded(
     buf.cut.pop();
     buf.spans.pop();
     buf.near.truncate(mark_near);
+    buf.expiry.truncate(mark_near);
     cx.leaves = mark_leaves;
     insert_sorted(cx.memory, k);
     cx.rep.counts.narrows += 1;
@@ -310,10 +324,16 @@ impl ActiveSet {
         let mut buf = std::mem::take(&mut s.walk);
         buf.cut.clear();
         buf.near.clear();
+        buf.expiry.clear();
         buf.spans.clear();
         let mut old_cut = std::mem::take(&mut self.cut);
         let mut old_near = std::mem::take(&mut self.near);
         let mut old_spans = std::mem::take(&mut self.spans);
+        let mut old_expiry = std::mem::take(&mut self.expiry);
+        let track = self.keep_all && old_expiry.len() == old_near.len();
+        if !track {
+            old_expiry.clear();
+        }
         // Only a narrowing/widening walk copies unchanged subtrees; the other modes
         // rewrite every pair.
         let mut hot = std::mem::take(&mut buf.hot);
@@ -326,13 +346,19 @@ impl ActiveSet {
             mode,
             m,
             skin: g.skin(),
-            far: g.skin() + self.shift,
+            far: if self.keep_all {
+                f32::INFINITY
+            } else {
+                g.skin() + self.shift
+            },
             old: Old {
                 cut: &old_cut,
                 near: &old_near,
                 spans: &old_spans,
                 hot: &hot,
+                expiry: &old_expiry,
             },
+            track,
             pos: 0,
             np: 0,
             memory: &mut self.memory,
@@ -349,12 +375,22 @@ impl ActiveSet {
             visit(&mut cx, s, &mut buf, none, none, 0, true, false);
         }
         self.leaves = cx.leaves;
-        store(&mut old_cut, &buf.cut);
-        store(&mut old_near, &buf.near);
-        store(&mut old_spans, &buf.spans);
+        if self.keep_all {
+            // One set per thread's query, not one per pair of a large scene: the new
+            // vectors are taken as they are (the old ones become the next walk's buffers).
+            std::mem::swap(&mut old_cut, &mut buf.cut);
+            std::mem::swap(&mut old_near, &mut buf.near);
+            std::mem::swap(&mut old_spans, &mut buf.spans);
+            std::mem::swap(&mut old_expiry, &mut buf.expiry);
+        } else {
+            store(&mut old_cut, &buf.cut);
+            store(&mut old_near, &buf.near);
+            store(&mut old_spans, &buf.spans);
+        }
         self.cut = old_cut;
         self.near = old_near;
         self.spans = old_spans;
+        self.expiry = old_expiry;
         buf.hot = hot;
         s.walk = buf;
     }

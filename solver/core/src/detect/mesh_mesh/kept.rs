@@ -74,7 +74,7 @@ impl MeshPair {
 /// Per-thread buffers of the mesh–mesh work.
 #[derive(Debug, Default)]
 pub struct MeshScratch {
-    active: Scratch,
+    pub(super) active: Scratch,
     hits: Vec<TriContact>,
     coarse_hits: Vec<CoarseHit>,
 }
@@ -176,6 +176,18 @@ fn geometry<'a>(
     }
 }
 
+/// The geometry of `pair` with the sides `sides` at the poses of `bodies` (the bounding
+/// spheres from `cache`), for the other kept queries of the pair.
+pub(super) fn pair_geometry<'a>(
+    kernel: KernelChoice,
+    cache: &TreeCache,
+    pair: &CandidatePair,
+    bodies: &[Body],
+    sides: &PairSides<'a>,
+) -> PairGeometry<'a> {
+    geometry(kernel, sides, spheres_of(cache.of(pair, bodies)))
+}
+
 /// Checks the structural invariants of the active set of `pair` (complete cut of the
 /// simultaneous descent, siblings together, remark 6).
 pub fn validate(
@@ -266,7 +278,7 @@ pub fn pair_set(
 
 /// The statistics of one kept-set pass as the pair's [`Detection`] (no candidate or kept
 /// pair counted here: the caller counts pairs).
-fn detection(rep: &IterationReport) -> Detection {
+pub(super) fn detection(rep: &IterationReport) -> Detection {
     Detection {
         pairs: 0,
         kept: 0,

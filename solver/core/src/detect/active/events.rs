@@ -1,0 +1,352 @@
+//! The event-driven pair-set query on a kept active set (issue 15): every real triangle
+//! pair within the margin at each pose, as [`ActiveSet::settle_pairs`] reports them, with
+//! per step work only where a certificate expired.
+//!
+//! **Accumulated motion.** The set keeps `spent`, the sum of the motion bounds
+//! ([`PairGeometry::motion_since`], `certify.rs`) of B between consecutive queries, each
+//! rounded up. Along a path of poses the change of any element pair's distance is at most
+//! the sum of the steps' bounds (triangle inequality), so a certificate `c` \[m\]
+//! computed when the sum was `s₀` — a clearance beyond the check margin (idle pair) or an
+//! in-margin slack (real pair in contact), both relative to the pose it was computed at —
+//! still holds at every later pose while `spent < s₀ + c`. Each stored pair therefore
+//! carries one *expiry* `s₀ + c` (rounded down) instead of a clearance that every step
+//! re-spends: nothing is rebased, and a pair is looked at again only when `spent` reaches
+//! its expiry.
+//!
+//! **Expired pairs.** The expiries are an array parallel to the leaves, carried through
+//! the walks that rewrite the cut (`ActiveSet::expiry`), scanned per query (a
+//! comparison per stored pair, in leaf order: deterministic); the query checks the
+//! expired pairs through the batched kernel exactly as the check pass of
+//! [`ActiveSet::settle`] checks a pair that its certificate does not decide (same
+//! kernel, outcome, new clearance or slack from the kernel's bounds) and gives them new
+//! expiries. A pair still certified is neither touched nor counted: an
+//! idle one is certainly idle, a contact certainly within its margin (`certify.rs`).
+//!
+//! **Reported set.** The sorted keys of the stored real pairs in contact are kept with
+//! the leaves; a check that turns a pair into or out of contact inserts or removes its
+//! key, so a step without expiries costs the scan and the copy of the answer.
+//! The answer is sorted by (A's, B's) soup index.
+//!
+//! **No skin, no refresh.** Every active pair is stored (`ActiveSet::keep_all`), however
+//! far: a far pair just expires late. So no pair has to be re-screened because B moved
+//! beyond a skin, and the set has no reference pose. A surrogate pair found in contact is
+//! widened, and narrowings attempted, by the same walks and the same settle loop as in
+//! [`ActiveSet::settle`] (after which the new leaves' expiries and the reported set are built
+//! from the leaves, O(set) on such steps only); the narrowings a refresh would attempt for every
+//! idle group are not attempted, so the cut may stay finer than under `settle_pairs`.
+//!
+//! **Same pairs.** A reported pair is one the kernel finds within the margin at this pose
+//! or one certified within it; a pair not reported is found or certified outside it.
+//! Certificates never decide a pair the kernel would decide otherwise (`certify.rs`), and
+//! every cut covers every real pair (Lemma 5.7 of seed 000), so the reported set is the one
+//! of [`ActiveSet::settle_pairs`] and of the kernel on every real pair at every pose,
+//! whatever the two cuts are; only the checks differ.
+
+use super::certify::MOTION_SLACK;
+use super::check::Pass;
+use super::element::{Leaf, Outcome};
+use super::geometry::{CoarseHit, PairGeometry, Scratch};
+use super::kernel::{count, pair_tris, CHUNK};
+use super::set::{ActiveSet, IterationReport};
+use super::walk::Mode;
+use msdem_tree::TriContact;
+
+/// The event-driven pair-set query of one particle pair (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct EventSet {
+    /// The cut and its leaves (every active pair stored) with their expiries
+    /// (`ActiveSet::expiry`, carried through the walks: a compact array, scanned per
+    /// query); a leaf's clearance and slack hold only where written anew (a check, a
+    /// walk's new pairs) or materialised (a validation).
+    set: ActiveSet,
+    /// Accumulated motion bound of B since the set started \[m\].
+    spent: f64,
+    /// Sorted keys of the stored real pairs in contact: the reported set.
+    pairs: Vec<u64>,
+    /// Leaves whose narrowing trigger was set by the last query.
+    flagged: Vec<u32>,
+    /// Leaves expired at this query.
+    expired: Vec<u32>,
+    hits: Vec<TriContact>,
+    coarse: Vec<CoarseHit>,
+}
+
+/// The certificate of a leaf relative to the pose it was computed at \[m\]: the slack of
+/// a real pair in contact, the clearance of an idle pair, none (`-inf`) otherwise.
+fn certificate(l: &Leaf) -> f32 {
+    match l.state {
+        Outcome::FineContact => l.slack,
+        s if s.idle() => l.clear,
+        _ => f32::NEG_INFINITY,
+    }
+}
+
+impl EventSet {
+    /// Number of active pairs (all stored).
+    pub fn active_len(&self) -> usize {
+        self.set.active_len()
+    }
+
+    /// The pair-set query at the pose `g.b_to_a`: every real triangle pair within the
+    /// margin as soup indices `(A's, B's)`, sorted, to `out` (see the module docs). The
+    /// first query starts the set from one full descent and settles it
+    /// ([`ActiveSet::settle`]); later ones check the pairs whose certificates expired
+    /// and settle the cut where a surrogate pair came into contact.
+    pub fn query(
+        &mut self,
+        g: &PairGeometry,
+        s: &mut Scratch,
+        out: &mut Vec<(u32, u32)>,
+    ) -> IterationReport {
+        self.hits.clear();
+        self.coarse.clear();
+        let mut rep = IterationReport::default();
+        if !self.set.initialised {
+            self.set.keep_all = true;
+            self.spent = 0.0;
+            rep = self
+                .set
+                .settle_with(g, Pass::Certified, s, &mut self.hits, &mut self.coarse);
+            self.rebuild();
+        } else {
+            s.begin(g.b.soup.len());
+            self.set.memory.clear();
+            self.set.vetoes.clear();
+            self.advance(g);
+            for &i in &self.flagged {
+                if let Some(l) = self.set.near.get_mut(i as usize) {
+                    l.set_now_idle(false);
+                }
+            }
+            self.flagged.clear();
+            self.find_expired();
+            self.check_expired(g, s, &mut rep);
+            rep.skipped = self.set.near.len().saturating_sub(self.expired.len()) as u64;
+            if self.set.walk_due {
+                let mut r = IterationReport::default();
+                self.set
+                    .walk(g, s, Mode::Update { all: false }, 0.0, &mut r);
+                absorb(&mut rep, &r);
+                let widened = r.counts.unfolds > 0;
+                let (hits, coarse) = (&mut self.hits, &mut self.coarse);
+                self.set
+                    .settle_widened(g, 0.0, widened, s, hits, coarse, &mut rep);
+                self.rebuild();
+            }
+        }
+        out.clear();
+        out.extend(
+            self.pairs
+                .iter()
+                .map(|&k| ((k >> 33) as u32, (k as u32) >> 1)),
+        );
+        rep
+    }
+
+    /// Checks the set's structure and certificates at the pose `g.b_to_a`, which must be
+    /// the pose of the last query ([`ActiveSet::validate`] on the materialised
+    /// certificates), and that the reported set is the set of stored contacts.
+    pub fn validate(&mut self, g: &PairGeometry) -> Result<(), String> {
+        self.materialise();
+        self.set.validate(g)?;
+        let mut want: Vec<u64> = (self.set.near.iter())
+            .filter(|l| l.state == Outcome::FineContact)
+            .map(Leaf::key)
+            .collect();
+        want.sort_unstable();
+        if want != self.pairs {
+            return Err("the reported set is not the set of stored contacts".into());
+        }
+        if self.set.expiry.len() != self.set.near.len() {
+            return Err("one expiry per stored pair".into());
+        }
+        Ok(())
+    }
+
+    /// Adds B's motion bound since the last query to `spent` (rounded up) and moves the
+    /// base pose to the current one.
+    fn advance(&mut self, g: &PairGeometry) {
+        let d = g.motion_since(&self.set.base) * (1.0 + 2.0 * MOTION_SLACK);
+        if d > 0.0 {
+            // One ulp up covers the rounding of the sum.
+            self.spent = up(self.spent + d);
+        } else if d.is_nan() {
+            self.spent = f64::INFINITY;
+        }
+        self.set.base = g.b_to_a;
+    }
+
+    /// Writes every leaf's certificate relative to the current pose into its clearance
+    /// (idle pairs) or slack (contacts; their clearance certifies nothing), for a
+    /// validation.
+    fn materialise(&mut self) {
+        for i in 0..self.set.near.len() {
+            self.materialise_leaf(i);
+        }
+    }
+
+    /// [`EventSet::materialise`] for leaf `i`.
+    fn materialise_leaf(&mut self, i: usize) {
+        let spent = self.spent;
+        let Some(l) = self.set.near.get_mut(i) else {
+            return;
+        };
+        let e = self.set.expiry.get(i).copied().unwrap_or(f64::NEG_INFINITY);
+        let c = left(e, spent);
+        if l.state == Outcome::FineContact {
+            l.slack = c;
+            l.clear = f32::NEG_INFINITY;
+        } else if l.state.idle() {
+            l.clear = c;
+        }
+    }
+
+    /// Expiries (of the new leaves from their certificates, which refer to the current
+    /// pose), reported set and narrowing triggers anew from the leaves.
+    fn rebuild(&mut self) {
+        self.pairs.clear();
+        self.flagged.clear();
+        let spent = self.spent;
+        let expiry = &mut self.set.expiry;
+        if expiry.len() != self.set.near.len() {
+            // Not carried (cannot happen with `keep_all`): every pair is checked next.
+            expiry.clear();
+            expiry.resize(self.set.near.len(), f64::NEG_INFINITY);
+        }
+        for (i, (l, e)) in self.set.near.iter().zip(expiry.iter_mut()).enumerate() {
+            if e.is_nan() {
+                *e = expiry_of(certificate(l), spent);
+            }
+            if l.state == Outcome::FineContact {
+                self.pairs.push(l.key());
+            }
+            if l.now_idle() {
+                self.flagged.push(i as u32);
+            }
+        }
+        self.pairs.sort_unstable();
+    }
+
+    /// The leaves whose expiry `spent` reached, into `expired` (in leaf order).
+    fn find_expired(&mut self) {
+        let now = self.spent;
+        self.expired.clear();
+        const LANES: usize = 16;
+        for (c, chunk) in self.set.expiry.chunks(LANES).enumerate() {
+            // A branch-free test per chunk first: most chunks hold no expired pair.
+            if chunk.iter().fold(true, |all, &e| all & (e > now)) {
+                continue;
+            }
+            for (k, &e) in chunk.iter().enumerate() {
+                // NaN (no expiry given): expired.
+                if e.is_nan() || e <= now {
+                    self.expired.push((c * LANES + k) as u32);
+                }
+            }
+        }
+    }
+
+    /// Checks the expired leaves at the current pose (their certificates materialised
+    /// first), then gives them new expiries and updates the reported set.
+    fn check_expired(&mut self, g: &PairGeometry, s: &mut Scratch, rep: &mut IterationReport) {
+        self.set.walk_due = false;
+        let mut at = 0;
+        while at < self.expired.len() {
+            s.batch.clear();
+            while at < self.expired.len() && s.batch.len() < CHUNK {
+                let i = self.expired[at] as usize;
+                at += 1;
+                self.materialise_leaf(i);
+                let Some(leaf) = self.set.near.get(i) else {
+                    continue;
+                };
+                let (a, b) = leaf.elements();
+                count(a, b, &mut rep.stats);
+                let (t1, t2, margin) = pair_tris(g, s, a, b);
+                s.batch.push(&t1, &t2, margin, i as u32, a.real && b.real);
+            }
+            let (hits, coarse) = (&mut self.hits, &mut self.coarse);
+            self.set.run_batch(g, 0.0, s, hits, coarse, rep);
+        }
+        let spent = self.spent;
+        for &i in &self.expired {
+            let Some(l) = self.set.near.get(i as usize) else {
+                continue;
+            };
+            if let Some(x) = self.set.expiry.get_mut(i as usize) {
+                *x = expiry_of(certificate(l), spent);
+            }
+            if l.now_idle() {
+                self.flagged.push(i);
+            }
+            let k = l.key();
+            match (
+                self.pairs.binary_search(&k),
+                l.state == Outcome::FineContact,
+            ) {
+                (Err(p), true) => self.pairs.insert(p, k),
+                (Ok(p), false) => {
+                    self.pairs.remove(p);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The expiry of a certificate `c` \[m\] computed at the pose where the accumulated
+/// motion is `spent` \[m\] (rounded down; NaN gives `-inf`: expired).
+fn expiry_of(c: f32, spent: f64) -> f64 {
+    let e = spent + f64::from(c);
+    if e.is_nan() {
+        f64::NEG_INFINITY
+    } else if e.is_finite() {
+        -up(-e)
+    } else {
+        e
+    }
+}
+
+/// The certificate left of expiry `e` when the accumulated motion is `spent` \[m\]
+/// (rounded down; NaN gives `-inf`).
+fn left(e: f64, spent: f64) -> f32 {
+    let room = e - spent;
+    if room.is_nan() {
+        return f32::NEG_INFINITY;
+    }
+    let c = room as f32;
+    if c == f32::INFINITY && room.is_finite() {
+        f32::MAX
+    } else if f64::from(c) > room && c.is_finite() {
+        // The next `f32` below `c` (from a zero of either sign: the negative subnormal).
+        f32::from_bits(if c > 0.0 {
+            c.to_bits() - 1
+        } else {
+            c.to_bits() + 1
+        })
+    } else {
+        c
+    }
+}
+
+/// The next `f64` above a finite `x` (`x` itself otherwise).
+fn up(x: f64) -> f64 {
+    if !x.is_finite() {
+        x
+    } else if x == 0.0 {
+        f64::from_bits(1)
+    } else if x > 0.0 {
+        f64::from_bits(x.to_bits() + 1)
+    } else {
+        f64::from_bits(x.to_bits() - 1)
+    }
+}
+
+/// Adds the checks and updates of `r` to `rep`.
+fn absorb(rep: &mut IterationReport, r: &IterationReport) {
+    rep.stats += &r.stats;
+    rep.skipped += r.skipped;
+    rep.bounds += r.bounds;
+    rep.counts.unfolds += r.counts.unfolds;
+    rep.counts.narrows += r.counts.narrows;
+}
