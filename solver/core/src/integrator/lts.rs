@@ -94,6 +94,7 @@ pub fn impulse_settings(p: &LtsParams, gravity: Vec3, dt: f64) -> ImpulseSetting
             d.resting_speed_m_s
         },
         dense_max_points: d.dense_max_points,
+        newton: d.newton,
     }
 }
 

@@ -7,6 +7,7 @@
 mod bodies;
 mod cases;
 mod jammed;
+mod newton;
 mod sparse;
 mod stack;
 mod threads;

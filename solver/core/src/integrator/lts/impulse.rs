@@ -81,6 +81,23 @@ pub struct ImpulseSettings {
     /// space by a block-sparse LU (`impulse/direct/sparse.rs`). Both solve the same active-set
     /// system; the dense one is faster on small clusters.
     pub dense_max_points: u32,
+    /// Where the semismooth Newton solve (`impulse/direct/newton.rs`) is used.
+    pub newton: NewtonUse,
+}
+
+/// Where a cluster's direct solve uses the semismooth Newton method
+/// (`impulse/direct/newton.rs`) besides the active sets (`impulse/direct.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewtonUse {
+    /// Never: active sets only.
+    Off,
+    /// In clusters above [`ImpulseSettings::dense_max_points`] whose active-set solve
+    /// failed, from the better of its result and the sweeps' iterate.
+    Large,
+    /// In every cluster whose active-set solve failed.
+    Always,
+    /// In clusters above [`ImpulseSettings::dense_max_points`] instead of the active sets.
+    Instead,
 }
 
 impl Default for ImpulseSettings {
@@ -97,6 +114,7 @@ impl Default for ImpulseSettings {
             separation_fraction: 0.2,
             resting_speed_m_s: 1e-2,
             dense_max_points: direct::DENSE_MAX_ROWS as u32,
+            newton: NewtonUse::Large,
         }
     }
 }
@@ -266,6 +284,7 @@ pub fn resolve_cluster_warm(
         omega,
         tol_v: tolerance * speed,
         dense_max: settings.dense_max_points as usize,
+        newton: settings.newton,
         direct: &mut scratch.direct,
     };
     picard.solve(&mut scratch.rows, ranges, &mut scratch.state, &mut report);
@@ -331,6 +350,8 @@ struct Picard<'a> {
     tol_v: f64,
     /// Largest cluster solved by the dense direct solve.
     dense_max: usize,
+    /// Where the direct solve uses the semismooth Newton method.
+    newton: NewtonUse,
     direct: &'a mut direct::Direct,
 }
 
@@ -358,7 +379,10 @@ impl Picard<'_> {
         let mut try_direct = rows.len() <= direct::DIRECT_MAX_ROWS;
         for sweep in 0..self.max_iterations {
             if try_direct && DIRECT_AT.contains(&sweep) {
-                match self.direct.solve(rows, state, self.tol_v, self.dense_max) {
+                match self
+                    .direct
+                    .solve(rows, state, self.tol_v, self.dense_max, self.newton)
+                {
                     direct::Outcome::Solved => report.direct += 1,
                     direct::Outcome::Improved => {}
                     direct::Outcome::Failed => try_direct = false,

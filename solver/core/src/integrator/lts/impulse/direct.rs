@@ -21,10 +21,12 @@
 
 mod blocks;
 mod dense;
+mod newton;
 mod sparse;
 
 use super::row::Row;
 use super::sweep::Velocities;
+use super::NewtonUse;
 use msdem_geom::math::Vec3;
 use nalgebra::DMatrix;
 
@@ -271,6 +273,7 @@ impl Direct {
         state: &mut Velocities,
         tol_v: f64,
         dense_max: usize,
+        newton: NewtonUse,
     ) -> Outcome {
         let m = rows.len();
         if m == 0 || m > DIRECT_MAX_ROWS {
@@ -328,11 +331,14 @@ impl Direct {
         self.v.clear();
         self.v.resize(m, [0.0; 3]);
         let start = worst(rows, state);
+        if self.large && newton == NewtonUse::Instead {
+            return self.newton_try(rows, state, tol_v, start);
+        }
         self.fewest = usize::MAX;
         self.budget = FULL_SWAPS;
         let passes = if dense { MAX_PASSES } else { MAX_PASSES_SPARSE };
         let (mut fewest, mut stalled) = (usize::MAX, 0);
-        let mut settled = false;
+        let (mut settled, mut unsolvable) = (false, false);
         for _ in 0..passes {
             let solved = if dense {
                 self.dense_pass(rows)
@@ -340,7 +346,8 @@ impl Direct {
                 self.sparse_pass(rows, state, tol_v)
             };
             if !solved {
-                return Outcome::Failed;
+                unsolvable = true;
+                break;
             }
             let violators = rows
                 .iter()
@@ -369,18 +376,11 @@ impl Direct {
         // it in the real velocities.
         let saved: Vec<_> = rows.iter().map(|r| (r.pn, r.pt)).collect();
         let before = (state.velocity.clone(), state.angular.clone());
-        for (row, p) in rows.iter_mut().zip(&self.p) {
-            let pn = p[0].max(row.floor);
-            let size = (p[1] * p[1] + p[2] * p[2]).sqrt();
-            let scale = if size > row.mu * pn {
-                row.mu * pn / size
-            } else {
-                1.0
-            };
-            row.accept(pn, [p[1] * scale, p[2] * scale]);
-            row.apply(state);
-        }
-        let end = worst(rows, state);
+        let end = if unsolvable {
+            f64::INFINITY
+        } else {
+            self.commit(rows, state)
+        };
         // The acceptance rule: every condition in the real velocities (in a large cluster
         // also after a last pass that missed only by a pushing point a rounding error
         // below its floor, which the projection removes).
@@ -389,6 +389,63 @@ impl Direct {
         }
         // Not exact: keep it as the sweeps' next iterate only if it is closer to the
         // conditions than the iterate the sweeps had reached.
+        let improved = end < start;
+        if !improved && !unsolvable {
+            for (row, (pn, pt)) in rows.iter_mut().zip(saved) {
+                row.accept(pn, pt);
+            }
+            (state.velocity, state.angular) = before;
+        }
+        let after = match newton {
+            NewtonUse::Large => self.large,
+            NewtonUse::Always => true,
+            NewtonUse::Off | NewtonUse::Instead => false,
+        };
+        if after {
+            // The semismooth Newton solve from the better of the two iterates.
+            let outcome = self.newton_try(rows, state, tol_v, end.min(start));
+            if outcome != Outcome::Failed {
+                return outcome;
+            }
+        }
+        if improved {
+            Outcome::Improved
+        } else {
+            Outcome::Failed
+        }
+    }
+
+    /// Writes `self.p`, projected onto the bounds, into `rows` and their velocity changes
+    /// into `state`; returns the largest violation of the conditions in the real velocities
+    /// [m/s].
+    fn commit(&self, rows: &mut [Row], state: &mut Velocities) -> f64 {
+        for (row, p) in rows.iter_mut().zip(&self.p) {
+            let (pn, pt) = projected(row, *p);
+            row.accept(pn, pt);
+            row.apply(state);
+        }
+        worst(rows, state)
+    }
+
+    /// The semismooth Newton solve (`direct/newton.rs`) from the rows' impulses, accepted by
+    /// the same rule as the active sets: [`Outcome::Solved`] if every condition holds in
+    /// the real velocities to `tol_v`, [`Outcome::Improved`] if its projected iterate is
+    /// closer to the conditions than `start` (the rows' violation), else the rows and
+    /// `state` are restored ([`Outcome::Failed`]).
+    fn newton_try(
+        &mut self,
+        rows: &mut [Row],
+        state: &mut Velocities,
+        tol_v: f64,
+        start: f64,
+    ) -> Outcome {
+        let converged = self.newton(rows, state, tol_v);
+        let saved: Vec<_> = rows.iter().map(|r| (r.pn, r.pt)).collect();
+        let before = (state.velocity.clone(), state.angular.clone());
+        let end = self.commit(rows, state);
+        if converged && end <= tol_v {
+            return Outcome::Solved;
+        }
         if end < start {
             return Outcome::Improved;
         }
@@ -398,6 +455,19 @@ impl Direct {
         (state.velocity, state.angular) = before;
         Outcome::Failed
     }
+}
+
+/// The impulse `p` (local n, t1, t2) of `row` projected onto its bounds: `P_n ≥ floor`,
+/// `|P_t| ≤ μ·P_n` (radially).
+fn projected(row: &Row, p: [f64; 3]) -> (f64, [f64; 2]) {
+    let pn = p[0].max(row.floor);
+    let size = (p[1] * p[1] + p[2] * p[2]).sqrt();
+    let scale = if size > row.mu * pn {
+        row.mu * pn / size
+    } else {
+        1.0
+    };
+    (pn, [p[1] * scale, p[2] * scale])
 }
 
 /// Largest violation of the conditions over `rows` in the velocities of `state` [m/s]

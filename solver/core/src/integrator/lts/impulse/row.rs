@@ -179,6 +179,12 @@ impl Row {
         self.accept(pn, pt) > 0.0
     }
 
+    /// Effective mass of the point along its normal, `1/(n·K·n)` \[kg\]: the impulse per
+    /// unit of normal velocity (the scale of the Newton solve, `impulse/direct/newton.rs`).
+    pub(super) fn effective_mass(&self) -> f64 {
+        self.kn_inv
+    }
+
     /// The accumulated impulse on `a` (world) [N·s].
     pub fn impulse(&self) -> Vec3 {
         self.pn * self.n + self.pt[0] * self.t1 + self.pt[1] * self.t2

@@ -34,7 +34,7 @@ use msdem_geom::math::{Mat3, Vec3};
 /// small enough that one proximal iteration removes all but 10⁻³ of the error on a
 /// 20-cube column (whose smallest non-zero eigenvalue is ≈ 10⁻³ of the largest), large
 /// enough that the body-space blocks `ε·M + H·G` stay well conditioned (≈ 10⁶).
-const COMPLIANCE: f64 = 1e-6;
+pub(super) const COMPLIANCE: f64 = 1e-6;
 /// Most proximal iterations per pass.
 const MAX_PROXIMAL: usize = 16;
 /// Weight of a sticking point's tangential unknowns in the regularisation's norm relative
@@ -45,16 +45,16 @@ const MAX_PROXIMAL: usize = 16;
 /// their friction discs (the resting rings of `pipelines/tower.yaml`: half the sticking
 /// points). 10 is enough there (100 gave the same) and keeps the proximal iterations'
 /// rate on tangential components (`ε·10/λ`) at ≈ 10⁻².
-const TANGENT_WEIGHT: f64 = 10.0;
+pub(super) const TANGENT_WEIGHT: f64 = 10.0;
 
 /// The two ends of a row: (body, lever arm, sign of the impulse on it); `None` = obstacle.
-fn ends(row: &Row) -> [(Option<u32>, Vec3, f64); 2] {
+pub(super) fn ends(row: &Row) -> [(Option<u32>, Vec3, f64); 2] {
     [(Some(row.a), row.ra, 1.0), (row.b, row.rb, -1.0)]
 }
 
 /// Generalised vector (force, moment about the centre of mass) of the world vector `w`
 /// acting at lever arm `r` with sign `s`.
-fn generalised(w: &Vec3, r: &Vec3, s: f64) -> Six {
+pub(super) fn generalised(w: &Vec3, r: &Vec3, s: f64) -> Six {
     let m = r.cross(w);
     Six::new(s * w.x, s * w.y, s * w.z, s * m.x, s * m.y, s * m.z)
 }
