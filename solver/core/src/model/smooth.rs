@@ -70,10 +70,8 @@ pub struct SmoothSurface {
     /// Per soup triangle of the tree: its corner normals and shape factors, or `None` where
     /// the triangle is flat (all three corners carry its face normal) or a surrogate.
     pub corners: Vec<Option<Corners>>,
-    /// Per soup triangle: the upper bound \[m\] of its curved point's displacement
-    /// `|p* − p|` (so of its sag): `max αᵢ·L·max sin θᵢ` with `L` the triangle's longest
-    /// edge and `θᵢ` the angles between its corner normals and its face normal
-    /// (`|(p − vᵢ)·nᵢ| ≤ L·sin θᵢ` for `p` in the facet, `Σ bᵢ = 1`); 0 where flat.
+    /// Per soup triangle: an upper bound \[m\] of its curved point's displacement
+    /// `|p* − p|` (so of its sag), [`displacement_bound`]; 0 where flat.
     pub sag_m: Vec<f64>,
     /// The largest of [`SmoothSurface::sag_m`] \[m\]. Detection reaches this much farther so
     /// that no pair enters the force law with a jump.
@@ -185,22 +183,13 @@ impl SmoothSurface {
             if c.iter().all(|ni| ni.dot(&nf) >= cos_flat) {
                 continue;
             }
-            let v = &verts[t];
-            let longest = (v[1] - v[0])
-                .norm()
-                .max((v[2] - v[1]).norm())
-                .max((v[0] - v[2]).norm());
-            let sin = c
-                .iter()
-                .map(|ni| (ni - ni.dot(&nf) * nf).norm())
-                .fold(0.0, f64::max);
-            let a = alpha[t];
-            sag_m[t] = a[0].max(a[1]).max(a[2]) * longest * sin;
-            sag_bound_m = sag_bound_m.max(sag_m[t]);
-            corners[t] = Some(Corners {
+            let curved = Corners {
                 normals: c,
-                alpha: a,
-            });
+                alpha: alpha[t],
+            };
+            sag_m[t] = displacement_bound(&verts[t], &curved);
+            sag_bound_m = sag_bound_m.max(sag_m[t]);
+            corners[t] = Some(curved);
         }
         let caps = super::smooth_mass::cap_moments(tree, &corners);
         SmoothSurface {
@@ -211,6 +200,19 @@ impl SmoothSurface {
             caps_in_mass: false,
         }
     }
+}
+
+/// An upper bound \[m\] of `|p* − p|` over the facet `v` with corners `c`: with
+/// `dᵢⱼ = (vⱼ − vᵢ)·nᵢ`, `(p − vᵢ)·nᵢ = Σⱼ bⱼ·dᵢⱼ`, so
+/// `|p* − p| ≤ Σᵢ αᵢ·bᵢ·Σⱼ bⱼ·|dᵢⱼ| = Σ_{i<j} bᵢ·bⱼ·wᵢⱼ`, `wᵢⱼ = αᵢ·|dᵢⱼ| + αⱼ·|dⱼᵢ|`,
+/// at most `max wᵢⱼ / 3` (`Σ_{i<j} bᵢ·bⱼ ≤ ⅓` on the triangle). For a sphere's inscribed
+/// facet this is the sag at its centre over `cos ψ` (≈ `α·L²/(3r)`, `L` an edge), about
+/// 0.58 of the bound `max αᵢ·L·max sin θᵢ` (`θᵢ` the corner normals' angles to the face
+/// normal) it replaces.
+pub fn displacement_bound(v: &[Vec3; 3], c: &Corners) -> f64 {
+    let d = |i: usize, j: usize| (v[j] - v[i]).dot(&c.normals[i]).abs();
+    let w = |i: usize, j: usize| c.alpha[i] * d(i, j) + c.alpha[j] * d(j, i);
+    w(0, 1).max(w(1, 2)).max(w(0, 2)) / 3.0
 }
 
 /// The curved point and normal over a point of a facet (see the module docs).

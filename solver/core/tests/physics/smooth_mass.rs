@@ -74,7 +74,9 @@ fn smooth_sphere_mass_is_the_spheres() {
 /// each curved triangle's Phong patch sampled on an `n × n` grid, with the side walls of
 /// its cap (straight segments from the facet's edge to the curved edge) — they cancel
 /// between neighbours with the same edge curve and close the surface at creases — and
-/// each flat triangle as it is; mass properties by `msdem_mesh::mass`.
+/// each flat triangle as it is; mass properties by `msdem_mesh::mass`. Asserts on the way
+/// that every sample's displacement `|p* − p|` is within its triangle's bound `sag_m`
+/// (detection's reach).
 fn refined(shape: &Shape, n: usize) -> MassProps {
     let geom = shape.geometry.mesh().expect("mesh");
     let mut mesh = TriMesh {
@@ -103,7 +105,15 @@ fn refined(shape: &Shape, n: usize) -> MassProps {
         };
         let curved = |i: usize, j: usize| {
             let p = flat(i, j);
-            p + curved_point(&p, &v, &normals).offset
+            let offset = curved_point(&p, &v, &normals).offset;
+            // Detection's reach: each triangle's displacement bound holds where sampled.
+            assert!(
+                offset.norm() <= geom.smooth.sag_m[t] * (1.0 + 1e-12),
+                "{t}: {} > {}",
+                offset.norm(),
+                geom.smooth.sag_m[t]
+            );
+            p + offset
         };
         for i in 0..n {
             for j in 0..n - i {
