@@ -22,18 +22,19 @@ pub mod closest;
 
 use super::pair::TINY_DISTANCE;
 use super::RawContact;
-use crate::model::smooth::{barycentric, curved_point, Surface};
+use crate::model::smooth::{barycentric, curved_point, Corners, Surface};
 use crate::model::{ContactPoints, Model, Other};
 use crate::state::Body;
 use closest::{closest_points, PhongTri};
 use msdem_geom::math::{Iso3, Point3, Vec3};
 use msdem_tree::SurrogateTree;
 
-/// One side of a pair: its tree, mesh → world pose and, where smooth, its corner normals.
+/// One side of a pair: its tree, mesh → world pose and, where smooth, its corner normals
+/// and shape factors.
 struct SmoothSide<'m> {
     tree: &'m SurrogateTree,
     pose: Iso3,
-    corners: Option<&'m [Option<[Vec3; 3]>]>,
+    corners: Option<&'m [Option<Corners>]>,
     sag: Option<&'m [f64]>,
 }
 
@@ -53,10 +54,13 @@ impl SmoothSide<'_> {
             .unwrap_or(0.0)
     }
 
-    /// World corner normals of `t` where it is curved.
-    fn normals(&self, t: u32) -> Option<[Vec3; 3]> {
+    /// World corner normals (and shape factors) of `t` where it is curved.
+    fn normals(&self, t: u32) -> Option<Corners> {
         let c = (*self.corners?.get(t as usize)?)?;
-        Some(c.map(|n| self.pose.rotation * n))
+        Some(Corners {
+            normals: c.normals.map(|n| self.pose.rotation * n),
+            alpha: c.alpha,
+        })
     }
 }
 
@@ -199,9 +203,9 @@ fn longest(t: &[Vec3; 3]) -> f64 {
 /// The curved gap of one fine pair (see the module docs).
 fn curved_pair(
     ta: &[Vec3; 3],
-    na: Option<[Vec3; 3]>,
+    na: Option<Corners>,
     tb: &[Vec3; 3],
-    nb: Option<[Vec3; 3]>,
+    nb: Option<Corners>,
     r: &RawContact,
     margin: f64,
 ) -> RawContact {

@@ -1,17 +1,26 @@
 //! The curved surface a triangle mesh approximates (issue 14, `docs/design.md` §3,
 //! *Smooth surfaces*): vertex normals per triangle corner, split at creases, and the
-//! Phong tessellation they describe (shape factor `α = ½`).
+//! Phong tessellation they describe, with a shape factor per corner.
 //!
-//! For a point `p` of a facet with barycentric coordinates `b` and corner normals `nᵢ`,
-//! the curved point is `p* = p + α·Σ bᵢ·(πᵢ(p) − p)`, `πᵢ(p) = p − ((p − vᵢ)·nᵢ)·nᵢ`
-//! the projection of `p` on the tangent plane of corner `i`; its height above the facet is
-//! the *sag* `h(p) = (p* − p)·n_f` and its normal `normalise(Σ bᵢ nᵢ)`. `α = ½` makes the
-//! surface of a sphere's inscribed polyhedron the sphere to second order in the edge
-//! angle: along an edge of angle `θ` (seen from the centre) the projections lie
-//! `r·sin²(θ/2)·cos(θ/2) ≈ r·θ²/4` out, twice the circular sag `r·(1 − cos(θ/2)) ≈ r·θ²/8`,
-//! so `α = 1` (the original Phong tessellation) overshoots the sphere by the facet's own
-//! sag and `α = ½` meets it (icospheres r = 0.1 m: within 47 µm for 320 triangles, 3 µm
-//! for 1,280, 0.2 µm for 5,120, always inside; `tests/physics/smooth.rs`).
+//! For a point `p` of a facet with barycentric coordinates `b`, corner normals `nᵢ` and
+//! corner shape factors `αᵢ`, the curved point is `p* = p + Σ αᵢ·bᵢ·(πᵢ(p) − p)`,
+//! `πᵢ(p) = p − ((p − vᵢ)·nᵢ)·nᵢ` the projection of `p` on the tangent plane of corner
+//! `i`; its height above the facet is the *sag* `h(p) = (p* − p)·n_f` and its normal
+//! `normalise(Σ bᵢ nᵢ)`. The map stays quadratic in `b` (the Phong tessellation of
+//! Boubekeur and Alexa has one `α` for all corners; a per-corner `αᵢ` keeps the surface
+//! continuous across edges, where only the edge's two corners act).
+//!
+//! *Shape factor.* For a sphere's inscribed polyhedron a point whose tangent-plane
+//! projections lie at angle `ψ` from its corners (its circumcentre, at `ψ` from each
+//! corner) is lifted by `α·r·sin²ψ·cos ψ` while the sphere lies `r·(1 − cos ψ)` above it:
+//! `α = 1/(c·(1 + c))`, `c = cos ψ`, meets the sphere there. It tends to `½` (second
+//! order, the value of a fixed `α`) as the mesh refines; `¾`, the classic choice for
+//! shading, overshoots a sphere by about the facet's own sag. Each corner takes
+//! `c` = the mean cosine between its normal and the face normals it averages
+//! ([`corner_shape_factor`], clamped to `[½, 1]`). Icospheres r = 0.1 m (`tests/physics/
+//! smooth.rs`): the surface is within −5.0/+7.8 µm of the sphere for 320 triangles,
+//! −0.22/+0.51 µm for 1,280, 0.04 µm for 5,120 (a fixed `α = ½`: −47 / −3.1 / −0.19 µm,
+//! always inside; `¾`: +817 / +222 / +57 µm).
 //!
 //! A corner's normal is the mean of the normals of the triangles around its vertex
 //! (vertices welded by exact position) with Max's weights `(e₁ × e₂)/(|e₁|²·|e₂|²)`, `e₁`,
@@ -29,8 +38,26 @@ use msdem_tree::{SurrogateTree, NO_TRIANGLE};
 /// keep separate vertex normals (cube edges, rock ridges).
 pub const CREASE_ANGLE: f64 = std::f64::consts::PI / 6.0;
 
-/// Phong shape factor `α` (see the module docs: `½` follows a sphere to second order).
-pub const SHAPE_FACTOR: f64 = 0.5;
+/// Shape factor `α` of a corner whose normal makes mean cosine `c` with the face normals
+/// it averages: `1/(c·(1 + c))`, exact at a sphere's facet circumcentres (module docs),
+/// clamped to `[½, 1]` (`½` for a flat corner, `1` the original Phong tessellation).
+pub fn corner_shape_factor(c: f64) -> f64 {
+    let a = 1.0 / (c * (1.0 + c));
+    if a.is_finite() {
+        a.clamp(0.5, 1.0)
+    } else {
+        1.0
+    }
+}
+
+/// A curved triangle's corner normals and shape factors (module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Corners {
+    /// Unit corner normals.
+    pub normals: [Vec3; 3],
+    /// Corner shape factors `αᵢ` in `[½, 1]`.
+    pub alpha: [f64; 3],
+}
 
 /// Corner normals closer than this angle \[rad\] to their face normal are the face normal
 /// (a tessellated flat face: its welded normals differ from the face's by rounding).
@@ -40,16 +67,14 @@ const FLAT_ANGLE: f64 = 1e-6;
 /// mesh frame.
 #[derive(Clone, Debug, Default)]
 pub struct SmoothSurface {
-    /// Per soup triangle of the tree: its corner normals, or `None` where the triangle is
-    /// flat (all three corners carry its face normal) or a surrogate.
-    pub corners: Vec<Option<[Vec3; 3]>>,
-    /// Per soup triangle: the upper bound \[m\] of its sag (`α·L·max sin θᵢ`, below; 0
-    /// where flat).
+    /// Per soup triangle of the tree: its corner normals and shape factors, or `None` where
+    /// the triangle is flat (all three corners carry its face normal) or a surrogate.
+    pub corners: Vec<Option<Corners>>,
+    /// Per soup triangle: an upper bound \[m\] of its curved point's displacement
+    /// `|p* − p|` (so of its sag), [`displacement_bound`]; 0 where flat.
     pub sag_m: Vec<f64>,
-    /// Upper bound \[m\] of the sag `h` over every triangle: `α·L·max sin θᵢ` with `L` the
-    /// triangle's longest edge and `θᵢ` the angles between its corner normals and its face
-    /// normal (`|(p − vᵢ)·nᵢ| ≤ L·sin θᵢ` for `p` in the facet). Detection reaches this much
-    /// farther so that no pair enters the force law with a jump.
+    /// The largest of [`SmoothSurface::sag_m`] \[m\]. Detection reaches this much farther so
+    /// that no pair enters the force law with a jump.
     pub sag_bound_m: f64,
     /// Volume and moments the curved triangles add to the polyhedron
     /// ([`super::smooth_mass`]); `None` without a curved triangle.
@@ -112,8 +137,9 @@ impl SmoothSurface {
             }
         }
         keys.sort_unstable();
-        let mut corners: Vec<Option<[Vec3; 3]>> = vec![None; n];
+        let mut corners: Vec<Option<Corners>> = vec![None; n];
         let mut acc: Vec<[Vec3; 3]> = vec![[Vec3::zeros(); 3]; n];
+        let mut alpha: Vec<[f64; 3]> = vec![[0.5; 3]; n];
         let cos_crease = CREASE_ANGLE.cos();
         let mut start = 0;
         while start < keys.len() {
@@ -124,14 +150,27 @@ impl SmoothSurface {
             let group = &keys[start..end];
             for &(_, t, i) in group {
                 let own = normals[t as usize].unwrap_or_else(Vec3::zeros);
+                let joins = |u: u32| {
+                    let nu = normals[u as usize].unwrap_or_else(Vec3::zeros);
+                    u == t || nu.dot(&own) >= cos_crease
+                };
                 let mut sum = Vec3::zeros();
                 for &(_, u, j) in group {
-                    let nu = normals[u as usize].unwrap_or_else(Vec3::zeros);
-                    if u == t || nu.dot(&own) >= cos_crease {
+                    if joins(u) {
                         sum += weighted_normal(&verts[u as usize], j as usize);
                     }
                 }
-                acc[t as usize][i as usize] = sum.try_normalize(0.0).unwrap_or(own);
+                let ni = sum.try_normalize(0.0).unwrap_or(own);
+                // Mean cosine between the corner normal and the face normals it averages.
+                let (mut cos_sum, mut count) = (0.0, 0.0);
+                for &(_, u, _) in group {
+                    if joins(u) {
+                        cos_sum += ni.dot(&normals[u as usize].unwrap_or_else(Vec3::zeros));
+                        count += 1.0;
+                    }
+                }
+                acc[t as usize][i as usize] = ni;
+                alpha[t as usize][i as usize] = corner_shape_factor(cos_sum / count);
             }
             start = end;
         }
@@ -144,18 +183,13 @@ impl SmoothSurface {
             if c.iter().all(|ni| ni.dot(&nf) >= cos_flat) {
                 continue;
             }
-            let v = &verts[t];
-            let longest = (v[1] - v[0])
-                .norm()
-                .max((v[2] - v[1]).norm())
-                .max((v[0] - v[2]).norm());
-            let sin = c
-                .iter()
-                .map(|ni| (ni - ni.dot(&nf) * nf).norm())
-                .fold(0.0, f64::max);
-            sag_m[t] = SHAPE_FACTOR * longest * sin;
+            let curved = Corners {
+                normals: c,
+                alpha: alpha[t],
+            };
+            sag_m[t] = displacement_bound(&verts[t], &curved);
             sag_bound_m = sag_bound_m.max(sag_m[t]);
-            corners[t] = Some(c);
+            corners[t] = Some(curved);
         }
         let caps = super::smooth_mass::cap_moments(tree, &corners);
         SmoothSurface {
@@ -166,6 +200,19 @@ impl SmoothSurface {
             caps_in_mass: false,
         }
     }
+}
+
+/// An upper bound \[m\] of `|p* − p|` over the facet `v` with corners `c`: with
+/// `dᵢⱼ = (vⱼ − vᵢ)·nᵢ`, `(p − vᵢ)·nᵢ = Σⱼ bⱼ·dᵢⱼ`, so
+/// `|p* − p| ≤ Σᵢ αᵢ·bᵢ·Σⱼ bⱼ·|dᵢⱼ| = Σ_{i<j} bᵢ·bⱼ·wᵢⱼ`, `wᵢⱼ = αᵢ·|dᵢⱼ| + αⱼ·|dⱼᵢ|`,
+/// at most `max wᵢⱼ / 3` (`Σ_{i<j} bᵢ·bⱼ ≤ ⅓` on the triangle). For a sphere's inscribed
+/// facet this is the sag at its centre over `cos ψ` (≈ `α·L²/(3r)`, `L` an edge), about
+/// 0.58 of the bound `max αᵢ·L·max sin θᵢ` (`θᵢ` the corner normals' angles to the face
+/// normal) it replaces.
+pub fn displacement_bound(v: &[Vec3; 3], c: &Corners) -> f64 {
+    let d = |i: usize, j: usize| (v[j] - v[i]).dot(&c.normals[i]).abs();
+    let w = |i: usize, j: usize| c.alpha[i] * d(i, j) + c.alpha[j] * d(j, i);
+    w(0, 1).max(w(1, 2)).max(w(0, 2)) / 3.0
 }
 
 /// The curved point and normal over a point of a facet (see the module docs).
@@ -197,17 +244,18 @@ pub fn barycentric(p: &Vec3, v: &[Vec3; 3]) -> [f64; 3] {
 }
 
 /// The curved point over `p` on the facet `v` (corners, same frame as `p`) with corner
-/// normals `n` (same frame), shape factor [`SHAPE_FACTOR`].
-pub fn curved_point(p: &Vec3, v: &[Vec3; 3], n: &[Vec3; 3]) -> CurvedPoint {
+/// normals and shape factors `c` (normals in the same frame).
+pub fn curved_point(p: &Vec3, v: &[Vec3; 3], c: &Corners) -> CurvedPoint {
     let b = barycentric(p, v);
+    let n = &c.normals;
     let mut offset = Vec3::zeros();
     let mut normal = Vec3::zeros();
     for i in 0..3 {
-        offset -= (b[i] * (p - v[i]).dot(&n[i])) * n[i];
+        offset -= (c.alpha[i] * b[i] * (p - v[i]).dot(&n[i])) * n[i];
         normal += b[i] * n[i];
     }
     CurvedPoint {
-        offset: SHAPE_FACTOR * offset,
+        offset,
         normal: normal.try_normalize(0.0).unwrap_or(n[0]),
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! The solid is the polyhedron plus, over each curved triangle, its *cap*: the region
 //! swept by the segment from a facet point `X(s, t)` to its curved point `X + D(s, t)`,
-//! `x(s, t, σ) = X + σ·D`, `σ ∈ [0, 1]` (`D` the Phong offset, quadratic in `(s, t)`). Its
+//! `x(s, t, σ) = X + σ·D`, `σ ∈ [0, 1]` (`D` the Phong offset, quadratic in `(s, t)` with
+//! any corner shape factors `αᵢ`). Its
 //! volume element is `J = (X_s + σD_s) × (X_t + σD_t) · D` (signed: a cap below its facet
 //! counts negative), so `∫_cap f dV = ∫∫∫ f(x)·J dσ ds dt`. By the divergence theorem the
 //! polyhedron plus the caps is the solid bounded by the curved triangles, closed by the
@@ -19,7 +20,7 @@
 use msdem_geom::math::{Mat3, Vec3};
 use msdem_tree::SurrogateTree;
 
-use super::smooth::SHAPE_FACTOR;
+use super::smooth::Corners;
 use super::Shape;
 
 /// Volume and moments of the caps of a mesh's curved triangles about a reference point
@@ -52,9 +53,10 @@ fn gauss3() -> [(f64, f64); 3] {
     [(-a, 5.0 / 9.0), (0.0, 8.0 / 9.0), (a, 5.0 / 9.0)].map(|(x, w)| (0.5 * (1.0 + x), 0.5 * w))
 }
 
-/// The caps of the curved triangles of `tree` whose corner normals are `corners` (per soup
-/// triangle, `None` where flat; see the module docs); `None` without a curved triangle.
-pub fn cap_moments(tree: &SurrogateTree, corners: &[Option<[Vec3; 3]>]) -> Option<CapMoments> {
+/// The caps of the curved triangles of `tree` whose corner normals and shape factors are
+/// `corners` (per soup triangle, `None` where flat; see the module docs); `None` without a
+/// curved triangle.
+pub fn cap_moments(tree: &SurrogateTree, corners: &[Option<Corners>]) -> Option<CapMoments> {
     let tri = |t: usize| {
         tree.soup[t]
             .v
@@ -80,12 +82,13 @@ pub fn cap_moments(tree: &SurrogateTree, corners: &[Option<[Vec3; 3]>]) -> Optio
         second: Mat3::zeros(),
     };
     for &t in &curved {
-        let Some(n) = corners[t] else { continue };
+        let Some(corner) = corners[t] else { continue };
+        let (n, alpha) = (corner.normals, corner.alpha);
         let v = tri(t).map(|p| p - reference);
         let (e1, e2) = (v[1] - v[0], v[2] - v[0]);
         let (c1, c2) = (n.map(|ni| e1.dot(&ni)), n.map(|ni| e2.dot(&ni)));
         let (bs, bt) = ([-1.0, 1.0, 0.0], [-1.0, 0.0, 1.0]);
-        let a = -SHAPE_FACTOR;
+        let a = alpha.map(|x| -x);
         for &(s, ws) in &g5 {
             for &(w, ww) in &g5 {
                 // Collapsed coordinates: t = (1 − s)·w, ds dt = (1 − s) ds dw.
@@ -96,9 +99,9 @@ pub fn cap_moments(tree: &SurrogateTree, corners: &[Option<[Vec3; 3]>]) -> Optio
                 let (mut d, mut ds, mut dt) = (Vec3::zeros(), Vec3::zeros(), Vec3::zeros());
                 for i in 0..3 {
                     let c = (x0 - v[i]).dot(&n[i]);
-                    d += (a * b[i] * c) * n[i];
-                    ds += (a * (bs[i] * c + b[i] * c1[i])) * n[i];
-                    dt += (a * (bt[i] * c + b[i] * c2[i])) * n[i];
+                    d += (a[i] * b[i] * c) * n[i];
+                    ds += (a[i] * (bs[i] * c + b[i] * c1[i])) * n[i];
+                    dt += (a[i] * (bt[i] * c + b[i] * c2[i])) * n[i];
                 }
                 for &(sigma, wsig) in &g3 {
                     let jac = (e1 + sigma * ds).cross(&(e2 + sigma * dt)).dot(&d);

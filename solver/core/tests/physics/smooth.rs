@@ -63,12 +63,12 @@ fn at_sphere_gap(w: &mut World, on_plane: bool, q: Quat, gap: f64) -> (f64, usiz
 
 /// At the same *sphere* gap (centre distance `2r + g`, or `r + g` above the plane: the
 /// analytic sphere is the truth), smooth 320/1,280/5,120-triangle icospheres (with the
-/// curved solid's mass, `smooth_mass.rs`) push with forces within 5 % over all eight
-/// orientations (pair at 0.1 and 0.3 of the margin, plane at all three gaps); the pair at
-/// 0.6 of the margin within 6 % (measured 5.2 %: the 320 Phong surface lies ≈ 40 µm inside
-/// the sphere on each side of a 1.6 mm overlap). Each force is also within 6 % below
-/// `k·(m − g)` of the sphere gap (the stiffness `k` of the mesh's own mass). The seed's
-/// merged points keep their count defect (> 100 %).
+/// curved solid's mass, `smooth_mass.rs`) push with forces within 1 % over all eight
+/// orientations (pair and plane at 0.1, 0.3 and 0.6 of the margin; measured 0.31 / 0.39 /
+/// 0.69 % and 0.15 / 0.20 / 0.34 %). Each force is also within 1 % below `k·(m − g)` of
+/// the sphere gap (the stiffness `k` of the mesh's own mass) and above it by at most what
+/// the curved surfaces' 10 µm outside the sphere on each side give. The seed's merged
+/// points keep their count defect (> 100 %).
 #[test]
 fn smooth_sphere_forces_do_not_depend_on_the_triangulation() {
     let qs = orientations();
@@ -78,8 +78,10 @@ fn smooth_sphere_forces_do_not_depend_on_the_triangulation() {
                 let mut all = Vec::new();
                 let mut means = Vec::new();
                 let mut ratios = Vec::new();
+                let mut margin_m = 0.0;
                 for sub in SUBDIVISIONS {
                     let (mut w, margin) = world(sub, on_plane, points, Surface::Smooth);
+                    margin_m = margin;
                     let k = {
                         let b = &w.state.bodies[0];
                         let m_eff = if on_plane { b.mass } else { 0.5 * b.mass };
@@ -98,13 +100,16 @@ fn smooth_sphere_forces_do_not_depend_on_the_triangulation() {
                     means.push(mean(&fz));
                     all.extend(fz);
                 }
-                let bound = if !on_plane && frac > 0.5 { 0.06 } else { 0.05 };
+                let bound = 0.01;
+                // The curved surfaces may lie up to 10 µm outside the sphere on each side
+                // (`phong_surface_of_an_icosphere_follows_the_sphere`).
+                let above = 1e-3 + 2.0 * 10e-6 / ((1.0 - frac) * margin_m);
                 match points {
                     ContactPoints::Patches => {
                         assert!(spread(&all) <= bound, "{on_plane} {frac}: {all:?}");
                         for r in ratios.iter().flatten() {
                             assert!(
-                                *r > 0.94 && *r < 1.0 + 1e-3,
+                                *r > 0.99 && *r < 1.0 + above,
                                 "{on_plane} {frac}: {ratios:?}"
                             );
                         }
@@ -123,15 +128,21 @@ fn smooth_sphere_forces_do_not_depend_on_the_triangulation() {
     }
 }
 
-/// The Phong surface (shape factor ½) of an icosphere of radius `R` lies within a stated
-/// distance of the sphere, inside it: the analytic truth is `|p*| = R`. Bounds: the
-/// second-order error `R·θ⁴`-scale terms, measured 47 µm (320 triangles), 3.1 µm (1,280),
-/// 0.14 µm (5,120) by an independent script; asserted at 60 / 4 / 0.2 µm, and against the
-/// flat facets' own sag (1.8 mm / 0.45 mm / 0.11 mm).
+/// The Phong surface (corner shape factors `1/(c·(1 + c))`) of an icosphere of radius `R`
+/// lies within a stated distance of the sphere: the analytic truth is `|p*| = R`. Measured
+/// by an independent script (exact radial normals, 13-point rows): −5.0/+7.8 µm (320
+/// triangles), −0.22/+0.51 µm (1,280), −0.01/+0.04 µm (5,120); asserted at 10 / 0.8 /
+/// 0.08 µm either way (a fixed `α = ½` is 47 / 3.1 / 0.19 µm inside), and against the
+/// flat facets' own sag (1.8 mm / 0.45 mm / 0.11 mm). Each triangle's sag bound
+/// (`sag_m`, used by detection) holds at every sample: `|p* − p| ≤ sag_m`.
 #[test]
 fn phong_surface_of_an_icosphere_follows_the_sphere() {
     use msdem_solver::model::smooth::curved_point;
-    for (sub, tol, flat_sag) in [(2, 60e-6, 1.7e-3), (3, 4e-6, 4.4e-4), (4, 0.2e-6, 1.0e-4)] {
+    for (sub, tol, flat_sag) in [
+        (2, 10e-6, 1.7e-3),
+        (3, 0.8e-6, 4.4e-4),
+        (4, 0.08e-6, 1.0e-4),
+    ] {
         let mesh = icosphere(R, sub).expect("icosphere");
         let mut w = empty_world(1e-5, [0.0; 3]);
         let s = add_shape(&mut w, &mesh);
@@ -155,6 +166,12 @@ fn phong_surface_of_an_icosphere_follows_the_sphere() {
                     let p = b[0] * v[0] + b[1] * v[1] + b[2] * v[2];
                     let c = curved_point(&p, &v, &n);
                     let e = (p + c.offset).norm() - R;
+                    assert!(
+                        c.offset.norm() <= geom.smooth.sag_m[t] * (1.0 + 1e-12),
+                        "{sub} {t}: {} > sag bound {}",
+                        c.offset.norm(),
+                        geom.smooth.sag_m[t]
+                    );
                     lo = lo.min(e);
                     hi = hi.max(e);
                     flat_lo = flat_lo.min(p.norm() - R);
@@ -167,7 +184,7 @@ fn phong_surface_of_an_icosphere_follows_the_sphere() {
             geom.smooth.sag_bound_m
         );
         assert_eq!(curved, mesh.triangles.len());
-        assert!(lo > -tol && hi < 1e-6, "{sub}: [{lo}, {hi}]");
+        assert!(lo > -tol && hi < tol, "{sub}: [{lo}, {hi}]");
         assert!(flat_lo < -flat_sag, "{sub}: {flat_lo}");
         assert!(
             geom.smooth.sag_bound_m >= -flat_lo,

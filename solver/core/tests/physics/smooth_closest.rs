@@ -4,6 +4,7 @@
 
 use msdem_geom::math::Vec3;
 use msdem_solver::contact::smooth::closest::{closest_points, PhongTri};
+use msdem_solver::model::smooth::Corners;
 
 /// xorshift64*: a seeded uniform in [0, 1).
 struct Rng(u64);
@@ -85,13 +86,19 @@ fn curved_closest_points_are_no_farther_than_brute_force() {
             -1.0,
             tilt_b,
         );
+        // Corner shape factors anywhere in their range [½, 1].
+        let mut corners = |normals: [Vec3; 3]| Corners {
+            normals,
+            alpha: [0; 3].map(|_| rng.range(0.5, 1.0)),
+        };
+        let (ca, cb) = (corners(na), corners(nb));
         let pa = PhongTri {
             v: &va,
-            n: Some(&na),
+            n: Some(&ca),
         };
         let pb = PhongTri {
             v: &vb,
-            n: Some(&nb),
+            n: Some(&cb),
         };
         let truth = brute(&pa, &pb, 60);
         for start in [[[1.0 / 3.0; 2]; 2], [[0.0, 0.0], [1.0, 0.0]]] {

@@ -22,8 +22,8 @@ fn shape_of(mesh: &TriMesh) -> Shape {
 }
 
 /// The smooth icospheres' solid lies between the spheres that bound their Phong surface
-/// (`R − 60/4/0.2 µm` and `R + 1 µm` for 320/1,280/5,120 triangles, measured in
-/// `smooth.rs`): its volume and inertia lie between those balls', `4/3·π·r³` and
+/// (`R ∓ 10/0.8/0.08 µm` for 320/1,280/5,120 triangles, measured in `smooth.rs`): its
+/// volume and inertia lie between those balls', `4/3·π·r³` and
 /// `8/15·π·r⁵` (unit density), its centre of mass at the centre. The facets miss the
 /// lower bound (6 % / 1.6 % / 0.4 % of the volume).
 #[test]
@@ -31,10 +31,10 @@ fn smooth_sphere_mass_is_the_spheres() {
     const R: f64 = 0.1;
     let ball = |r: f64| 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
     let moment = |r: f64| 8.0 / 15.0 * std::f64::consts::PI * r.powi(5);
-    for (sub, inside) in [(2, 60e-6), (3, 4e-6), (4, 0.2e-6)] {
+    for (sub, tol) in [(2, 10e-6), (3, 0.8e-6), (4, 0.08e-6)] {
         let shape = shape_of(&icosphere(R, sub).expect("icosphere"));
         let m = shape.curved_mass().expect("curved");
-        let (lo, hi) = (R - inside, R + 1e-6);
+        let (lo, hi) = (R - tol, R + tol);
         eprintln!(
             "icosphere {sub}: volume {:.6e} (facets {:.6e}, sphere {:.6e}), I_xx {:.6e} (facets {:.6e}, sphere {:.6e}), com {:.1e}",
             m.volume, shape.volume, ball(R), m.unit_inertia[(0, 0)], shape.unit_inertia[(0, 0)], moment(R), m.com.norm()
@@ -74,7 +74,9 @@ fn smooth_sphere_mass_is_the_spheres() {
 /// each curved triangle's Phong patch sampled on an `n × n` grid, with the side walls of
 /// its cap (straight segments from the facet's edge to the curved edge) — they cancel
 /// between neighbours with the same edge curve and close the surface at creases — and
-/// each flat triangle as it is; mass properties by `msdem_mesh::mass`.
+/// each flat triangle as it is; mass properties by `msdem_mesh::mass`. Asserts on the way
+/// that every sample's displacement `|p* − p|` is within its triangle's bound `sag_m`
+/// (detection's reach).
 fn refined(shape: &Shape, n: usize) -> MassProps {
     let geom = shape.geometry.mesh().expect("mesh");
     let mut mesh = TriMesh {
@@ -103,7 +105,15 @@ fn refined(shape: &Shape, n: usize) -> MassProps {
         };
         let curved = |i: usize, j: usize| {
             let p = flat(i, j);
-            p + curved_point(&p, &v, &normals).offset
+            let offset = curved_point(&p, &v, &normals).offset;
+            // Detection's reach: each triangle's displacement bound holds where sampled.
+            assert!(
+                offset.norm() <= geom.smooth.sag_m[t] * (1.0 + 1e-12),
+                "{t}: {} > {}",
+                offset.norm(),
+                geom.smooth.sag_m[t]
+            );
+            p + offset
         };
         for i in 0..n {
             for j in 0..n - i {

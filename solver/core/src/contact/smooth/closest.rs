@@ -9,16 +9,16 @@
 //! and is halved until the distance decreases. Minima on a facet's edge (the curved surface
 //! is only continuous across edges) converge as fast as interior ones.
 
-use crate::model::smooth::SHAPE_FACTOR;
+use crate::model::smooth::Corners;
 use msdem_geom::math::Vec3;
 use nalgebra::{Matrix4, Vector4};
 
-/// A facet with its corner normals where curved (`None`: flat).
+/// A facet with its corner normals and shape factors where curved (`None`: flat).
 pub struct PhongTri<'t> {
     /// Corners \[m\].
     pub v: &'t [Vec3; 3],
-    /// Unit corner normals where curved.
-    pub n: Option<&'t [Vec3; 3]>,
+    /// Unit corner normals (same frame as `v`) and shape factors where curved.
+    pub n: Option<&'t Corners>,
 }
 
 /// The curved point at `(s, t)` and its first and second derivatives.
@@ -33,7 +33,7 @@ pub struct Jet {
 }
 
 impl PhongTri<'_> {
-    /// The curved point `P(s, t) = X + α·Σ bᵢ·(πᵢ(X) − X)` over `X = v₀ + s·e₁ + t·e₂`
+    /// The curved point `P(s, t) = X + Σ αᵢ·bᵢ·(πᵢ(X) − X)` over `X = v₀ + s·e₁ + t·e₂`
     /// (`b = (1 − s − t, s, t)`) with its derivatives (`P` is quadratic in `(s, t)`).
     pub fn eval(&self, st: [f64; 2]) -> Jet {
         let [s, t] = st;
@@ -48,13 +48,14 @@ impl PhongTri<'_> {
             dst: Vec3::zeros(),
             dtt: Vec3::zeros(),
         };
-        let Some(n) = self.n else {
+        let Some(corners) = self.n else {
             return jet;
         };
+        let n = &corners.normals;
         let b = [1.0 - s - t, s, t];
         let (bs, bt) = ([-1.0, 1.0, 0.0], [-1.0, 0.0, 1.0]);
-        let a = -SHAPE_FACTOR;
         for i in 0..3 {
+            let a = -corners.alpha[i];
             let c = (x - v[i]).dot(&n[i]);
             let (c1, c2) = (e1.dot(&n[i]), e2.dot(&n[i]));
             jet.p += (a * b[i] * c) * n[i];
