@@ -622,8 +622,10 @@ fn flat_pair_contacts(
 ) {
     let (r_b, margin) = rm;
     let body_a = &bodies[a as usize];
-    if model.contact_points == ContactPoints::Seed {
-        return merge_pair(a, b, raw, 0.5 * margin, out);
+    match model.contact_points {
+        ContactPoints::Seed => return merge_pair(a, b, raw, 0.5 * margin, out),
+        ContactPoints::SoftMin => return super::softmin::pair_contacts(a, b, raw, margin, out),
+        ContactPoints::Patches => {}
     }
     let Some(sides) =
         mesh_sides(model, bodies, a, b).filter(|_| raw.iter().all(|r| r.tri_a != u32::MAX))

@@ -16,4 +16,5 @@ mod pair_set;
 mod patches;
 mod rolling;
 mod smooth;
+mod softmin;
 mod sphere_patches;
