@@ -27,7 +27,7 @@
 //! ```text
 //! cargo run --release -p msdem-solver --example contact_jumps -- \
 //!     [--scene staircase] [--end-s 1] [--every 400] [--probes 4] [--span-m 1e-3] [--h-m 1e-9] [--ratio 50] \
-//!     [--contact-points seed|patches|softmin] [--surface facets|smooth]
+//!     [--contact-points seed|patches] [--surface facets|smooth]
 //! ```
 
 #[path = "support/pipeline_scene.rs"]
@@ -224,7 +224,6 @@ fn main() -> Result<()> {
                 points = Some(match value.as_str() {
                     "seed" => ContactPoints::Seed,
                     "patches" => ContactPoints::Patches,
-                    "softmin" => ContactPoints::SoftMin,
                     other => bail!("--contact-points: unknown {other}"),
                 })
             }

@@ -18,7 +18,7 @@
 //! ```text
 //! cargo run --release -p msdem-solver --example implicit_profile -- \
 //!     [--scene staircase] [--end-s 1] [--factors 1,5,10,20] [--acceleration aitken|newton] \
-//!     [--contact-points seed|patches|softmin] [--surface facets|smooth] [--trace on] [--probe STEP]
+//!     [--contact-points seed|patches] [--surface facets|smooth] [--trace on] [--probe STEP]
 //! ```
 //!
 //! `--surface` sets `surface:` of every material of the scene (docs/design.md §3).
@@ -79,7 +79,6 @@ fn main() -> Result<()> {
             "--contact-points" => {
                 points = Some(match value.as_str() {
                     "seed" => ContactPoints::Seed,
-                    "softmin" => ContactPoints::SoftMin,
                     _ => ContactPoints::Patches,
                 })
             }

@@ -25,7 +25,7 @@
 //! cargo run --release -p msdem-solver --example implicit_vs_explicit -- \
 //!     [--end-s 4] [--scenes staircase,hopper] [--factors 1,5,10,20] [--seeds 1] \
 //!     [--schemes euler,midpoint] [--acceleration newton|aitken|piecewise_linear] [--max-iterations 50] \
-//!     [--max-substep-levels 4] [--contact-points seed|patches|softmin] [--surface facets|smooth]
+//!     [--max-substep-levels 4] [--contact-points seed|patches] [--surface facets|smooth]
 //!     [--jobs 1]
 //! ```
 //!
@@ -130,7 +130,6 @@ fn parse_args() -> Result<Options> {
                 o.contact_points = Some(match value.as_str() {
                     "seed" => ContactPoints::Seed,
                     "patches" => ContactPoints::Patches,
-                    "softmin" => ContactPoints::SoftMin,
                     other => bail!("--contact-points: unknown {other}"),
                 })
             }

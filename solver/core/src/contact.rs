@@ -25,7 +25,6 @@ pub mod pair;
 pub mod patch;
 pub mod rolling;
 pub mod smooth;
-pub mod softmin;
 pub mod stability;
 
 use crate::model::Other;

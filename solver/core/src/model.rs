@@ -115,8 +115,4 @@ pub enum ContactPoints {
     /// Surface patches ([`crate::contact::patch`]): the halo overlap integrated over the
     /// surface, so that the force does not depend on the triangulation of flat faces.
     Patches,
-    /// Every fine pair within the margin, its overlap combined with the others' by a
-    /// p-norm ([`crate::contact::softmin`]): a conservative law continuous in the poses
-    /// (no deepest point that jumps between features), for implicit steps.
-    SoftMin,
 }

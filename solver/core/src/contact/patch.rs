@@ -622,10 +622,8 @@ fn flat_pair_contacts(
 ) {
     let (r_b, margin) = rm;
     let body_a = &bodies[a as usize];
-    match model.contact_points {
-        ContactPoints::Seed => return merge_pair(a, b, raw, 0.5 * margin, out),
-        ContactPoints::SoftMin => return super::softmin::pair_contacts(a, b, raw, margin, out),
-        ContactPoints::Patches => {}
+    if model.contact_points == ContactPoints::Seed {
+        return merge_pair(a, b, raw, 0.5 * margin, out);
     }
     let Some(sides) =
         mesh_sides(model, bodies, a, b).filter(|_| raw.iter().all(|r| r.tri_a != u32::MAX))

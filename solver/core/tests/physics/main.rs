@@ -16,5 +16,4 @@ mod pair_set;
 mod patches;
 mod rolling;
 mod smooth;
-mod softmin;
 mod sphere_patches;

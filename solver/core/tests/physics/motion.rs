@@ -95,7 +95,7 @@ fn rebound_ratio(e: f64, speed: f64, points: ContactPoints) -> f64 {
     // (measured ≤ 1.2e-7 lateral); the patch floor uses the one deepest pair (≤ 1e-6).
     let lateral = match points {
         ContactPoints::Seed => 1e-6,
-        ContactPoints::Patches | ContactPoints::SoftMin => 1e-5,
+        ContactPoints::Patches => 1e-5,
     };
     assert!(
         b.velocity.xy().norm() < lateral * speed && b.angular_velocity.norm() < 1e-4 * speed,

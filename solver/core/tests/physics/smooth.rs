@@ -109,7 +109,6 @@ fn smooth_sphere_forces_do_not_depend_on_the_triangulation() {
                         }
                     }
                     ContactPoints::Seed => assert!(spread(&all) > 1.0, "{all:?}"),
-                    ContactPoints::SoftMin => unreachable!("not among this test's laws"),
                 }
                 eprintln!(
                     "{} {frac} {points:?}: means {:.1?} spread {:.2} %; force/(k(m-g)) {:.3?}",
