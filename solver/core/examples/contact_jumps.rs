@@ -298,12 +298,16 @@ fn main() -> Result<()> {
                 }
                 let mut order: Vec<usize> = (0..GRID).collect();
                 order.sort_by(|&u, &v| {
-                    change(&grid[v].1, &grid[v + 1].1, radius)
-                        .total_cmp(&change(&grid[u].1, &grid[u + 1].1, radius))
+                    change(&grid[v].1, &grid[v + 1].1, radius).total_cmp(&change(
+                        &grid[u].1,
+                        &grid[u + 1].1,
+                        radius,
+                    ))
                 });
                 let mut found = None;
                 for &g in order.iter().take(FOLLOWED) {
-                    let (x, y) = bisect(&mut eval, grid[g].clone(), grid[g + 1].clone(), radius, h)?;
+                    let (x, y) =
+                        bisect(&mut eval, grid[g].clone(), grid[g + 1].clone(), radius, h)?;
                     let n = x.1.points.len().max(y.1.points.len()).max(1) as f64;
                     if change(&x.1, &y.1, radius) > ratio * n * stiffness * (y.0 - x.0) {
                         found = Some((x, y));

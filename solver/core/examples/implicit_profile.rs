@@ -34,8 +34,8 @@ use msdem_solver::error::StepError;
 use msdem_solver::integrator::implicit::ImplicitEuler;
 use msdem_solver::integrator::Integrator;
 use msdem_solver::model::{ContactPoints, Other};
-use msdem_solver::scenario::SurfaceSpec;
 use msdem_solver::params::{NoConvergence, PicardAcceleration, PicardParams, PicardVariant};
+use msdem_solver::scenario::SurfaceSpec;
 use msdem_solver::setup::build_world;
 
 fn find(parent: &mut [usize], mut i: usize) -> usize {
