@@ -18,8 +18,10 @@
 //! ```text
 //! cargo run --release -p msdem-solver --example implicit_profile -- \
 //!     [--scene staircase] [--end-s 1] [--factors 1,5,10,20] [--acceleration aitken|newton] \
-//!     [--contact-points seed|patches] [--trace on] [--probe STEP]
+//!     [--contact-points seed|patches] [--surface facets|smooth] [--trace on] [--probe STEP]
 //! ```
+//!
+//! `--surface` sets `surface:` of every material of the scene (docs/design.md §3).
 
 #[path = "support/pipeline_scene.rs"]
 mod pipeline_scene;
@@ -33,6 +35,7 @@ use msdem_solver::integrator::implicit::ImplicitEuler;
 use msdem_solver::integrator::Integrator;
 use msdem_solver::model::{ContactPoints, Other};
 use msdem_solver::params::{NoConvergence, PicardAcceleration, PicardParams, PicardVariant};
+use msdem_solver::scenario::SurfaceSpec;
 use msdem_solver::setup::build_world;
 
 fn find(parent: &mut [usize], mut i: usize) -> usize {
@@ -50,6 +53,7 @@ fn main() -> Result<()> {
     let mut factors = vec![1u32, 5, 10, 20];
     let mut acceleration = None;
     let mut points = None;
+    let mut surface = None;
     let mut trace = false;
     let mut probe: Option<u64> = None;
     for pair in args.chunks(2) {
@@ -78,15 +82,27 @@ fn main() -> Result<()> {
                     _ => ContactPoints::Patches,
                 })
             }
+            "--surface" => {
+                surface = Some(match value.as_str() {
+                    "facets" => SurfaceSpec::Facets,
+                    "smooth" => SurfaceSpec::Smooth,
+                    other => anyhow::bail!("--surface: unknown {other}"),
+                })
+            }
             other => anyhow::bail!("unknown option {other}"),
         }
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let cache = root.join("target/implicit_vs_explicit").join(&scene);
-    let scenario = pipeline_scene::scenario_from_pipeline(
+    let mut scenario = pipeline_scene::scenario_from_pipeline(
         &root.join(format!("pipelines/{scene}.yaml")),
         &cache,
     )?;
+    if let Some(surface) = surface {
+        for m in scenario.materials.values_mut() {
+            m.surface = surface;
+        }
+    }
     let world = build_world(&scenario)?;
     println!("| factor | steps | split | mean it. | it. widening | it. only widening | moved / n per it. | it. by largest cluster: free only / 1 / 2–4 / ≥5 (steps) |");
     println!("|---|---|---|---|---|---|---|---|");

@@ -25,8 +25,12 @@
 //! cargo run --release -p msdem-solver --example implicit_vs_explicit -- \
 //!     [--end-s 4] [--scenes staircase,hopper] [--factors 1,5,10,20] [--seeds 1] \
 //!     [--schemes euler,midpoint] [--acceleration newton|aitken|piecewise_linear] [--max-iterations 50] \
-//!     [--max-substep-levels 4] [--contact-points seed|patches] [--jobs 1]
+//!     [--max-substep-levels 4] [--contact-points seed|patches] [--surface facets|smooth]
+//!     [--jobs 1]
 //! ```
+//!
+//! `--surface` sets `surface:` of every material of the scene (docs/design.md §3, *Smooth
+//! surfaces*), for the explicit and the implicit runs alike.
 //!
 //! `--jobs J` runs J configurations at a time (each still on one thread; CPU times stay
 //! comparable, wall times do not).
@@ -45,6 +49,7 @@ use msdem_solver::params::{
     IntegratorChoice, PicardAcceleration, PicardParams, PicardScheme, PicardVariant,
 };
 use msdem_solver::run::Stepper;
+use msdem_solver::scenario::SurfaceSpec;
 use msdem_solver::setup::build_world;
 use msdem_solver::world::World;
 
@@ -63,6 +68,7 @@ struct Options {
     max_iterations: Option<u32>,
     max_substep_levels: Option<u32>,
     contact_points: Option<ContactPoints>,
+    surface: Option<SurfaceSpec>,
     jobs: usize,
 }
 
@@ -77,6 +83,7 @@ fn parse_args() -> Result<Options> {
         max_iterations: None,
         max_substep_levels: None,
         contact_points: None,
+        surface: None,
         jobs: 1,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -124,6 +131,13 @@ fn parse_args() -> Result<Options> {
                     "seed" => ContactPoints::Seed,
                     "patches" => ContactPoints::Patches,
                     other => bail!("--contact-points: unknown {other}"),
+                })
+            }
+            "--surface" => {
+                o.surface = Some(match value.as_str() {
+                    "facets" => SurfaceSpec::Facets,
+                    "smooth" => SurfaceSpec::Smooth,
+                    other => bail!("--surface: unknown {other}"),
                 })
             }
             "--jobs" => o.jobs = value.parse::<usize>().context("--jobs")?.max(1),
@@ -305,6 +319,11 @@ fn main() -> Result<()> {
             .with_context(|| format!("scene {name}"))?;
         let end = o.end_s.unwrap_or(scenario.time.end);
         let base_seed = scenario.seed;
+        if let Some(surface) = o.surface {
+            for m in scenario.materials.values_mut() {
+                m.surface = surface;
+            }
+        }
         let mut seeded = Vec::new();
         for s in 0..o.seeds {
             scenario.seed = base_seed + s;
@@ -363,9 +382,11 @@ fn main() -> Result<()> {
         let staircase = name.contains("staircase");
         let w = &seeded[0];
         println!(
-            "\n{name}: {} particles, explicit dt = {:e} s, end {end} s, picard: tolerance {}, max_iterations {}, acceleration {:?}",
+            "\n{name}: {} particles, explicit dt = {:e} s, end {end} s, contact points {:?}, surface {:?}, picard: tolerance {}, max_iterations {}, acceleration {:?}",
             w.state.bodies.len(),
             w.params.dt,
+            o.contact_points.unwrap_or(w.model.contact_points),
+            w.model.materials.iter().map(|m| m.surface).collect::<Vec<_>>(),
             w.params.picard.tolerance,
             o.max_iterations.unwrap_or(w.params.picard.max_iterations),
             o.acceleration.unwrap_or(w.params.picard.acceleration),
