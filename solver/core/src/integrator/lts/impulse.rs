@@ -390,7 +390,7 @@ impl Picard<'_> {
                     direct::Outcome::Improved => {}
                     direct::Outcome::Failed => try_direct = false,
                 }
-                // A Newton try that stalled on a flat stretch of its merit would stall
+                // A Newton try that stalled on a flat stretch of its merit mostly fails
                 // again from the sweeps' next iterate: the later direct tries of this
                 // collision use the active sets alone (`impulse/direct/newton.rs`).
                 if self.direct.newton_stalled()
