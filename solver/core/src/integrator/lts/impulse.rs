@@ -92,9 +92,12 @@ pub enum NewtonUse {
     /// Never: active sets only.
     Off,
     /// In clusters above [`ImpulseSettings::dense_max_points`] whose active-set solve
-    /// failed, from the better of its result and the sweeps' iterate.
+    /// failed, from the better of its result and the sweeps' iterate; after a Newton try
+    /// that stalled on a flat stretch of its merit, the collision's later direct tries use
+    /// the active sets alone.
     Large,
-    /// In every cluster whose active-set solve failed.
+    /// In every cluster whose active-set solve failed (after a stalled try as in
+    /// [`NewtonUse::Large`]).
     Always,
     /// In clusters above [`ImpulseSettings::dense_max_points`] instead of the active sets.
     Instead,
@@ -386,6 +389,14 @@ impl Picard<'_> {
                     direct::Outcome::Solved => report.direct += 1,
                     direct::Outcome::Improved => {}
                     direct::Outcome::Failed => try_direct = false,
+                }
+                // A Newton try that stalled on a flat stretch of its merit mostly fails
+                // again from the sweeps' next iterate: the later direct tries of this
+                // collision use the active sets alone (`impulse/direct/newton.rs`).
+                if self.direct.newton_stalled()
+                    && matches!(self.newton, NewtonUse::Large | NewtonUse::Always)
+                {
+                    self.newton = NewtonUse::Off;
                 }
             }
             let change = sweep::sweep(

@@ -104,6 +104,9 @@ pub struct Direct {
     /// The cluster is solved in body space (`direct/sparse.rs`), with its own start and
     /// pivoting rules.
     large: bool,
+    /// The last semismooth Newton solve stopped on a flat stretch of its merit
+    /// (`direct/newton.rs`).
+    stalled: bool,
 }
 
 /// Unknowns of an active set: per row the index of its first unknown; per unknown its
@@ -276,6 +279,7 @@ impl Direct {
         newton: NewtonUse,
     ) -> Outcome {
         let m = rows.len();
+        self.stalled = false;
         if m == 0 || m > DIRECT_MAX_ROWS {
             return Outcome::Failed;
         }
@@ -413,6 +417,14 @@ impl Direct {
         } else {
             Outcome::Failed
         }
+    }
+
+    /// Whether this solve's semismooth Newton try (`direct/newton.rs`) stopped on a flat
+    /// stretch of its merit: it stopped after steps that barely lowered it, or found no
+    /// step that lowers it at the largest damping (not where it ran out of steps while
+    /// still descending). `false` where no Newton solve ran.
+    pub fn newton_stalled(&self) -> bool {
+        self.stalled
     }
 
     /// Writes `self.p`, projected onto the bounds, into `rows` and their velocity changes

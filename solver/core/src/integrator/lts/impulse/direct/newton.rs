@@ -36,7 +36,12 @@
 //! than 10 %. The result is accepted by the caller's rule: every condition in the real
 //! velocities to the tolerance. Where it stalls (docs/performance.md: toppling debris
 //! and impacts) the merit has flat stretches: a sticking point whose tangential velocity
-//! the others fix, which only a slide would free.
+//! the others fix, which only a slide would free. Such a stall (the 8 flat steps, or no
+//! decrease at the largest damping; not the 40-step limit, reached while still descending)
+//! is reported by [`Direct::newton_stalled`], and the collision's later direct tries then
+//! skip Newton (`impulse.rs`, the cost guard of issue 12: in a trace of the tower 886 of
+//! 1,065 tries after a stalled one failed too, 38 % of the failed tries' work;
+//! docs/performance.md, "Cost guard").
 
 use super::blocks::{Block, Six};
 use super::sparse::{ends, generalised, COMPLIANCE, TANGENT_WEIGHT};
@@ -410,6 +415,7 @@ impl Direct {
                     eps = (eps * 10.0).min(DAMPING_MAX * diagonal);
                     continue;
                 }
+                self.stalled = true;
                 return false;
             };
             if alpha >= 1.0 {
@@ -428,6 +434,7 @@ impl Direct {
             if theta > STALL_FACTOR * theta0 {
                 stalled += 1;
                 if stalled >= STALL_STEPS {
+                    self.stalled = true;
                     break;
                 }
             } else {
