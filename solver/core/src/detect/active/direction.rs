@@ -113,6 +113,11 @@ impl Drift {
         self.s = if s.is_nan() { f64::INFINITY } else { s };
     }
 
+    /// `S` at the last query \[m\]: a pair's directional room is `K − S`.
+    pub(super) fn s(&self) -> f64 {
+        self.s
+    }
+
     /// The directional room of `e` at the current pose \[m\] (a clearance; `-inf` or
     /// negative: not certified).
     pub(super) fn room(&self, e: &Expiry) -> f64 {

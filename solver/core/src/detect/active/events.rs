@@ -22,6 +22,15 @@
 //! expiries. A pair still certified is neither touched nor counted: an
 //! idle one is certainly idle, a contact certainly within its margin (`certify.rs`).
 //!
+//! **Directional renewal.** The isotropic motion bound spends every pair's clearance by
+//! the whole translation, also where B moves away from A or across the gap. Each idle pair
+//! therefore also carries a directional certificate (`direction.rs`): its slab gap along
+//! the set's direction `w` (A's sphere centre to B's at the first pose) at the pose of its
+//! check, which only the translation along `−w` and the rotation term spend. An expired
+//! idle pair whose directional certificate still holds is not checked: it gets a new
+//! expiry from the directional room (a clearance at the current pose), counted as
+//! `renewed`.
+//!
 //! **Reported set.** The sorted keys of the stored real pairs in contact are kept with
 //! the leaves; a check that turns a pair into or out of contact inserts or removes its
 //! key, so a step without expiries costs the scan and the copy of the answer.
@@ -126,7 +135,7 @@ impl EventSet {
                 }
             }
             self.flagged.clear();
-            self.find_expired();
+            rep.renewed = self.find_expired();
             self.check_expired(g, s, &mut rep);
             rep.skipped = self.set.near.len().saturating_sub(self.expired.len()) as u64;
             if self.set.walk_due {
@@ -208,12 +217,15 @@ impl EventSet {
         let Some(l) = self.set.near.get_mut(i) else {
             return;
         };
-        let e = self
-            .set
-            .expiry
-            .get(i)
-            .map_or(f64::NEG_INFINITY, |e| f64::from(e.at));
-        let c = left(e, spent);
+        let x = self.set.expiry.get(i).copied().unwrap_or(Expiry {
+            at: f32::NEG_INFINITY,
+            ..Expiry::NEW
+        });
+        let mut c = left(f64::from(x.at), spent);
+        if l.state.idle() {
+            // The directional room where larger (a clearance at this pose too).
+            c = c.max(down32(self.drift.room(&x)));
+        }
         if l.state == Outcome::FineContact {
             l.slack = c;
             l.clear = f32::NEG_INFINITY;
@@ -258,51 +270,40 @@ impl EventSet {
     }
 
     /// The leaves whose expiry `spent` reached, into `expired` (in leaf order).
-    fn find_expired(&mut self) {
-        let now = self.spent;
+    fn find_expired(&mut self) -> u64 {
         self.expired.clear();
         const LANES: usize = 16;
-        // `at ≤ now` exactly when `at ≤ now32` (`at` is an `f32`).
-        let now32 = down32(now);
+        // `at ≤ spent` exactly when `at ≤ now` (`at` is an `f32`), and the directional
+        // room `k − S` is not positive exactly when `k ≤ s`.
+        let now = down32(self.spent);
+        let s = down32(self.drift.s());
+        let mut held = 0u64;
         for (c, chunk) in self.set.expiry.chunks(LANES).enumerate() {
             // A branch-free test per chunk first: most chunks hold no expired pair.
-            if chunk.iter().fold(true, |all, e| all & (e.at > now32)) {
+            let (live, by_w) = chunk.iter().fold((true, 0u64), |(all, n), e| {
+                let iso = e.at > now;
+                let dir = e.k > s;
+                (all & (iso | dir), n + u64::from(dir & !iso))
+            });
+            held += by_w;
+            if live {
                 continue;
             }
             for (k, &e) in chunk.iter().enumerate() {
                 // NaN (no expiry given): expired.
-                if e.at.is_nan() || e.at <= now32 {
+                if (e.at.is_nan() || e.at <= now) && !(e.k > s) {
                     self.expired.push((c * LANES + k) as u32);
                 }
             }
         }
+        held
     }
 
     /// Checks the expired leaves at the current pose (their certificates materialised
     /// first), then gives them new expiries and updates the reported set.
     fn check_expired(&mut self, g: &PairGeometry, s: &mut Scratch, rep: &mut IterationReport) {
         self.set.walk_due = false;
-        // Pairs whose directional certificate still holds get a new expiry from it.
         let (spent, drift) = (self.spent, self.drift);
-        let (near, expiry) = (&self.set.near, &mut self.set.expiry);
-        let before = self.expired.len();
-        self.expired.retain(|&i| {
-            let i = i as usize;
-            let (Some(l), Some(e)) = (near.get(i), expiry.get_mut(i)) else {
-                return true;
-            };
-            if !l.state.idle() {
-                return true;
-            }
-            let room = drift.room(e);
-            if room > 0.0 {
-                e.at = down32(spent + room);
-                false
-            } else {
-                true
-            }
-        });
-        rep.renewed += (before - self.expired.len()) as u64;
         let mut at = 0;
         while at < self.expired.len() {
             s.batch.clear();
