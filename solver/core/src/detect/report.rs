@@ -53,9 +53,9 @@ pub struct Detection {
     pub bounds: u64,
     /// Particle pairs whose certificates were renewed (incl. new pairs).
     pub refreshed: u32,
-    /// Expired pairs of the event-driven pair-set query given a new expiry by their
-    /// directional certificate instead of a check (`detect/active/direction.rs`; part of
-    /// `skipped`).
+    /// Stored pairs of the event-driven pair-set query whose isotropic expiry had passed
+    /// but whose directional certificate held them, so not checked
+    /// (`detect/active/direction.rs`; counted per query, part of `skipped`).
     pub renewed: u64,
     /// Particle pairs whose contacts were kept from the previous Picard iteration (neither
     /// particle moved, see [`crate::params::PicardParams::local_updates`]).

@@ -159,7 +159,8 @@ fn against_brute_force(kernel: KernelChoice, seed: u64) {
         "event-driven checks {event_checks}, pair-set query {set_checks}"
     );
     // The directional certificates (`detect/active/direction.rs`) are exercised: B swings
-    // out along the line of centres, so expired idle pairs are renewed without a check
+    // out along the line of centres, so idle pairs past their isotropic expiry are held
+    // without a check
     // (their soundness is what the checks above test; dropping the rotation term of
     // their drift fails the set's validation).
     assert!(

@@ -24,22 +24,22 @@
 //! along `w` *adds* to the gap, one across `w` costs nothing, and only the rotation is
 //! spent isotropically. The translation is not summed step by step: `C_j − C_k` is exact.
 //!
-//! **Certificate.** A pair idle at pose `k` with check margin `M` gets, for the `w` of
-//! [`anchor`] (the best of the centre line and the two face normals), the room
-//! `ρ_w = g_w(k) − M − ρ` (ρ the rounding allowance of `certify.rs`, which covers the `f32`
-//! transform of B's triangle at both poses and the kernel's rounding exactly as for the
-//! isotropic clearance), stored as `K = ρ_w − w·C_k + D_k`. At a later pose `j`,
-//! `K + w·C_j − D_j ≤ g_w(j) − M − ρ ≤ dist − M − ρ`, so while it is positive the kernel
-//! finds the pair outside its margin and the pair is certainly still idle; its value is a
-//! clearance at pose `j` in the sense of `certify.rs`, from which the isotropic expiry
-//! restarts. The drift also holds `2⁻¹⁰` × B's displacement bound per step
-//! (`MOTION_SLACK`): a surrogate pair's padded margin and ρ grow with the coordinate
-//! bound by at most `2⁻¹⁶` of that displacement. `w` is scaled by `1 − 10⁻⁶` at each
-//! use, and `w` is stored quantised (16 bits per component) and normalised again in `f64`
-//! at each use ([`unpack`]: the same `w` at the anchor and at every test), so `|w| ≤ 1`;
-//! every sum is in `f64` (relative error ≈ 10⁻¹⁵ of the coordinates, far inside ρ = 2⁻¹⁶
-//! of them) and `K` and the expiry are rounded down to `f32` (16 bytes per pair, carried
-//! through the walks beside the 20-byte leaves).
+//! **Certificate.** One `w` per set: the unit vector from A's bounding-sphere centre to
+//! B's at the set's first pose, scaled by `1 − 10⁻⁶` (so `|w| ≤ 1` despite rounding). A
+//! pair idle at pose `k` with check margin `M` gets the room `ρ_w = g_w(k) − M − ρ` (ρ the
+//! rounding allowance of `certify.rs`, which covers the `f32` transform of B's triangle at
+//! both poses and the kernel's rounding exactly as for the isotropic clearance), stored
+//! as `K = ρ_w + S_k` with `S_j = D_j − w·C_j` ([`Drift::anchor`], rounded down to `f32`).
+//! At a later pose `j`, `K − S_j = ρ_w + w·(C_j − C_k) − (D_j − D_k) ≤ g_w(j) − M − ρ ≤
+//! dist − M − ρ`, so while `K > S_j` the kernel finds the pair outside its margin and the
+//! pair is certainly still idle; `K − S_j` is a clearance at pose `j` in the sense of
+//! `certify.rs` (a validation materialises the larger of it and the isotropic one). `S`
+//! is one number per query, so the test is one comparison per pair. The drift also holds
+//! `2⁻¹⁰` × B's displacement bound per step (`MOTION_SLACK`): a surrogate pair's padded
+//! margin and ρ grow with the coordinate bound by at most `2⁻¹⁶` of that displacement.
+//! Every sum is in `f64` (relative error ≈ 10⁻¹⁵ of the coordinates, far inside
+//! ρ = 2⁻¹⁶ of them); `K` and the expiry are rounded down to `f32` (8 bytes per pair,
+//! carried through the walks beside the 20-byte leaves).
 //!
 //! Contacts keep their isotropic in-margin slack only (an upper bound of the distance
 //! needs the witness points, not a slab).

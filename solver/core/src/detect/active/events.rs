@@ -26,10 +26,9 @@
 //! the whole translation, also where B moves away from A or across the gap. Each idle pair
 //! therefore also carries a directional certificate (`direction.rs`): its slab gap along
 //! the set's direction `w` (A's sphere centre to B's at the first pose) at the pose of its
-//! check, which only the translation along `−w` and the rotation term spend. An expired
-//! idle pair whose directional certificate still holds is not checked: it gets a new
-//! expiry from the directional room (a clearance at the current pose), counted as
-//! `renewed`.
+//! check, which only the translation along `−w` and the rotation term spend. The scan
+//! flags a pair only when both its isotropic expiry and its directional room `K − S` are
+//! spent; a pair held by the directional room alone is counted as `renewed`.
 //!
 //! **Reported set.** The sorted keys of the stored real pairs in contact are kept with
 //! the leaves; a check that turns a pair into or out of contact inserts or removes its
@@ -291,7 +290,8 @@ impl EventSet {
             }
             for (k, &e) in chunk.iter().enumerate() {
                 // NaN (no expiry given): expired.
-                if (e.at.is_nan() || e.at <= now) && !(e.k > s) {
+                let held = e.k > s;
+                if (e.at.is_nan() || e.at <= now) && !held {
                     self.expired.push((c * LANES + k) as u32);
                 }
             }

@@ -26,8 +26,9 @@ pub struct IterationReport {
     pub counts: UpdateCounts,
     /// Whether the certificates were renewed at this pose.
     pub refreshed: bool,
-    /// Expired idle pairs whose directional certificate still held: given a new expiry
-    /// without a check (the event-driven pair-set query, `direction.rs`).
+    /// Stored idle pairs whose isotropic expiry had passed but whose directional
+    /// certificate held them, so not checked (the event-driven pair-set query,
+    /// `direction.rs`).
     pub renewed: u64,
 }
 
