@@ -77,6 +77,7 @@ use msdem_tree::TriContact;
 mod buffers;
 mod certify;
 mod check;
+mod direction;
 mod element;
 mod events;
 mod expand;

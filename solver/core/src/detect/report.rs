@@ -53,6 +53,10 @@ pub struct Detection {
     pub bounds: u64,
     /// Particle pairs whose certificates were renewed (incl. new pairs).
     pub refreshed: u32,
+    /// Stored pairs of the event-driven pair-set query whose isotropic expiry had passed
+    /// but whose directional certificate held them, so not checked
+    /// (`detect/active/direction.rs`; counted per query, part of `skipped`).
+    pub renewed: u64,
     /// Particle pairs whose contacts were kept from the previous Picard iteration (neither
     /// particle moved, see [`crate::params::PicardParams::local_updates`]).
     pub kept: u32,
@@ -70,6 +74,7 @@ impl std::ops::Add for Detection {
         self.skipped += o.skipped;
         self.bounds += o.bounds;
         self.refreshed += o.refreshed;
+        self.renewed += o.renewed;
         self.kept += o.kept;
         self
     }

@@ -1,5 +1,6 @@
 //! Reusable buffers of a walk of an active set's cut (per thread).
 
+use super::direction::Expiry;
 use super::element::{Element, Leaf};
 use super::span::Span;
 use msdem_geom::kernel::PairBatch;
@@ -24,5 +25,5 @@ pub(super) struct Buffers {
     /// Hot-leaf prefix counts of the old leaves (empty: a full walk).
     pub(super) hot: Vec<u32>,
     /// Expiries of the new leaves where the set keeps them (`ActiveSet::expiry`).
-    pub(super) expiry: Vec<f64>,
+    pub(super) expiry: Vec<Expiry>,
 }

@@ -178,18 +178,24 @@ pub(super) fn slack(
 /// beyond the margin, or a slack within it) after the rounding allowance ρ of
 /// [`clearance_from`] and the motion `m1` \[m\] since the base pose.
 fn allowed(room: f32, coord_bound: f32, (t1, t2): (&Tri, &Tri), margin: f32, m1: f64) -> f32 {
-    let scale = if coord_bound.is_finite() {
-        coord_bound
-    } else {
-        max_abs(t1, t2)
-    };
-    let rho = RHO * (scale + margin);
+    let rho = rho(coord_bound, (t1, t2), margin);
     let c = room - rho - (m1 * (1.0 + MOTION_SLACK)) as f32;
     if c.is_nan() {
         f32::NEG_INFINITY
     } else {
         c
     }
+}
+
+/// The rounding allowance ρ of [`clearance_from`] \[m\]: `2⁻¹⁶·(scale + M)`, the scale
+/// `coord_bound` where finite, else the pair's own largest coordinate.
+pub(super) fn rho(coord_bound: f32, (t1, t2): (&Tri, &Tri), margin: f32) -> f32 {
+    let scale = if coord_bound.is_finite() {
+        coord_bound
+    } else {
+        max_abs(t1, t2)
+    };
+    RHO * (scale + margin)
 }
 
 /// Whether clearance `c` \[m\] certifies a pair after a motion of at most `m` \[m\] from

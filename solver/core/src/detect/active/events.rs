@@ -22,6 +22,14 @@
 //! expiries. A pair still certified is neither touched nor counted: an
 //! idle one is certainly idle, a contact certainly within its margin (`certify.rs`).
 //!
+//! **Directional renewal.** The isotropic motion bound spends every pair's clearance by
+//! the whole translation, also where B moves away from A or across the gap. Each idle pair
+//! therefore also carries a directional certificate (`direction.rs`): its slab gap along
+//! the set's direction `w` (A's sphere centre to B's at the first pose) at the pose of its
+//! check, which only the translation along `−w` and the rotation term spend. The scan
+//! flags a pair only when both its isotropic expiry and its directional room `K − S` are
+//! spent; a pair held by the directional room alone is counted as `renewed`.
+//!
 //! **Reported set.** The sorted keys of the stored real pairs in contact are kept with
 //! the leaves; a check that turns a pair into or out of contact inserts or removes its
 //! key, so a step without expiries costs the scan and the copy of the answer.
@@ -42,13 +50,15 @@
 //! of [`ActiveSet::settle_pairs`] and of the kernel on every real pair at every pose,
 //! whatever the two cuts are; only the checks differ.
 
-use super::certify::MOTION_SLACK;
+use super::certify::{rho, MOTION_SLACK};
 use super::check::Pass;
+use super::direction::{down32, Drift, Expiry};
 use super::element::{Leaf, Outcome};
 use super::geometry::{CoarseHit, PairGeometry, Scratch};
 use super::kernel::{count, pair_tris, CHUNK};
 use super::set::{ActiveSet, IterationReport};
 use super::walk::Mode;
+use msdem_geom::math::Point3;
 use msdem_tree::TriContact;
 
 /// The event-driven pair-set query of one particle pair (see the module docs).
@@ -61,6 +71,9 @@ pub struct EventSet {
     set: ActiveSet,
     /// Accumulated motion bound of B since the set started \[m\].
     spent: f64,
+    /// B's sphere centre now and the drift of the directional certificates
+    /// (`direction.rs`).
+    drift: Drift,
     /// Sorted keys of the stored real pairs in contact: the reported set.
     pairs: Vec<u64>,
     /// Leaves whose narrowing trigger was set by the last query.
@@ -104,10 +117,12 @@ impl EventSet {
         if !self.set.initialised {
             self.set.keep_all = true;
             self.spent = 0.0;
+            let a = g.a_sphere;
+            self.drift = Drift::start([a[0], a[1], a[2]], sphere_centre(g));
             rep = self
                 .set
                 .settle_with(g, Pass::Certified, s, &mut self.hits, &mut self.coarse);
-            self.rebuild();
+            self.rebuild(g, s);
         } else {
             s.begin(g.b.soup.len());
             self.set.memory.clear();
@@ -119,7 +134,7 @@ impl EventSet {
                 }
             }
             self.flagged.clear();
-            self.find_expired();
+            rep.renewed = self.find_expired();
             self.check_expired(g, s, &mut rep);
             rep.skipped = self.set.near.len().saturating_sub(self.expired.len()) as u64;
             if self.set.walk_due {
@@ -131,7 +146,7 @@ impl EventSet {
                 let (hits, coarse) = (&mut self.hits, &mut self.coarse);
                 self.set
                     .settle_widened(g, 0.0, widened, s, hits, coarse, &mut rep);
-                self.rebuild();
+                self.rebuild(g, s);
             }
         }
         out.clear();
@@ -166,6 +181,16 @@ impl EventSet {
     /// Adds B's motion bound since the last query to `spent` (rounded up) and moves the
     /// base pose to the current one.
     fn advance(&mut self, g: &PairGeometry) {
+        // The directional certificates' drift: B's rotation term, plus the slack on B's
+        // displacement bound (`direction.rs`).
+        let centre = sphere_centre(g);
+        let base = &self.set.base;
+        let c = Point3::new(g.b_sphere[0], g.b_sphere[1], g.b_sphere[2]);
+        let shift = (g.b_to_a * c - base * c).norm();
+        let dq = g.b_to_a.rotation * base.rotation.inverse();
+        let turn = 2.0 * dq.quaternion().imag().norm() * g.b_sphere[3];
+        let step = (turn + MOTION_SLACK * (shift + turn)) * (1.0 + 2.0 * MOTION_SLACK);
+        self.drift.advance(step, centre);
         let d = g.motion_since(&self.set.base) * (1.0 + 2.0 * MOTION_SLACK);
         if d > 0.0 {
             // One ulp up covers the rounding of the sum.
@@ -191,8 +216,15 @@ impl EventSet {
         let Some(l) = self.set.near.get_mut(i) else {
             return;
         };
-        let e = self.set.expiry.get(i).copied().unwrap_or(f64::NEG_INFINITY);
-        let c = left(e, spent);
+        let x = self.set.expiry.get(i).copied().unwrap_or(Expiry {
+            at: f32::NEG_INFINITY,
+            ..Expiry::NEW
+        });
+        let mut c = left(f64::from(x.at), spent);
+        if l.state.idle() {
+            // The directional room where larger (a clearance at this pose too).
+            c = c.max(down32(self.drift.room(&x)));
+        }
         if l.state == Outcome::FineContact {
             l.slack = c;
             l.clear = f32::NEG_INFINITY;
@@ -203,7 +235,7 @@ impl EventSet {
 
     /// Expiries (of the new leaves from their certificates, which refer to the current
     /// pose), reported set and narrowing triggers anew from the leaves.
-    fn rebuild(&mut self) {
+    fn rebuild(&mut self, g: &PairGeometry, s: &mut Scratch) {
         self.pairs.clear();
         self.flagged.clear();
         let spent = self.spent;
@@ -211,11 +243,20 @@ impl EventSet {
         if expiry.len() != self.set.near.len() {
             // Not carried (cannot happen with `keep_all`): every pair is checked next.
             expiry.clear();
-            expiry.resize(self.set.near.len(), f64::NEG_INFINITY);
+            expiry.resize(
+                self.set.near.len(),
+                Expiry {
+                    at: f32::NEG_INFINITY,
+                    ..Expiry::NEW
+                },
+            );
         }
         for (i, (l, e)) in self.set.near.iter().zip(expiry.iter_mut()).enumerate() {
-            if e.is_nan() {
-                *e = expiry_of(certificate(l), spent);
+            if e.at.is_nan() {
+                e.at = down32(expiry_of(certificate(l), spent));
+                if l.state.idle() {
+                    e.k = anchor(g, s, &self.drift, l);
+                }
             }
             if l.state == Outcome::FineContact {
                 self.pairs.push(l.key());
@@ -228,28 +269,41 @@ impl EventSet {
     }
 
     /// The leaves whose expiry `spent` reached, into `expired` (in leaf order).
-    fn find_expired(&mut self) {
-        let now = self.spent;
+    fn find_expired(&mut self) -> u64 {
         self.expired.clear();
         const LANES: usize = 16;
+        // `at ≤ spent` exactly when `at ≤ now` (`at` is an `f32`), and the directional
+        // room `k − S` is not positive exactly when `k ≤ s`.
+        let now = down32(self.spent);
+        let s = down32(self.drift.s());
+        let mut held = 0u64;
         for (c, chunk) in self.set.expiry.chunks(LANES).enumerate() {
             // A branch-free test per chunk first: most chunks hold no expired pair.
-            if chunk.iter().fold(true, |all, &e| all & (e > now)) {
+            let (live, by_w) = chunk.iter().fold((true, 0u64), |(all, n), e| {
+                let iso = e.at > now;
+                let dir = e.k > s;
+                (all & (iso | dir), n + u64::from(dir & !iso))
+            });
+            held += by_w;
+            if live {
                 continue;
             }
             for (k, &e) in chunk.iter().enumerate() {
                 // NaN (no expiry given): expired.
-                if e.is_nan() || e <= now {
+                let held = e.k > s;
+                if (e.at.is_nan() || e.at <= now) && !held {
                     self.expired.push((c * LANES + k) as u32);
                 }
             }
         }
+        held
     }
 
     /// Checks the expired leaves at the current pose (their certificates materialised
     /// first), then gives them new expiries and updates the reported set.
     fn check_expired(&mut self, g: &PairGeometry, s: &mut Scratch, rep: &mut IterationReport) {
         self.set.walk_due = false;
+        let (spent, drift) = (self.spent, self.drift);
         let mut at = 0;
         while at < self.expired.len() {
             s.batch.clear();
@@ -263,18 +317,24 @@ impl EventSet {
                 let (a, b) = leaf.elements();
                 count(a, b, &mut rep.stats);
                 let (t1, t2, margin) = pair_tris(g, s, a, b);
+                if let Some(x) = self.set.expiry.get_mut(i) {
+                    // Kept below if the check finds the pair idle.
+                    x.k = drift.anchor(&t1, &t2, margin, rho(g.coord_bound, (&t1, &t2), margin));
+                }
                 s.batch.push(&t1, &t2, margin, i as u32, a.real && b.real);
             }
             let (hits, coarse) = (&mut self.hits, &mut self.coarse);
             self.set.run_batch(g, 0.0, s, hits, coarse, rep);
         }
-        let spent = self.spent;
         for &i in &self.expired {
-            let Some(l) = self.set.near.get(i as usize) else {
+            let Some(&l) = self.set.near.get(i as usize) else {
                 continue;
             };
             if let Some(x) = self.set.expiry.get_mut(i as usize) {
-                *x = expiry_of(certificate(l), spent);
+                x.at = down32(expiry_of(certificate(&l), spent));
+                if !l.state.idle() {
+                    x.k = f32::NEG_INFINITY;
+                }
             }
             if l.now_idle() {
                 self.flagged.push(i);
@@ -292,6 +352,19 @@ impl EventSet {
             }
         }
     }
+}
+
+/// B's bounding-sphere centre in A's frame at the current pose \[m\].
+fn sphere_centre(g: &PairGeometry) -> [f64; 3] {
+    let c = g.b_to_a * Point3::new(g.b_sphere[0], g.b_sphere[1], g.b_sphere[2]);
+    [c.x, c.y, c.z]
+}
+
+/// The directional certificate of leaf `l` at the current pose (`direction.rs`).
+fn anchor(g: &PairGeometry, s: &mut Scratch, drift: &Drift, l: &Leaf) -> f32 {
+    let (a, b) = l.elements();
+    let (t1, t2, margin) = pair_tris(g, s, a, b);
+    drift.anchor(&t1, &t2, margin, rho(g.coord_bound, (&t1, &t2), margin))
 }
 
 /// The expiry of a certificate `c` \[m\] computed at the pose where the accumulated
@@ -346,6 +419,7 @@ fn up(x: f64) -> f64 {
 fn absorb(rep: &mut IterationReport, r: &IterationReport) {
     rep.stats += &r.stats;
     rep.skipped += r.skipped;
+    rep.renewed += r.renewed;
     rep.bounds += r.bounds;
     rep.counts.unfolds += r.counts.unfolds;
     rep.counts.narrows += r.counts.narrows;

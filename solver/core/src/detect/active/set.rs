@@ -2,6 +2,7 @@
 //! its siblings): the stored cut, the near leaves with their clearances, the reference
 //! poses of the certificates, and the memory set and vetoes of Alg. 6.
 
+use super::direction::Expiry;
 use super::element::Leaf;
 use super::span::Span;
 use crate::detect::report::UpdateCounts;
@@ -25,6 +26,10 @@ pub struct IterationReport {
     pub counts: UpdateCounts,
     /// Whether the certificates were renewed at this pose.
     pub refreshed: bool,
+    /// Stored idle pairs whose isotropic expiry had passed but whose directional
+    /// certificate held them, so not checked (the event-driven pair-set query,
+    /// `direction.rs`).
+    pub renewed: u64,
 }
 
 /// The active set of one particle pair (see the module docs).
@@ -62,10 +67,11 @@ pub struct ActiveSet {
     #[serde(skip)]
     pub(super) keep_all: bool,
     /// With `keep_all`: per stored leaf (parallel to `near`), the accumulated motion at
-    /// which its certificate expires \[m\] (`events.rs`), carried through the walks; NaN
-    /// for a leaf a walk just created. Empty otherwise; not serialised.
+    /// which its certificate expires \[m\] and its directional certificate (`events.rs`,
+    /// `direction.rs`), carried through the walks; `Expiry::NEW` for a leaf a walk just
+    /// created. Empty otherwise; not serialised.
     #[serde(skip)]
-    pub(super) expiry: Vec<f64>,
+    pub(super) expiry: Vec<Expiry>,
 }
 
 /// Keeps a per-pair vector tight: copies `src` into `dst` with little spare capacity.

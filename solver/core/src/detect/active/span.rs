@@ -13,6 +13,7 @@
 //! a checkpoint has none and its next walk regenerates everything (and records them).
 
 use super::buffers::Buffers;
+use super::direction::Expiry;
 use super::element::{Leaf, Outcome};
 
 /// Extent of the subtree of the unfolded pair at one position of the stored cut.
@@ -55,7 +56,7 @@ pub(super) struct Old<'s> {
     pub(super) hot: &'s [u32],
     /// Expiries of the old leaves (parallel to `near`) where the set keeps them, else
     /// empty (`ActiveSet::expiry`).
-    pub(super) expiry: &'s [f64],
+    pub(super) expiry: &'s [Expiry],
 }
 
 impl Old<'_> {

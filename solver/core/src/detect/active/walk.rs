@@ -9,6 +9,7 @@ use super::kernel::{check_single, count, pair_tris};
 use msdem_geom::kernel::PairBatch;
 
 use super::buffers::Buffers;
+use super::direction::Expiry;
 use super::element::{key, Element, Leaf, Outcome};
 use super::expand::{expand, roots};
 use super::geometry::{PairGeometry, Scratch};
@@ -68,14 +69,14 @@ impl Ctx<'_, '_> {
         if !(state.idle() && c > self.far) {
             buf.near.push(Leaf::new(x, y, c, state));
             if self.track {
-                buf.expiry.push(f64::NAN);
+                buf.expiry.push(Expiry::NEW);
             }
         }
     }
 
     /// A stored leaf kept as it is (with its clearance and slack, its flags cleared);
     /// dropped if far, as [`Ctx::leaf`] drops.
-    fn keep(&mut self, buf: &mut Buffers, e: Leaf, expiry: f64) {
+    fn keep(&mut self, buf: &mut Buffers, e: Leaf, expiry: Expiry) {
         self.leaves += 1;
         if !(e.state.idle() && e.clear > self.far) {
             buf.near.push(Leaf { flags: 0, ..e });
@@ -216,7 +217,7 @@ fn visit(
                 cx.leaves += 1;
                 if cx.track {
                     let kept = stored.map(|_| cx.old.expiry.get(cx.np - 1).copied());
-                    buf.expiry.push(kept.flatten().unwrap_or(f64::NAN));
+                    buf.expiry.push(kept.flatten().unwrap_or(Expiry::NEW));
                 }
                 buf.near.push(
                     stored
@@ -239,7 +240,7 @@ fn visit(
                 Some(e) => {
                     any_new |= e.now_idle();
                     let expiry = cx.old.expiry.get(cx.np - 1).copied();
-                    cx.keep(buf, e, expiry.unwrap_or(f64::NAN));
+                    cx.keep(buf, e, expiry.unwrap_or(Expiry::NEW));
                     e.state.idle()
                 }
                 None if fresh => {

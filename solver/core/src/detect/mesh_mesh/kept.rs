@@ -287,5 +287,6 @@ pub(super) fn detection(rep: &IterationReport) -> Detection {
         skipped: rep.skipped,
         bounds: rep.bounds,
         refreshed: u32::from(rep.refreshed),
+        renewed: rep.renewed,
     }
 }
