@@ -151,7 +151,7 @@ fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
 }
 
 /// The next `f64` above a finite `x` (`x` itself otherwise).
-fn next_up(x: f64) -> f64 {
+pub(super) fn next_up(x: f64) -> f64 {
     if !x.is_finite() {
         x
     } else if x == 0.0 {

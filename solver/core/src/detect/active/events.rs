@@ -52,7 +52,7 @@
 
 use super::certify::{rho, MOTION_SLACK};
 use super::check::Pass;
-use super::direction::{down32, Drift, Expiry};
+use super::direction::{down32, next_up, Drift, Expiry};
 use super::element::{Leaf, Outcome};
 use super::geometry::{CoarseHit, PairGeometry, Scratch};
 use super::kernel::{count, pair_tris, CHUNK};
@@ -194,7 +194,7 @@ impl EventSet {
         let d = g.motion_since(&self.set.base) * (1.0 + 2.0 * MOTION_SLACK);
         if d > 0.0 {
             // One ulp up covers the rounding of the sum.
-            self.spent = up(self.spent + d);
+            self.spent = next_up(self.spent + d);
         } else if d.is_nan() {
             self.spent = f64::INFINITY;
         }
@@ -374,7 +374,7 @@ fn expiry_of(c: f32, spent: f64) -> f64 {
     if e.is_nan() {
         f64::NEG_INFINITY
     } else if e.is_finite() {
-        -up(-e)
+        -next_up(-e)
     } else {
         e
     }
@@ -399,19 +399,6 @@ fn left(e: f64, spent: f64) -> f32 {
         })
     } else {
         c
-    }
-}
-
-/// The next `f64` above a finite `x` (`x` itself otherwise).
-fn up(x: f64) -> f64 {
-    if !x.is_finite() {
-        x
-    } else if x == 0.0 {
-        f64::from_bits(1)
-    } else if x > 0.0 {
-        f64::from_bits(x.to_bits() + 1)
-    } else {
-        f64::from_bits(x.to_bits() - 1)
     }
 }
 
