@@ -67,21 +67,9 @@ impl SmoothSide<'_> {
 /// Sag reach \[m\] of body `i` (its mesh's sag bound when its material is smooth, else 0):
 /// detection extends the pair's margin by the two reaches.
 pub fn reach(model: &Model, bodies: &[Body], i: u32) -> f64 {
-    let Some(body) = bodies.get(i as usize) else {
-        return 0.0;
-    };
-    let smooth = model
-        .materials
-        .get(body.material as usize)
-        .is_some_and(|m| m.surface == Surface::Smooth);
-    if !smooth {
-        return 0.0;
-    }
-    model
-        .shapes
-        .get(body.shape as usize)
-        .and_then(|s| s.geometry.mesh())
-        .map_or(0.0, |m| m.smooth.sag_bound_m)
+    bodies
+        .get(i as usize)
+        .map_or(0.0, |b| crate::detect::broad::surface_reach(model, b))
 }
 
 fn particle_side<'m>(model: &'m Model, bodies: &[Body], i: u32) -> Option<SmoothSide<'m>> {

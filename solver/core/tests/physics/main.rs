@@ -18,4 +18,5 @@ mod rolling;
 mod smooth;
 mod smooth_closest;
 mod smooth_mass;
+mod smooth_reach;
 mod sphere_patches;
