@@ -188,8 +188,11 @@ fn longest(t: &[Vec3; 3]) -> f64 {
         .max((t[0] - t[2]).norm())
 }
 
-/// The curved gap of one fine pair (see the module docs).
-fn curved_pair(
+/// The curved gap of one fine pair (see the module docs): `r` the flat fine pair of the
+/// facets `ta` (body `a`) and `tb` (world corners), `na`/`nb` their world corner normals
+/// and shape factors where curved; the distance, points and normal (from `b` towards `a`)
+/// between the curved facets, keeping `r`'s triangle indices.
+pub fn curved_pair(
     ta: &[Vec3; 3],
     na: Option<Corners>,
     tb: &[Vec3; 3],
