@@ -257,6 +257,15 @@ pub fn curved_pair(
     // force, the envelope theorem).
     let (ua, ub) = closest_points(&pa, &pb, [st_of(&xa, ta), st_of(&xb, tb)]);
     let (ca, cb) = (pa.eval(ua).p, pb.eval(ub).p);
+    // A second descent from both centroids; the lower of the two minima.
+    let third = [1.0 / 3.0; 2];
+    let (va, vb) = closest_points(&pa, &pb, [third, third]);
+    let (da, db) = (pa.eval(va).p, pb.eval(vb).p);
+    let (ca, cb) = if (da - db).norm_squared() < (ca - cb).norm_squared() {
+        (da, db)
+    } else {
+        (ca, cb)
+    };
     let v = ca - cb;
     let len = v.norm();
     let (gap, normal) = if len > TINY_DISTANCE * margin {

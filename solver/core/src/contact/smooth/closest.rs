@@ -70,7 +70,7 @@ impl PhongTri<'_> {
 }
 
 /// Most Newton iterations.
-const STEPS: usize = 40;
+const STEPS: usize = 400;
 
 /// Most halvings of a step that does not lower the distance.
 const HALVINGS: usize = 30;
