@@ -25,7 +25,7 @@ use super::RawContact;
 use crate::model::smooth::{barycentric, curved_point, Corners, Surface};
 use crate::model::{ContactPoints, Model, Other};
 use crate::state::Body;
-use closest::{closest_points, PhongTri};
+use closest::{descend, PhongTri};
 use msdem_geom::math::{Iso3, Point3, Vec3};
 use msdem_tree::SurrogateTree;
 
@@ -255,16 +255,22 @@ pub fn curved_pair(
     // The gap is the distance between the two curved surfaces, refined from there by
     // Newton's method: its gradient is then the connecting direction (a conservative
     // force, the envelope theorem).
-    let (ua, ub) = closest_points(&pa, &pb, [st_of(&xa, ta), st_of(&xb, tb)]);
-    let (ca, cb) = (pa.eval(ua).p, pb.eval(ub).p);
-    // A second descent from both centroids; the lower of the two minima.
-    let third = [1.0 / 3.0; 2];
-    let (va, vb) = closest_points(&pa, &pb, [third, third]);
-    let (da, db) = (pa.eval(va).p, pb.eval(vb).p);
-    let (ca, cb) = if (da - db).norm_squared() < (ca - cb).norm_squared() {
-        (da, db)
-    } else {
+    let first = descend(&pa, &pb, [st_of(&xa, ta), st_of(&xb, tb)]);
+    let (ca, cb) = (pa.eval(first.ua).p, pb.eval(first.ub).p);
+    // Where that descent did not converge or ended on an edge (where local minima of
+    // the constrained distance lie), a second one from both centroids; the lower of the
+    // two minima.
+    let (ca, cb) = if first.converged && !first.on_edge() {
         (ca, cb)
+    } else {
+        let third = [1.0 / 3.0; 2];
+        let second = descend(&pa, &pb, [third, third]);
+        let (da, db) = (pa.eval(second.ua).p, pb.eval(second.ub).p);
+        if (da - db).norm_squared() < (ca - cb).norm_squared() {
+            (da, db)
+        } else {
+            (ca, cb)
+        }
     };
     let v = ca - cb;
     let len = v.norm();
