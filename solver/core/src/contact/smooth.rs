@@ -11,7 +11,9 @@
 //! surface's offset over the facet, zero on a flat side: for facing facets the flat
 //! distance less both sags, `d − h_a − h_b`). Then Newton's method with active sets on
 //! `½|P_a − P_b|²` ([`closest`]: exact Hessian, the Phong map is quadratic; minima on a
-//! facet's edge included). The fine pair's distance,
+//! facet's edge included); where it ends on an edge or unconverged, a second descent from
+//! both centroids, the lower minimum kept (without it the gap jumped between local
+//! minima as the pose moved, `tests/physics/smooth_continuity.rs`). The fine pair's distance,
 //! points and normal become the curved ones: the normal is the connecting direction, the
 //! gradient of the distance between two surfaces fixed to the bodies (envelope theorem), so
 //! the floor's potential `½k(m − g_min)²` gives a conservative force. Triangles whose
