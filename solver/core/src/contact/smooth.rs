@@ -11,7 +11,9 @@
 //! surface's offset over the facet, zero on a flat side: for facing facets the flat
 //! distance less both sags, `d − h_a − h_b`). Then Newton's method with active sets on
 //! `½|P_a − P_b|²` ([`closest`]: exact Hessian, the Phong map is quadratic; minima on a
-//! facet's edge included). The fine pair's distance,
+//! facet's edge included); where it ends on an edge or unconverged, a second descent from
+//! both centroids, the lower minimum kept (without it the gap jumped between local
+//! minima as the pose moved, `tests/physics/smooth_continuity.rs`). The fine pair's distance,
 //! points and normal become the curved ones: the normal is the connecting direction, the
 //! gradient of the distance between two surfaces fixed to the bodies (envelope theorem), so
 //! the floor's potential `½k(m − g_min)²` gives a conservative force. Triangles whose
@@ -25,7 +27,7 @@ use super::RawContact;
 use crate::model::smooth::{barycentric, curved_point, Corners, Surface};
 use crate::model::{ContactPoints, Model, Other};
 use crate::state::Body;
-use closest::{closest_points, PhongTri};
+use closest::{descend, PhongTri};
 use msdem_geom::math::{Iso3, Point3, Vec3};
 use msdem_tree::SurrogateTree;
 
@@ -67,21 +69,9 @@ impl SmoothSide<'_> {
 /// Sag reach \[m\] of body `i` (its mesh's sag bound when its material is smooth, else 0):
 /// detection extends the pair's margin by the two reaches.
 pub fn reach(model: &Model, bodies: &[Body], i: u32) -> f64 {
-    let Some(body) = bodies.get(i as usize) else {
-        return 0.0;
-    };
-    let smooth = model
-        .materials
-        .get(body.material as usize)
-        .is_some_and(|m| m.surface == Surface::Smooth);
-    if !smooth {
-        return 0.0;
-    }
-    model
-        .shapes
-        .get(body.shape as usize)
-        .and_then(|s| s.geometry.mesh())
-        .map_or(0.0, |m| m.smooth.sag_bound_m)
+    bodies
+        .get(i as usize)
+        .map_or(0.0, |b| crate::detect::broad::surface_reach(model, b))
 }
 
 fn particle_side<'m>(model: &'m Model, bodies: &[Body], i: u32) -> Option<SmoothSide<'m>> {
@@ -200,8 +190,11 @@ fn longest(t: &[Vec3; 3]) -> f64 {
         .max((t[0] - t[2]).norm())
 }
 
-/// The curved gap of one fine pair (see the module docs).
-fn curved_pair(
+/// The curved gap of one fine pair (see the module docs): `r` the flat fine pair of the
+/// facets `ta` (body `a`) and `tb` (world corners), `na`/`nb` their world corner normals
+/// and shape factors where curved; the distance, points and normal (from `b` towards `a`)
+/// between the curved facets, keeping `r`'s triangle indices.
+pub fn curved_pair(
     ta: &[Vec3; 3],
     na: Option<Corners>,
     tb: &[Vec3; 3],
@@ -264,8 +257,23 @@ fn curved_pair(
     // The gap is the distance between the two curved surfaces, refined from there by
     // Newton's method: its gradient is then the connecting direction (a conservative
     // force, the envelope theorem).
-    let (ua, ub) = closest_points(&pa, &pb, [st_of(&xa, ta), st_of(&xb, tb)]);
-    let (ca, cb) = (pa.eval(ua).p, pb.eval(ub).p);
+    let first = descend(&pa, &pb, [st_of(&xa, ta), st_of(&xb, tb)]);
+    let (ca, cb) = (pa.eval(first.ua).p, pb.eval(first.ub).p);
+    // Where that descent did not converge or ended on an edge (where local minima of
+    // the constrained distance lie), a second one from both centroids; the lower of the
+    // two minima.
+    let (ca, cb) = if first.converged && !first.on_edge() {
+        (ca, cb)
+    } else {
+        let third = [1.0 / 3.0; 2];
+        let second = descend(&pa, &pb, [third, third]);
+        let (da, db) = (pa.eval(second.ua).p, pb.eval(second.ub).p);
+        if (da - db).norm_squared() < (ca - cb).norm_squared() {
+            (da, db)
+        } else {
+            (ca, cb)
+        }
+    };
     let v = ca - cb;
     let len = v.norm();
     let (gap, normal) = if len > TINY_DISTANCE * margin {

@@ -1,9 +1,11 @@
 //! Broad phase of the detection layer (seed 000 Alg. 1 line 3, docs/design.md §7): the candidate body pairs
 //! whose bounding spheres, including the halos ε, overlap.
 //!
-//! * particle–particle: spheres `(x, r + ε)` through `msdem-broadphase`, the algorithm and
+//! * particle–particle: spheres `(x, r + ε + ρ)` through `msdem-broadphase`, the algorithm and
 //!   parameters of [`BroadPhaseChoice`] (scenario `broadphase:`; default the HGrid of
 //!   seed 001 with automatic levels, §5.2.3);
+//!   (`ρ` the body's [`surface_reach`]: 0 for facets, the displacement bound of a smooth
+//!   mesh, whose curved surface may lie outside its vertices' bounding sphere);
 //! * particle–obstacle: the particle's sphere against the obstacle's world AABB (which
 //!   already includes the obstacle's ε); the obstacle's surrogate tree does the rest in the
 //!   narrow phase.
@@ -23,7 +25,8 @@
 //! A [`BroadStage`] keeps its broad phase (and so its kept pairs) across steps and rebuilds
 //! it from scratch when the choice passed to it changes.
 
-use crate::model::{Model, Obstacle, Other};
+use crate::model::smooth::Surface;
+use crate::model::{Model, Other};
 use crate::params::BroadPhaseChoice;
 use crate::state::Body;
 use msdem_broadphase::{
@@ -108,15 +111,45 @@ pub fn sphere_touches_aabb(center: &Vec3, radius: f64, aabb: &(Vec3, Vec3)) -> b
     (closest - center).norm_squared() <= radius * radius
 }
 
-/// Bounding sphere of a particle including its halo \[m\].
-pub fn bounding_sphere(body: &Body) -> Sphere {
-    Sphere::new(body.position.into(), body.radius + body.epsilon)
+/// How far \[m\] a body's contact surface may lie outside its bounding sphere (radius
+/// [`Body::radius`] about the centre of mass, docs/design.md §3 *Smooth surfaces*): with
+/// `surface: smooth` the curved surface lies within its mesh's largest per-triangle
+/// displacement bound of the facets (`SmoothSurface::sag_bound_m`), so within
+/// `radius + reach` of the centre; 0 for facets and for meshes without curved triangles
+/// (their bounding tests stay bit for bit: `x + 0.0 == x`). Every body-level prune adds it
+/// to the radius; the halo width (a fraction of the diameter) does not change.
+pub fn surface_reach(model: &Model, body: &Body) -> f64 {
+    let smooth = model
+        .materials
+        .get(body.material as usize)
+        .is_some_and(|m| m.surface == Surface::Smooth);
+    if !smooth {
+        return 0.0;
+    }
+    model
+        .shapes
+        .get(body.shape as usize)
+        .and_then(|s| s.geometry.mesh())
+        .map_or(0.0, |m| m.smooth.sag_bound_m)
 }
 
-fn obstacle_pairs(bodies: &[Body], obstacles: &[Obstacle], out: &mut Vec<CandidatePair>) {
+/// Radius \[m\] of the sphere about a particle's centre of mass that holds its contact
+/// surface and halo: `r + ε + ρ` ([`surface_reach`]).
+pub fn outer_radius(model: &Model, body: &Body) -> f64 {
+    body.radius + body.epsilon + surface_reach(model, body)
+}
+
+/// Bounding sphere of a particle including its halo and surface reach \[m\]
+/// ([`outer_radius`]).
+pub fn bounding_sphere(model: &Model, body: &Body) -> Sphere {
+    Sphere::new(body.position.into(), outer_radius(model, body))
+}
+
+fn obstacle_pairs(model: &Model, bodies: &[Body], out: &mut Vec<CandidatePair>) {
     for (a, body) in bodies.iter().enumerate() {
-        for (o, ob) in obstacles.iter().enumerate() {
-            if sphere_touches_aabb(&body.position, body.radius + body.epsilon, &ob.aabb) {
+        let r = outer_radius(model, body);
+        for (o, ob) in model.obstacles.iter().enumerate() {
+            if sphere_touches_aabb(&body.position, r, &ob.aabb) {
                 out.push(CandidatePair {
                     a: a as u32,
                     b: Other::Obstacle(o as u32),
@@ -154,13 +187,14 @@ impl BroadStage {
             }
         };
         self.spheres.clear();
-        self.spheres.extend(bodies.iter().map(bounding_sphere));
+        self.spheres
+            .extend(bodies.iter().map(|b| bounding_sphere(model, b)));
         phase.find_pairs(&self.spheres, &mut self.pairs)?;
         out.extend(self.pairs.iter().map(|&(a, b)| CandidatePair {
             a,
             b: Other::Particle(b),
         }));
-        obstacle_pairs(bodies, &model.obstacles, out);
+        obstacle_pairs(model, bodies, out);
         Ok(())
     }
 }

@@ -64,7 +64,9 @@ use crate::contact::force::{
     contact_wrench, prepare_forces, PreparedContact, RollingTorque, Wrench,
 };
 use crate::contact::Contact;
-use crate::detect::broad::{bounding_sphere, sphere_touches_aabb, CandidatePair};
+use crate::detect::broad::{
+    bounding_sphere, outer_radius, sphere_touches_aabb, surface_reach, CandidatePair,
+};
 use crate::detect::{checks_per_level, stats_levels, Detector, Search};
 use crate::error::StepError;
 use crate::frames::{ContactRecord, PhaseTimes, StepStats};
@@ -181,6 +183,9 @@ pub struct DistributedExplicit {
     pub(super) owner: Vec<u32>,
     pub(super) weights: Vec<f64>,
     reach: f64,
+    /// The largest [`crate::detect::broad::surface_reach`] of any particle \[m\] (0 with
+    /// facets): a ghost is sent where its own curved surface may reach.
+    surface_reach: f64,
     rebalance_above: f64,
     /// Rank 0: the imbalance at the last bisection or attempt at one.
     tried_at: f64,
@@ -237,7 +242,12 @@ impl DistributedExplicit {
         let reach = state
             .bodies
             .iter()
-            .map(|b| b.radius + b.epsilon)
+            .map(|b| outer_radius(model, b))
+            .fold(0.0, f64::max);
+        let surface_reach = state
+            .bodies
+            .iter()
+            .map(|b| surface_reach(model, b))
             .fold(0.0, f64::max);
         let broad = BroadPhaseKind::HGrid(HGridConfig::default())
             .build()
@@ -258,6 +268,7 @@ impl DistributedExplicit {
             owner,
             weights,
             reach,
+            surface_reach,
             rebalance_above,
             tried_at,
             sent_ghosts: vec![Vec::new(); size as usize],
@@ -353,7 +364,7 @@ impl DistributedExplicit {
             let x: [f64; 3] = b.position.into();
             // A little wider than the pair test needs: a ghost too many costs bytes, one
             // too few a contact.
-            let range = (b.radius + b.epsilon + self.reach) * (1.0 + 1e-9);
+            let range = (b.radius + b.epsilon + self.surface_reach + self.reach) * (1.0 + 1e-9);
             for (r, d) in self.domains.iter().enumerate() {
                 if r != self.rank as usize && d.distance_sq(&x) <= range * range {
                     out[r].push((k, b));
@@ -403,7 +414,7 @@ impl DistributedExplicit {
         local.sort_unstable();
         let spheres: Vec<Sphere> = local
             .iter()
-            .map(|&i| bounding_sphere(&state.bodies[i as usize]))
+            .map(|&i| bounding_sphere(model, &state.bodies[i as usize]))
             .collect();
         let mut found = Vec::new();
         self.broad
@@ -425,7 +436,7 @@ impl DistributedExplicit {
         for &a in &self.owned {
             let body = &state.bodies[a as usize];
             for (o, ob) in model.obstacles.iter().enumerate() {
-                if sphere_touches_aabb(&body.position, body.radius + body.epsilon, &ob.aabb) {
+                if sphere_touches_aabb(&body.position, outer_radius(model, body), &ob.aabb) {
                     pairs.push(CandidatePair {
                         a,
                         b: Other::Obstacle(o as u32),

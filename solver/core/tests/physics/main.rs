@@ -17,5 +17,7 @@ mod patches;
 mod rolling;
 mod smooth;
 mod smooth_closest;
+mod smooth_continuity;
 mod smooth_mass;
+mod smooth_reach;
 mod sphere_patches;

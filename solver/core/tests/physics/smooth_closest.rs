@@ -7,23 +7,23 @@ use msdem_solver::contact::smooth::closest::{closest_points, PhongTri};
 use msdem_solver::model::smooth::Corners;
 
 /// xorshift64*: a seeded uniform in [0, 1).
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> f64 {
+    pub(crate) fn next(&mut self) -> f64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
     }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+    pub(crate) fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.next()
     }
 }
 
 /// A facet of about 2 cm around `centre` facing `up` (±1 along z), its corner normals
 /// tilted from the face normal by up to `tilt` rad outward (a convex bump) plus noise.
-fn facet(rng: &mut Rng, centre: Vec3, up: f64, tilt: f64) -> ([Vec3; 3], [Vec3; 3]) {
+pub(crate) fn facet(rng: &mut Rng, centre: Vec3, up: f64, tilt: f64) -> ([Vec3; 3], [Vec3; 3]) {
     let mut v = [0, 1, 2].map(|k| {
         let a = 2.0 * std::f64::consts::PI * (k as f64 / 3.0 + rng.range(-0.08, 0.08));
         let r = rng.range(0.008, 0.012);
@@ -46,7 +46,7 @@ fn facet(rng: &mut Rng, centre: Vec3, up: f64, tilt: f64) -> ([Vec3; 3], [Vec3; 
     (v, n)
 }
 
-fn brute(pa: &PhongTri, pb: &PhongTri, n: usize) -> f64 {
+pub(crate) fn brute(pa: &PhongTri, pb: &PhongTri, n: usize) -> f64 {
     let grid = |p: &PhongTri| {
         let mut pts = Vec::new();
         for i in 0..=n {

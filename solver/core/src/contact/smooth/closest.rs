@@ -70,7 +70,7 @@ impl PhongTri<'_> {
 }
 
 /// Most Newton iterations.
-const STEPS: usize = 40;
+const STEPS: usize = 400;
 
 /// Most halvings of a step that does not lower the distance.
 const HALVINGS: usize = 30;
@@ -129,7 +129,35 @@ fn free_directions(u: [f64; 2], g: [f64; 2]) -> ([[f64; 2]; 2], usize) {
 /// Closest points `(s_a, t_a)`, `(s_b, t_b)` of the two curved facets from `start` (see
 /// the module docs); `(s, t)` as in [`PhongTri::eval`].
 pub fn closest_points(pa: &PhongTri, pb: &PhongTri, start: [[f64; 2]; 2]) -> ([f64; 2], [f64; 2]) {
+    let d = descend(pa, pb, start);
+    (d.ua, d.ub)
+}
+
+/// The end of one descent ([`descend`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Descent {
+    /// `(s_a, t_a)` on the first facet.
+    pub ua: [f64; 2],
+    /// `(s_b, t_b)` on the second facet.
+    pub ub: [f64; 2],
+    /// Whether the descent stopped at a stationary point (no free direction, zero reduced
+    /// gradient, no step lowering the distance, or a step below 10⁻¹³), not at the
+    /// iteration limit.
+    pub converged: bool,
+}
+
+impl Descent {
+    /// Whether either parameter pair lies on its facet's edge (or corner).
+    pub fn on_edge(&self) -> bool {
+        let edge = |u: [f64; 2]| u[0] <= ON_EDGE || u[1] <= ON_EDGE || u[0] + u[1] >= 1.0 - ON_EDGE;
+        edge(self.ua) || edge(self.ub)
+    }
+}
+
+/// [`closest_points`] with whether the descent converged.
+pub fn descend(pa: &PhongTri, pb: &PhongTri, start: [[f64; 2]; 2]) -> Descent {
     let (mut ua, mut ub) = (clamp_st(start[0]), clamp_st(start[1]));
+    let mut converged = false;
     let dist2 = |ua: [f64; 2], ub: [f64; 2]| (pa.eval(ua).p - pb.eval(ub).p).norm_squared();
     let mut f = dist2(ua, ub);
     for _ in 0..STEPS {
@@ -166,6 +194,7 @@ pub fn closest_points(pa: &PhongTri, pb: &PhongTri, start: [[f64; 2]; 2]) -> ([f
             k += 1;
         }
         if k == 0 {
+            converged = true;
             break;
         }
         // Reduced system, padded to 4 × 4 with the identity.
@@ -178,6 +207,7 @@ pub fn closest_points(pa: &PhongTri, pb: &PhongTri, start: [[f64; 2]; 2]) -> ([f
             }
         }
         if gr.norm_squared() == 0.0 {
+            converged = true;
             break;
         }
         let scale = (0..k).map(|i| hr[(i, i)].abs()).fold(0.0, f64::max);
@@ -226,6 +256,7 @@ pub fn closest_points(pa: &PhongTri, pb: &PhongTri, start: [[f64; 2]; 2]) -> ([f
             }
         }
         let Some((na_, nb_, fn_)) = accepted else {
+            converged = true;
             break;
         };
         let moved = (na_[0] - ua[0]).abs()
@@ -234,8 +265,9 @@ pub fn closest_points(pa: &PhongTri, pb: &PhongTri, start: [[f64; 2]; 2]) -> ([f
             + (nb_[1] - ub[1]).abs();
         (ua, ub, f) = (na_, nb_, fn_);
         if moved < 1e-13 {
+            converged = true;
             break;
         }
     }
-    (ua, ub)
+    Descent { ua, ub, converged }
 }

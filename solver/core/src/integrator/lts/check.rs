@@ -115,7 +115,12 @@ pub fn closest_real_meshes(
         let Some(ti) = &posed[i] else { continue };
         for (j, bj) in bodies.iter().enumerate().skip(i + 1) {
             let Some(tj) = &posed[j] else { continue };
-            let reach = bi.radius + bi.epsilon + bj.radius + bj.epsilon;
+            let reach = bi.radius
+                + bi.epsilon
+                + bj.radius
+                + bj.epsilon
+                + crate::detect::broad::surface_reach(model, bi)
+                + crate::detect::broad::surface_reach(model, bj);
             if (bi.position - bj.position).norm() <= reach {
                 offer(min_pair(ti, tj), i, Other::Particle(j as u32));
             }
@@ -129,7 +134,7 @@ pub fn closest_real_meshes(
             };
             let near = crate::detect::broad::sphere_touches_aabb(
                 &bi.position,
-                bi.radius + bi.epsilon,
+                crate::detect::broad::outer_radius(model, bi),
                 &ob.aabb,
             );
             if near {

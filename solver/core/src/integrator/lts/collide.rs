@@ -9,7 +9,7 @@
 use super::impulse::{resolve_cluster_warm, ImpulseReport, ImpulseScratch, ImpulseSettings};
 use crate::contact::patch::pair_contacts;
 use crate::contact::{Contact, RawContact};
-use crate::detect::broad::{sphere_touches_aabb, CandidatePair};
+use crate::detect::broad::{outer_radius, sphere_touches_aabb, surface_reach, CandidatePair};
 use crate::detect::dispatch::{roots_pair, RootsScratches};
 use crate::error::StepError;
 use crate::model::{Model, Other};
@@ -61,7 +61,12 @@ pub fn detect_cluster(
         let ba = &bodies[a];
         for b in a + 1..n {
             let bb = &bodies[b];
-            let reach = ba.radius + ba.epsilon + bb.radius + bb.epsilon;
+            let reach = ba.radius
+                + ba.epsilon
+                + bb.radius
+                + bb.epsilon
+                + surface_reach(model, ba)
+                + surface_reach(model, bb);
             if (ba.position - bb.position).norm_squared() <= reach * reach {
                 let pair = CandidatePair {
                     a: a as u32,
@@ -74,7 +79,7 @@ pub fn detect_cluster(
             let Some(ob) = model.obstacles.get(o as usize) else {
                 continue;
             };
-            if sphere_touches_aabb(&ba.position, ba.radius + ba.epsilon, &ob.aabb) {
+            if sphere_touches_aabb(&ba.position, outer_radius(model, ba), &ob.aabb) {
                 let pair = CandidatePair {
                     a: a as u32,
                     b: Other::Obstacle(o),

@@ -150,14 +150,21 @@ impl ClusterView<'_> {
             }
     }
 
+    /// Bounding radius \[m\] of particle `i`'s contact surface about its centre (its
+    /// radius plus its [`crate::detect::broad::surface_reach`]; the radius with facets).
+    fn outer(&self, i: usize) -> f64 {
+        let b = &self.bodies[i];
+        b.radius + crate::detect::broad::surface_reach(self.model, b)
+    }
+
     /// A lower bound of the real-mesh distance of the pair at the start from bounding
     /// spheres (particle) and boxes (obstacle, whose box includes its halo) \[m\].
     fn sphere_gap(&self, a: usize, b: Other) -> f64 {
-        let (ca, ra) = (self.states[a].position, self.bodies[a].radius);
+        let (ca, ra) = (self.states[a].position, self.outer(a));
         match b {
             Other::Particle(j) => {
                 let j = j as usize;
-                (ca - self.states[j].position).norm() - ra - self.bodies[j].radius
+                (ca - self.states[j].position).norm() - ra - self.outer(j)
             }
             Other::Obstacle(o) => {
                 let ob = &self.model.obstacles[o as usize];
@@ -173,11 +180,11 @@ impl ClusterView<'_> {
     /// rotation terms and, for obstacles, gravity; the full motion bound where no direction
     /// is defined.
     fn approach_bound(&self, a: usize, b: Other, span: f64) -> f64 {
-        let (sa, ra) = (&self.states[a], self.bodies[a].radius);
+        let (sa, ra) = (&self.states[a], self.outer(a));
         let spin_a = sa.angular_velocity.norm() * ra;
         match b {
             Other::Particle(j) => {
-                let (sb, rb) = (&self.states[j as usize], self.bodies[j as usize].radius);
+                let (sb, rb) = (&self.states[j as usize], self.outer(j as usize));
                 let d = sa.position - sb.position;
                 let len = d.norm();
                 if len > 0.0 {
@@ -203,10 +210,10 @@ impl ClusterView<'_> {
     }
 
     fn motion_bound(&self, a: usize, b: Other, span: f64) -> f64 {
-        let (sa, ra) = (&self.states[a], self.bodies[a].radius);
+        let (sa, ra) = (&self.states[a], self.outer(a));
         match b {
             Other::Particle(j) => {
-                let (sb, rb) = (&self.states[j as usize], self.bodies[j as usize].radius);
+                let (sb, rb) = (&self.states[j as usize], self.outer(j as usize));
                 (sa.velocity - sb.velocity).norm()
                     + sa.angular_velocity.norm() * ra
                     + sb.angular_velocity.norm() * rb

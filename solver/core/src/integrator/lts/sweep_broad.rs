@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::tube::{tube, tubes_meet, Tube};
 use super::LocalTimeStepping;
-use crate::detect::broad::sphere_touches_aabb;
+use crate::detect::broad::{outer_radius, sphere_touches_aabb};
 use crate::error::StepError;
 use crate::model::Model;
 use crate::state::Body;
@@ -19,7 +19,7 @@ impl LocalTimeStepping {
     /// The tube of particle `p` from `max(t⁻, t_floor)` (`t_floor`: the global minimum time
     /// stamp when the tube is built — no rollback reaches before it) to its span's end,
     /// at most `t_end` (eq. (3)).
-    fn make_tube(&self, p: usize, body: &Body, t_floor: f64, t_end: f64) -> Tube {
+    fn make_tube(&self, model: &Model, p: usize, body: &Body, t_floor: f64, t_end: f64) -> Tube {
         let (dt, c) = (self.dt, self.params.span_memory);
         let tl = &self.timelines[p];
         let t = tl.cur.time;
@@ -35,7 +35,7 @@ impl LocalTimeStepping {
             t + span
         };
         let lo = tl.prev.time.max(t_floor).min(t);
-        tube(tl, lo, hi, body.radius + body.epsilon, &self.gravity)
+        tube(tl, lo, hi, outer_radius(model, body), &self.gravity)
     }
 
     fn obstacles_reached(model: &Model, t: &Tube, out: &mut Vec<u32>) {
@@ -122,7 +122,7 @@ impl LocalTimeStepping {
         // the incremental updates; both give the same pairs.
         if self.tube_interval != t_end || self.tubes.len() != n || 4 * moved > n {
             let tubes: Vec<Tube> = (0..n)
-                .map(|p| self.make_tube(p, &bodies[p], t_min, t_end))
+                .map(|p| self.make_tube(model, p, &bodies[p], t_min, t_end))
                 .collect();
             self.tubes = tubes;
             self.tube_versions.clone_from(&self.versions);
@@ -157,7 +157,7 @@ impl LocalTimeStepping {
         for &p in &changed {
             let pu = p as usize;
             flag[pu] = true;
-            self.tubes[pu] = self.make_tube(pu, &bodies[pu], t_min, t_end);
+            self.tubes[pu] = self.make_tube(model, pu, &bodies[pu], t_min, t_end);
             self.tube_versions[pu] = self.versions[pu];
             self.spheres[pu] = self.tubes[pu].bound;
             self.grid.update(p, self.spheres[pu]);
