@@ -87,6 +87,7 @@ mod set;
 mod span;
 mod validate;
 mod walk;
+mod witness;
 
 use element::Leaf;
 pub use events::EventSet;

@@ -57,6 +57,10 @@ pub struct Detection {
     /// but whose directional certificate held them, so not checked
     /// (`detect/active/direction.rs`; counted per query, part of `skipped`).
     pub renewed: u64,
+    /// Real pairs in contact of the event-driven pair-set query whose in-margin slack
+    /// their witness points renewed without a kernel call
+    /// (`detect/active/witness.rs`; part of `skipped`).
+    pub witnessed: u64,
     /// Particle pairs whose contacts were kept from the previous Picard iteration (neither
     /// particle moved, see [`crate::params::PicardParams::local_updates`]).
     pub kept: u32,
@@ -75,6 +79,7 @@ impl std::ops::Add for Detection {
         self.bounds += o.bounds;
         self.refreshed += o.refreshed;
         self.renewed += o.renewed;
+        self.witnessed += o.witnessed;
         self.kept += o.kept;
         self
     }

@@ -198,6 +198,12 @@ pub(super) fn rho(coord_bound: f32, (t1, t2): (&Tri, &Tri), margin: f32) -> f32 
     RHO * (scale + margin)
 }
 
+/// [`rho`] of a real pair with check margin `margin` \[m\] where `coord_bound` is finite
+/// (the pair's triangles are not needed then).
+pub(super) fn rho_real(coord_bound: f32, margin: f32) -> f32 {
+    RHO * (coord_bound + margin)
+}
+
 /// Whether clearance `c` \[m\] certifies a pair after a motion of at most `m` \[m\] from
 /// the reference pose.
 pub(super) fn certified(c: f32, m: f64) -> bool {

@@ -50,7 +50,7 @@
 //! of [`ActiveSet::settle_pairs`] and of the kernel on every real pair at every pose,
 //! whatever the two cuts are; only the checks differ.
 
-use super::certify::{rho, MOTION_SLACK};
+use super::certify::{rho, rho_real, MOTION_SLACK};
 use super::check::Pass;
 use super::direction::{down32, next_up, Drift, Expiry};
 use super::element::{Leaf, Outcome};
@@ -58,6 +58,8 @@ use super::geometry::{CoarseHit, PairGeometry, Scratch};
 use super::kernel::{count, pair_tris, CHUNK};
 use super::set::{ActiveSet, IterationReport};
 use super::walk::Mode;
+use super::witness::Witness;
+use msdem_geom::kernel::triangle_triangle_exact;
 use msdem_geom::math::Point3;
 use msdem_tree::TriContact;
 
@@ -76,6 +78,11 @@ pub struct EventSet {
     drift: Drift,
     /// Sorted keys of the stored real pairs in contact: the reported set.
     pairs: Vec<u64>,
+    /// The witness points of each pair of `pairs` (parallel to it; `witness.rs`).
+    wit: Vec<Witness>,
+    /// The previous `pairs` and `wit` while a rebuild merges them (kept for their
+    /// capacity).
+    prev: (Vec<u64>, Vec<Witness>),
     /// Leaves whose narrowing trigger was set by the last query.
     flagged: Vec<u32>,
     /// Leaves expired at this query.
@@ -136,7 +143,8 @@ impl EventSet {
             self.flagged.clear();
             rep.renewed = self.find_expired();
             self.check_expired(g, s, &mut rep);
-            rep.skipped = self.set.near.len().saturating_sub(self.expired.len()) as u64;
+            rep.skipped =
+                self.set.near.len().saturating_sub(self.expired.len()) as u64 + rep.witnessed;
             if self.set.walk_due {
                 let mut r = IterationReport::default();
                 self.set
@@ -149,6 +157,7 @@ impl EventSet {
                 self.rebuild(g, s);
             }
         }
+        self.harvest(g);
         out.clear();
         out.extend(
             self.pairs
@@ -174,6 +183,26 @@ impl EventSet {
         }
         if self.set.expiry.len() != self.set.near.len() {
             return Err("one expiry per stored pair".into());
+        }
+        if self.wit.len() != self.pairs.len() {
+            return Err("one witness per reported pair".into());
+        }
+        // Every witness bounds its pair's distance from above (`witness.rs`).
+        for (&k, w) in self.pairs.iter().zip(&self.wit) {
+            let u = w.distance(&g.b_to_a);
+            if u.is_nan() {
+                continue;
+            }
+            let (ia, ib) = ((k >> 33) as usize, ((k as u32) >> 1) as usize);
+            let (Some(t1), Some(t2)) = (g.a.soup.get(ia), g.b.soup.get(ib)) else {
+                return Err(format!("witness of an unknown pair ({ia}, {ib})"));
+            };
+            let d = triangle_triangle_exact(t1, &t2.transformed(&g.b_to_a)).dist();
+            if f64::from(d) > u * (1.0 + 1e-5) + 1e-9 {
+                return Err(format!(
+                    "pair ({ia}, {ib}): distance {d} beyond its witness distance {u}"
+                ));
+            }
         }
         Ok(())
     }
@@ -236,7 +265,10 @@ impl EventSet {
     /// Expiries (of the new leaves from their certificates, which refer to the current
     /// pose), reported set and narrowing triggers anew from the leaves.
     fn rebuild(&mut self, g: &PairGeometry, s: &mut Scratch) {
+        std::mem::swap(&mut self.prev.0, &mut self.pairs);
+        std::mem::swap(&mut self.prev.1, &mut self.wit);
         self.pairs.clear();
+        self.wit.clear();
         self.flagged.clear();
         let spent = self.spent;
         let expiry = &mut self.set.expiry;
@@ -266,6 +298,32 @@ impl EventSet {
             }
         }
         self.pairs.sort_unstable();
+        // The witnesses of the pairs that stay (both lists sorted).
+        let (old, old_wit) = (&self.prev.0, &self.prev.1);
+        let mut j = 0;
+        for &k in &self.pairs {
+            while j < old.len() && old[j] < k {
+                j += 1;
+            }
+            let kept = (old.get(j) == Some(&k)).then(|| old_wit.get(j)).flatten();
+            self.wit.push(kept.copied().unwrap_or(Witness::NONE));
+        }
+    }
+
+    /// Records the witness points of the real contacts the kernel found at this query
+    /// (`witness.rs`) for the pairs of the reported set.
+    fn harvest(&mut self, g: &PairGeometry) {
+        for h in &self.hits {
+            if !(h.p.iter().chain(&h.q).all(|x| x.is_finite())) {
+                continue;
+            }
+            let k = u64::from(h.tri_a << 1 | 1) << 32 | u64::from(h.tri_b << 1 | 1);
+            if let Ok(i) = self.pairs.binary_search(&k) {
+                if let Some(w) = self.wit.get_mut(i) {
+                    *w = Witness::of(h.p, h.q, &g.a_to_b);
+                }
+            }
+        }
     }
 
     /// The leaves whose expiry `spent` reached, into `expired` (in leaf order).
@@ -311,9 +369,23 @@ impl EventSet {
                 let i = self.expired[at] as usize;
                 at += 1;
                 self.materialise_leaf(i);
-                let Some(leaf) = self.set.near.get(i) else {
+                let Some(leaf) = self.set.near.get_mut(i) else {
                     continue;
                 };
+                if leaf.state == Outcome::FineContact && g.coord_bound.is_finite() {
+                    // Renewed from the witness points where they certify it.
+                    let w = (self.pairs.binary_search(&leaf.key()).ok())
+                        .and_then(|p| self.wit.get(p))
+                        .map_or(f32::NEG_INFINITY, |w| {
+                            let margin = g.eps_a + g.eps_b;
+                            w.slack(&g.b_to_a, margin, rho_real(g.coord_bound, margin))
+                        });
+                    if w > 0.0 {
+                        leaf.slack = w;
+                        rep.witnessed += 1;
+                        continue;
+                    }
+                }
                 let (a, b) = leaf.elements();
                 count(a, b, &mut rep.stats);
                 let (t1, t2, margin) = pair_tris(g, s, a, b);
@@ -344,9 +416,13 @@ impl EventSet {
                 self.pairs.binary_search(&k),
                 l.state == Outcome::FineContact,
             ) {
-                (Err(p), true) => self.pairs.insert(p, k),
+                (Err(p), true) => {
+                    self.pairs.insert(p, k);
+                    self.wit.insert(p, Witness::NONE);
+                }
                 (Ok(p), false) => {
                     self.pairs.remove(p);
+                    self.wit.remove(p);
                 }
                 _ => {}
             }
@@ -407,6 +483,7 @@ fn absorb(rep: &mut IterationReport, r: &IterationReport) {
     rep.stats += &r.stats;
     rep.skipped += r.skipped;
     rep.renewed += r.renewed;
+    rep.witnessed += r.witnessed;
     rep.bounds += r.bounds;
     rep.counts.unfolds += r.counts.unfolds;
     rep.counts.narrows += r.counts.narrows;

@@ -30,6 +30,9 @@ pub struct IterationReport {
     /// certificate held them, so not checked (the event-driven pair-set query,
     /// `direction.rs`).
     pub renewed: u64,
+    /// Real pairs in contact whose expired in-margin slack their witness points renewed
+    /// without a kernel call (the event-driven pair-set query, `witness.rs`).
+    pub witnessed: u64,
 }
 
 /// The active set of one particle pair (see the module docs).

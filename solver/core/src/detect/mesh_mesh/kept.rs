@@ -288,5 +288,6 @@ pub(super) fn detection(rep: &IterationReport) -> Detection {
         bounds: rep.bounds,
         refreshed: u32::from(rep.refreshed),
         renewed: rep.renewed,
+        witnessed: rep.witnessed,
     }
 }
