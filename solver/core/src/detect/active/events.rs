@@ -198,7 +198,9 @@ impl EventSet {
                 return Err(format!("witness of an unknown pair ({ia}, {ib})"));
             };
             let d = triangle_triangle_exact(t1, &t2.transformed(&g.b_to_a)).dist();
-            if f64::from(d) > u * (1.0 + 1e-5) + 1e-9 {
+            // Up to the rounding allowance ρ of the certificates (`witness.rs`).
+            let rho = f64::from(rho_real(g.coord_bound, g.eps_a + g.eps_b));
+            if f64::from(d) > u + rho {
                 return Err(format!(
                     "pair ({ia}, {ib}): distance {d} beyond its witness distance {u}"
                 ));
