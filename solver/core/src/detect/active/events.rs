@@ -87,11 +87,7 @@ pub struct EventSet {
     flagged: Vec<u32>,
     /// Leaves expired at this query.
     expired: Vec<u32>,
-    /// Per block of `BLOCK` consecutive expiries, the smallest isotropic expiry and the
-    /// smallest directional `K` in it (NaN counted as `-inf`): a block in which no
-    /// expiry is reached or no directional room spent holds no expired pair, and the scan
-    /// skips it.
-    blocks: Vec<Expiry>,
+
     hits: Vec<TriContact>,
     coarse: Vec<CoarseHit>,
 }
@@ -188,18 +184,6 @@ impl EventSet {
         }
         if self.set.expiry.len() != self.set.near.len() {
             return Err("one expiry per stored pair".into());
-        }
-        for (c, b) in self.blocks.iter().enumerate() {
-            let chunk = self.set.expiry.chunks(BLOCK).nth(c).unwrap_or_default();
-            let ok = |x: f32, e: f32| if e.is_nan() { x == f32::NEG_INFINITY } else { x <= e };
-            if !chunk.iter().all(|e| ok(b.at, e.at) && ok(b.k, e.k))
-                || (b.at.is_nan() || b.k.is_nan())
-            {
-                return Err(format!("block {c}: its summary is above an expiry in it"));
-            }
-        }
-        if self.blocks.len() != self.set.expiry.len().div_ceil(BLOCK) {
-            return Err("one summary per block of expiries".into());
         }
         if self.wit.len() != self.pairs.len() {
             return Err("one witness per reported pair".into());
@@ -317,12 +301,6 @@ impl EventSet {
             }
         }
         self.pairs.sort_unstable();
-        let blocks = self.set.expiry.len().div_ceil(BLOCK);
-        self.blocks.clear();
-        self.blocks.resize(blocks, Expiry::NEW);
-        for c in 0..blocks {
-            self.summarise(c);
-        }
         // The witnesses of the pairs that stay (both lists sorted).
         let (old, old_wit) = (&self.prev.0, &self.prev.1);
         let mut j = 0;
@@ -351,40 +329,16 @@ impl EventSet {
         }
     }
 
-    /// The summary of block `c` of the expiries anew (`EventSet::blocks`).
-    fn summarise(&mut self, c: usize) {
-        let (lo, hi) = (c * BLOCK, ((c + 1) * BLOCK).min(self.set.expiry.len()));
-        let (Some(b), Some(chunk)) = (self.blocks.get_mut(c), self.set.expiry.get(lo..hi)) else {
-            return;
-        };
-        let low = |x: f32| if x.is_nan() { f32::NEG_INFINITY } else { x };
-        *b = chunk.iter().fold(
-            Expiry {
-                at: f32::INFINITY,
-                k: f32::INFINITY,
-            },
-            |m, e| Expiry {
-                at: m.at.min(low(e.at)),
-                k: m.k.min(low(e.k)),
-            },
-        );
-    }
-
     /// The leaves whose expiry `spent` reached, into `expired` (in leaf order).
     fn find_expired(&mut self) -> u64 {
         self.expired.clear();
-        const LANES: usize = BLOCK;
+        const LANES: usize = 16;
         // `at ≤ spent` exactly when `at ≤ now` (`at` is an `f32`), and the directional
         // room `k − S` is not positive exactly when `k ≤ s`.
         let now = down32(self.spent);
         let s = down32(self.drift.s());
         let mut held = 0u64;
         for (c, chunk) in self.set.expiry.chunks(LANES).enumerate() {
-            if let Some(b) = self.blocks.get(c) {
-                if !(b.at <= now && b.k <= s) {
-                    continue;
-                }
-            }
             // A branch-free test per chunk first: most chunks hold no expired pair.
             let (live, by_w) = chunk.iter().fold((true, 0u64), |(all, n), e| {
                 let iso = e.at > now;
@@ -434,7 +388,6 @@ impl EventSet {
                         if let Some(x) = self.set.expiry.get_mut(i) {
                             x.at = down32(expiry_of(w, spent));
                         }
-                        self.summarise(i / BLOCK);
                         rep.witnessed += 1;
                         self.expired[at - 1] = RENEWED;
                         continue;
@@ -468,7 +421,7 @@ impl EventSet {
                     x.k = f32::NEG_INFINITY;
                 }
             }
-            self.summarise(i as usize / BLOCK);
+
             if l.now_idle() {
                 self.flagged.push(i);
             }
@@ -490,9 +443,6 @@ impl EventSet {
         }
     }
 }
-
-/// Expiries per block of the scan's summaries (`EventSet::blocks`).
-const BLOCK: usize = 16;
 
 /// An entry of `EventSet::expired` whose pair its witness points renewed (no leaf index).
 const RENEWED: u32 = u32::MAX;
