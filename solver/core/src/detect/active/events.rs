@@ -373,14 +373,17 @@ impl EventSet {
         let s = down32(self.drift.s());
         let mut held = 0u64;
         for (c, chunk) in self.set.expiry.chunks(LANES).enumerate() {
-            // A branch-free test per chunk first: most chunks hold no expired pair.
-            let (live, by_w) = chunk.iter().fold((true, 0u64), |(all, n), e| {
-                let iso = e.at > now;
-                let dir = e.k > s;
-                (all & (iso | dir), n + u64::from(dir & !iso))
-            });
-            held += by_w;
-            if live {
+            // A branch-free test per chunk first (integer sums, which vectorise): most
+            // chunks hold no expired pair.
+            let (mut live, mut by_w) = (0u32, 0u32);
+            for e in chunk {
+                let iso = u32::from(e.at > now);
+                let dir = u32::from(e.k > s);
+                live += iso | dir;
+                by_w += dir & (iso ^ 1);
+            }
+            held += u64::from(by_w);
+            if live as usize == chunk.len() {
                 continue;
             }
             for (k, &e) in chunk.iter().enumerate() {
