@@ -366,7 +366,7 @@ impl EventSet {
     /// The leaves whose expiry `spent` reached, into `expired` (in leaf order).
     fn find_expired(&mut self) -> u64 {
         self.expired.clear();
-        const LANES: usize = 16;
+        const LANES: usize = 32;
         // `at ≤ spent` exactly when `at ≤ now` (`at` is an `f32`), and the directional
         // room `k − S` is not positive exactly when `k ≤ s`.
         let now = down32(self.spent);
