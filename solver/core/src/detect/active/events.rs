@@ -386,13 +386,16 @@ impl EventSet {
             if live as usize == chunk.len() {
                 continue;
             }
+            // Branch-free: every index written, the count advanced by the flag.
+            let mut found = [0u32; LANES];
+            let mut n = 0;
             for (k, &e) in chunk.iter().enumerate() {
                 // NaN (no expiry given): expired.
-                let held = e.k > s;
-                if (e.at.is_nan() || e.at <= now) && !held {
-                    self.expired.push((c * LANES + k) as u32);
-                }
+                let expired = !(e.at > now) & !(e.k > s);
+                found[n] = (c * LANES + k) as u32;
+                n += usize::from(expired);
             }
+            self.expired.extend_from_slice(&found[..n]);
         }
         held
     }
