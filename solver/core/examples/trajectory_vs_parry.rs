@@ -136,13 +136,14 @@ fn main() -> Result<()> {
         c.set_reports[0].skipped + c.set_reports[1].skipped
     );
     println!(
-        "event-driven query: {} steps with other pairs than the pair-set query's; kernel checks {} + {}, {} pair-steps held by the directional certificates alone, {} contact slacks renewed by witness points, {} widenings, {} narrowings; largest set {} element pairs; steps with walks {} (pair-set query: {}, refreshes {})",
+        "event-driven query: {} steps with other pairs than the pair-set query's; kernel checks {} + {}, {} pair-steps held by the directional certificates alone, {} contact slacks renewed by witness points, {} widenings ({} ahead), {} narrowings; largest set {} element pairs; steps with walks {} (pair-set query: {}, refreshes {})",
         c.event_differ,
         c.event_reports[0].stats.total(),
         c.event_reports[1].stats.total(),
         c.event_reports[0].renewed + c.event_reports[1].renewed,
         c.event_reports[0].witnessed + c.event_reports[1].witnessed,
         c.event_reports[0].counts.unfolds + c.event_reports[1].counts.unfolds,
+        c.event_reports[0].ahead + c.event_reports[1].ahead,
         c.event_reports[0].counts.narrows + c.event_reports[1].counts.narrows,
         c.event_active,
         c.event_walks,

@@ -61,6 +61,9 @@ pub struct Detection {
     /// their witness points renewed without a kernel call
     /// (`detect/active/witness.rs`; part of `skipped`).
     pub witnessed: u64,
+    /// Idle surrogate pairs of the event-driven pair-set query widened ahead, along with
+    /// a walk that was due anyway (`detect/active/events.rs`; part of `counts.unfolds`).
+    pub ahead: u64,
     /// Particle pairs whose contacts were kept from the previous Picard iteration (neither
     /// particle moved, see [`crate::params::PicardParams::local_updates`]).
     pub kept: u32,
@@ -80,6 +83,7 @@ impl std::ops::Add for Detection {
         self.refreshed += o.refreshed;
         self.renewed += o.renewed;
         self.witnessed += o.witnessed;
+        self.ahead += o.ahead;
         self.kept += o.kept;
         self
     }

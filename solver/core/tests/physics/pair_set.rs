@@ -52,7 +52,7 @@ fn against_brute_force(kernel: KernelChoice, seed: u64) {
     let (mut kept, mut ts) = (KeptPair::default(), KeptScratches::default());
     let (mut events, mut ets) = (EventPair::default(), KeptScratches::default());
     let (mut event_checks, mut set_checks, mut event_skips) = (0u64, 0u64, 0usize);
-    let (mut renewed, mut witnessed) = (0u64, 0u64);
+    let (mut renewed, mut witnessed, mut ahead) = (0u64, 0u64, 0u64);
     let mut r = Rng(seed);
     let (mut found, mut held_steps, mut band) = (0usize, 0usize, 0usize);
     let mut bodies = w.state.bodies.clone();
@@ -94,6 +94,7 @@ fn against_brute_force(kernel: KernelChoice, seed: u64) {
         event_skips += usize::from(step > 0 && e.skipped > 0);
         renewed += e.renewed;
         witnessed += e.witnessed;
+        ahead += e.ahead;
         assert!(
             ev.windows(2).all(|p| p[0] < p[1]),
             "step {step}: event-driven pairs not sorted or twice"
@@ -173,7 +174,10 @@ fn against_brute_force(kernel: KernelChoice, seed: u64) {
     // kernel call (their soundness is what the brute-force and step-by-step checks test;
     // a witness slack 5 % of the margin too large fails them, and the set's validation).
     assert!(witnessed > 0, "no contact renewed by its witness points");
-    eprintln!("{kernel:?}: {witnessed} contacts renewed by witness points, {renewed} idle pairs by the directional certificates, {event_checks} checks (pair-set query {set_checks})");
+    // Idle surrogate pairs are widened ahead along with due walks (`events.rs`); the
+    // pairs stay the brute force's (checked above).
+    assert!(ahead > 0, "no surrogate pair widened ahead");
+    eprintln!("{kernel:?}: {ahead} pairs widened ahead, {witnessed} contacts renewed by witness points, {renewed} idle pairs by the directional certificates, {event_checks} checks (pair-set query {set_checks})");
 }
 
 #[test]

@@ -160,7 +160,7 @@ impl EventSet {
             rep.skipped =
                 self.set.near.len().saturating_sub(self.expired.len()) as u64 + rep.witnessed;
             if self.set.walk_due {
-                self.prewiden(g);
+                rep.ahead += self.prewiden(g);
                 let mut r = IterationReport::default();
                 self.set
                     .walk(g, s, Mode::Update { all: false }, 0.0, &mut r);
@@ -185,21 +185,22 @@ impl EventSet {
     /// Marks for widening, along with a walk that is due anyway, every idle surrogate pair
     /// whose certificates both expire within the skin (`SKIN` of the margin) of further
     /// motion, and vetoes their narrowing in this query (see the module docs).
-    fn prewiden(&mut self, g: &PairGeometry) {
+    fn prewiden(&mut self, g: &PairGeometry) -> u64 {
         let h = f64::from(g.skin());
+        let mut n = 0;
         let (now, sd) = (self.spent, self.drift.s());
         for (l, e) in self.set.near.iter_mut().zip(&self.set.expiry) {
-            if l.state == Outcome::Separated
-                && f64::from(e.at) - now < h
-                && f64::from(e.k) - sd < h
+            if l.state == Outcome::Separated && f64::from(e.at) - now < h && f64::from(e.k) - sd < h
             {
                 l.state = Outcome::Widen;
+                n += 1;
                 let k = l.key();
                 if let Err(p) = self.set.vetoes.binary_search(&k) {
                     self.set.vetoes.insert(p, k);
                 }
             }
         }
+        n
     }
 
     /// Checks the set's structure and certificates at the pose `g.b_to_a`, which must be
@@ -541,6 +542,7 @@ fn absorb(rep: &mut IterationReport, r: &IterationReport) {
     rep.skipped += r.skipped;
     rep.renewed += r.renewed;
     rep.witnessed += r.witnessed;
+    rep.ahead += r.ahead;
     rep.bounds += r.bounds;
     rep.counts.unfolds += r.counts.unfolds;
     rep.counts.narrows += r.counts.narrows;

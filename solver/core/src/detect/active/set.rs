@@ -33,6 +33,9 @@ pub struct IterationReport {
     /// Real pairs in contact whose expired in-margin slack their witness points renewed
     /// without a kernel call (the event-driven pair-set query, `witness.rs`).
     pub witnessed: u64,
+    /// Idle surrogate pairs widened ahead, along with a due walk (the event-driven
+    /// pair-set query, `events.rs`).
+    pub ahead: u64,
 }
 
 /// The active set of one particle pair (see the module docs).

@@ -289,5 +289,6 @@ pub(super) fn detection(rep: &IterationReport) -> Detection {
         refreshed: u32::from(rep.refreshed),
         renewed: rep.renewed,
         witnessed: rep.witnessed,
+        ahead: rep.ahead,
     }
 }
