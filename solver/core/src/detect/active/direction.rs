@@ -41,8 +41,9 @@
 //! ρ = 2⁻¹⁶ of them); `K` and the expiry are rounded down to `f32` (8 bytes per pair,
 //! carried through the walks beside the 20-byte leaves).
 //!
-//! Contacts keep their isotropic in-margin slack only (an upper bound of the distance
-//! needs the witness points, not a slab).
+//! Contacts keep their isotropic in-margin slack (an upper bound of the distance needs
+//! points of the two triangles, not a slab): an expired one is renewed from the witness
+//! points of its last kernel check where they still certify it (`witness.rs`).
 
 use msdem_geom::math::Tri;
 

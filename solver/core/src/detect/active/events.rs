@@ -30,6 +30,14 @@
 //! flags a pair only when both its isotropic expiry and its directional room `K − S` are
 //! spent; a pair held by the directional room alone is counted as `renewed`.
 //!
+//! **Witness renewal.** A real pair in contact whose slack expired is first measured
+//! from the witness points of its last kernel contact (`witness.rs`: the distance of the
+//! two points moved rigidly with their bodies bounds the pair's distance from above):
+//! where that still leaves it within its margin, the slack is renewed without a kernel
+//! call (counted as `witnessed`); otherwise it is checked as any expired pair, and the
+//! check's contact points become its witnesses. The witnesses are kept beside the
+//! reported set (parallel to its sorted keys; merged by key after a walk).
+//!
 //! **Reported set.** The sorted keys of the stored real pairs in contact are kept with
 //! the leaves; a check that turns a pair into or out of contact inserts or removes its
 //! key, so a step without expiries costs the scan and the copy of the answer.
@@ -392,9 +400,9 @@ impl EventSet {
             let mut n = 0;
             for (k, &e) in chunk.iter().enumerate() {
                 // NaN (no expiry given): expired.
-                let expired = !(e.at > now) & !(e.k > s);
+                let live = (e.at > now) | (e.k > s);
                 found[n] = (c * LANES + k) as u32;
-                n += usize::from(expired);
+                n += usize::from(!live);
             }
             self.expired.extend_from_slice(&found[..n]);
         }
