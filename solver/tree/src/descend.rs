@@ -506,42 +506,42 @@ enum Near {
     Tri(Tri, Bound),
 }
 
-/// The single element on the unopened side: its box with [`box_mag`] and its oriented
-/// bound (when the oriented boxes are in use).
+/// The other side's element of an unfolded pair (the single element on an unopened side,
+/// or the parent node of the other opened side): its box with [`box_mag`] and its
+/// oriented bound (when the oriented boxes are in use).
 type Other = ((Aabb, f32), Option<Near>);
 
 /// The elements replacing node `n` of A (`of_a`) or B, leaving out child nodes whose box
-/// or oriented box is more than `margin` from `other` (the single element on the other
-/// side).
+/// or oriented box is more than `margin` from `other` (the other side's element of the
+/// pair: no real triangle below it, hence none of its children, comes within `margin`).
 #[allow(clippy::too_many_arguments)]
 fn gated_children(
     cx: &Ctx,
     s: &mut Scratch,
     of_a: bool,
     n: u32,
-    other: Option<Other>,
+    other: Other,
     margin: f32,
     nb: (&NodeBoxes, &NodeBoxes),
     out: &mut Vec<El>,
 ) {
     let tree = if of_a { cx.a } else { cx.b };
     let node = tree.nodes[n as usize];
+    let ((o, om), near) = &other;
     for c in node.first..node.first + node.count {
-        if let Some(((o, om), near)) = &other {
-            // The tests are symmetric in their two boxes.
-            let (bc, bm) = cx.node_box_mag(s, c, of_a, nb);
-            if boxes_apart_mag(&bc, bm, o, *om, margin) {
+        // The tests are symmetric in their two boxes.
+        let (bc, bm) = cx.node_box_mag(s, c, of_a, nb);
+        if boxes_apart_mag(&bc, bm, o, *om, margin) {
+            continue;
+        }
+        if let Some(near) = near {
+            let oc = cx.node_obb(s, c, of_a, nb);
+            let apart = match near {
+                Near::Box(ob) => obbs_apart(&oc, ob, margin),
+                Near::Tri(t, bt) => obb_tri_apart(&oc, t, bt, margin),
+            };
+            if apart {
                 continue;
-            }
-            if let Some(near) = near {
-                let oc = cx.node_obb(s, c, of_a, nb);
-                let apart = match near {
-                    Near::Box(ob) => obbs_apart(&oc, ob, margin),
-                    Near::Tri(t, bt) => obb_tri_apart(&oc, t, bt, margin),
-                };
-                if apart {
-                    continue;
-                }
             }
         }
         let ch = &tree.nodes[c as usize];
@@ -604,30 +604,23 @@ impl Kids {
             return;
         };
         let margin = cx.eps_a + cx.eps_b;
-        // With one side opened, the other is a single element: child nodes (leaves
-        // included, before their triangles are listed) whose boxes are apart from it
-        // are dropped whole.
-        let other_b = (!open_b).then(|| {
-            let c = cx.cull(s, eb, false, nb);
-            (
-                (c.bx, c.bmag),
-                cx.oriented.then(|| cx.near(s, eb, false, nb)),
-            )
-        });
-        let other_a = (!open_a).then(|| {
-            let c = cx.cull(s, ea, true, nb);
-            (
-                (c.bx, c.bmag),
-                cx.oriented.then(|| cx.near(s, ea, true, nb)),
-            )
-        });
+        // Child nodes (leaves included, before their triangles are listed) whose boxes
+        // are apart from the other side's element of the pair — the single element when
+        // that side stays, its parent node when both are opened (every child pair then
+        // lies within it) — are dropped whole.
+        let other = |s: &mut Scratch, e: El, of_a: bool| -> Other {
+            let c = cx.cull(s, e, of_a, nb);
+            ((c.bx, c.bmag), cx.oriented.then(|| cx.near(s, e, of_a, nb)))
+        };
         if open_a {
-            gated_children(cx, s, true, ea.idx, other_b, margin, nb, &mut self.a);
+            let ob = other(s, eb, false);
+            gated_children(cx, s, true, ea.idx, ob, margin, nb, &mut self.a);
         } else {
             self.a.push(ea);
         }
         if open_b {
-            gated_children(cx, s, false, eb.idx, other_a, margin, nb, &mut self.b);
+            let oa = other(s, ea, true);
+            gated_children(cx, s, false, eb.idx, oa, margin, nb, &mut self.b);
         } else {
             self.b.push(eb);
         }
@@ -636,7 +629,7 @@ impl Kids {
         if let [y] = self.b[..] {
             let yc = cx.cull(s, y, false, nb);
             fill_lanes(cx, s, &self.a, true, nb, &mut self.lanes_a);
-            self.lanes_a.survivors(&yc, y.real, margin, &mut self.keep);
+            self.lanes_a.survivors(&yc, margin, &mut self.keep);
             // A real triangle against a node: the node's oriented box too.
             let y_obb = (cx.oriented && !y.real).then(|| cx.node_obb(s, y.idx, false, nb));
             for (&x, &k) in self.a.iter().zip(&self.keep) {
@@ -648,7 +641,7 @@ impl Kids {
             fill_lanes(cx, s, &self.b, false, nb, &mut self.lanes_b);
             for &x in &self.a {
                 let xc = cx.cull(s, x, true, nb);
-                self.lanes_b.survivors(&xc, x.real, margin, &mut self.keep);
+                self.lanes_b.survivors(&xc, margin, &mut self.keep);
                 let x_obb = (cx.oriented && !x.real).then(|| cx.node_obb(s, x.idx, true, nb));
                 for (&y, &k) in self.b.iter().zip(&self.keep) {
                     if k && !x_obb.is_some_and(|o| y.real && cx.tri_apart(s, y, false, &o, margin))
@@ -673,7 +666,7 @@ fn fill_lanes(
     out.resize(els.len());
     for (i, &e) in els.iter().enumerate() {
         let c = cx.cull(s, e, of_a, nb);
-        out.put(i, &c, e.real);
+        out.put(i, &c);
     }
 }
 

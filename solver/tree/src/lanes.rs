@@ -72,7 +72,6 @@ pub(crate) struct Lanes {
     lo: [Vec<f32>; 3],
     hi: [Vec<f32>; 3],
     bmag: Vec<f32>,
-    real: Vec<bool>,
     /// Number of elements in use (the vectors only grow).
     n: usize,
 }
@@ -87,14 +86,13 @@ impl Lanes {
             self.r.resize(n, 0.0);
             self.smag.resize(n, 0.0);
             self.bmag.resize(n, 0.0);
-            self.real.resize(n, false);
         }
         self.n = n;
     }
 
-    /// Sets element `i` (`real`: a real triangle).
+    /// Sets element `i`.
     #[inline]
-    pub fn put(&mut self, i: usize, c: &Cull, real: bool) {
+    pub fn put(&mut self, i: usize, c: &Cull) {
         for k in 0..3 {
             self.c[k][i] = c.sph[k];
             self.lo[k][i] = c.bx.0[k];
@@ -103,7 +101,6 @@ impl Lanes {
         self.r[i] = c.sph[3];
         self.smag[i] = c.smag;
         self.bmag[i] = c.bmag;
-        self.real[i] = real;
     }
 
     /// Number of elements.
@@ -111,22 +108,18 @@ impl Lanes {
         self.n
     }
 
-    /// Into `keep[i]` (`keep` grown to at least [`Lanes::len`]): whether the pair of element `x` (real if `x_real`) and lane `i`
-    /// survives — spheres not apart, and boxes not more than `margin` \[m\] apart unless
-    /// both are real triangles (whose boxes the check itself tests).
-    pub fn survivors(&self, x: &Cull, x_real: bool, margin: f32, keep: &mut Vec<bool>) {
+    /// Into `keep[i]` (`keep` grown to at least [`Lanes::len`]): whether the pair of
+    /// element `x` and lane `i` survives — spheres not apart, and boxes not more than
+    /// `margin` \[m\] apart. Real–real pairs are box-tested here too (the check's own
+    /// box test, `cull.rs`, would drop them one by one after they were queued).
+    pub fn survivors(&self, x: &Cull, margin: f32, keep: &mut Vec<bool>) {
         let n = self.len();
         if keep.len() < n {
             keep.resize(n, false);
         }
         let keep = &mut keep[..n];
         let (cx, cy, cz) = (&self.c[0][..n], &self.c[1][..n], &self.c[2][..n]);
-        let (r, smag, bmag, real) = (
-            &self.r[..n],
-            &self.smag[..n],
-            &self.bmag[..n],
-            &self.real[..n],
-        );
+        let (r, smag, bmag) = (&self.r[..n], &self.smag[..n], &self.bmag[..n]);
         let (lx, ly, lz) = (&self.lo[0][..n], &self.lo[1][..n], &self.lo[2][..n]);
         let (hx, hy, hz) = (&self.hi[0][..n], &self.hi[1][..n], &self.hi[2][..n]);
         let (xl, xh) = x.bx;
@@ -150,7 +143,7 @@ impl Lanes {
                 | (xl[1] - hy[i] > mb)
                 | (lz[i] - xh[2] > mb)
                 | (xl[2] - hz[i] > mb);
-            keep[i] = !sph_apart & ((x_real & real[i]) | !box_apart);
+            keep[i] = !sph_apart & !box_apart;
         }
     }
 }
@@ -185,28 +178,24 @@ mod tests {
     }
 
     /// The lane test takes exactly the decisions of the scalar tests, for every lane count
-    /// (remainders of the SIMD width included) and both real flags.
+    /// (remainders of the SIMD width included).
     #[test]
     fn survivors_match_the_scalar_tests() {
         let (mut lanes, mut keep) = (Lanes::default(), Vec::new());
         let (mut kept, mut dropped) = (0, 0);
         for round in 0..200u32 {
             let n = (round % 37) as usize;
-            let els: Vec<(Cull, bool)> = (0..n as u32)
-                .map(|i| (cull(round * 1000 + i), i % 3 == 0))
-                .collect();
+            let els: Vec<Cull> = (0..n as u32).map(|i| cull(round * 1000 + i)).collect();
             lanes.resize(n);
-            for (i, (c, real)) in els.iter().enumerate() {
-                lanes.put(i, c, *real);
+            for (i, c) in els.iter().enumerate() {
+                lanes.put(i, c);
             }
             let x = cull(round * 1000 + 999);
-            let x_real = round % 2 == 0;
             let margin = 0.01 * (round % 5) as f32;
-            lanes.survivors(&x, x_real, margin, &mut keep);
-            for (i, (y, y_real)) in els.iter().enumerate() {
+            lanes.survivors(&x, margin, &mut keep);
+            for (i, y) in els.iter().enumerate() {
                 let want = !spheres_apart_mag(&x.sph, x.smag, &y.sph, y.smag)
-                    && ((x_real && *y_real)
-                        || !boxes_apart_mag(&x.bx, x.bmag, &y.bx, y.bmag, margin));
+                    && !boxes_apart_mag(&x.bx, x.bmag, &y.bx, y.bmag, margin);
                 assert_eq!(keep[i], want, "round {round}, lane {i}");
                 if want {
                     kept += 1;
