@@ -79,13 +79,14 @@ pub(crate) struct Lanes {
 impl Lanes {
     /// Sizes the lanes for `n` elements (contents then set with [`Lanes::put`]).
     pub fn resize(&mut self, n: usize) {
-        if self.r.len() < n {
+        let cap = n.next_multiple_of(W);
+        if self.r.len() < cap {
             for v in self.c.iter_mut().chain(&mut self.lo).chain(&mut self.hi) {
-                v.resize(n, 0.0);
+                v.resize(cap, 0.0);
             }
-            self.r.resize(n, 0.0);
-            self.smag.resize(n, 0.0);
-            self.bmag.resize(n, 0.0);
+            self.r.resize(cap, 0.0);
+            self.smag.resize(cap, 0.0);
+            self.bmag.resize(cap, 0.0);
         }
         self.n = n;
     }
@@ -113,39 +114,56 @@ impl Lanes {
     /// `margin` \[m\] apart. Real–real pairs are box-tested here too (the check's own
     /// box test, `cull.rs`, would drop them one by one after they were queued).
     pub fn survivors(&self, x: &Cull, margin: f32, keep: &mut Vec<bool>) {
-        let n = self.len();
+        // Whole blocks of `W` lanes (the lanes are allocated in whole blocks; the ones
+        // past `len` hold stale or zero data and their answers are ignored), so the
+        // fixed-width inner loop runs in SIMD registers with no scalar remainder.
+        let n = self.len().next_multiple_of(W);
         if keep.len() < n {
             keep.resize(n, false);
         }
-        let keep = &mut keep[..n];
-        let (cx, cy, cz) = (&self.c[0][..n], &self.c[1][..n], &self.c[2][..n]);
-        let (r, smag, bmag) = (&self.r[..n], &self.smag[..n], &self.bmag[..n]);
-        let (lx, ly, lz) = (&self.lo[0][..n], &self.lo[1][..n], &self.lo[2][..n]);
-        let (hx, hy, hz) = (&self.hi[0][..n], &self.hi[1][..n], &self.hi[2][..n]);
         let (xl, xh) = x.bx;
         // Branch-free (`|`, and `max` as a select, equal to `f32::max` on the finite,
         // non-negative magnitudes) so the loop runs in SIMD lanes.
         let mx = |a: f32, b: f32| if a > b { a } else { b };
-        for i in 0..n {
-            // `spheres_apart_mag(x, y)`.
-            let d = [x.sph[0] - cx[i], x.sph[1] - cy[i], x.sph[2] - cz[i]];
-            let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            let m = mx(x.smag, smag[i]);
-            let rr = x.sph[3] + r[i];
-            let rr = rr + SPH_SLACK * (rr + m);
-            let sph_apart = d2 > rr * rr;
-            // `boxes_apart_mag(x, y, margin)`.
-            let mag = mx(x.bmag, bmag[i]);
-            let mb = margin + BOX_SLACK * (margin + mag);
-            let box_apart = (lx[i] - xh[0] > mb)
-                | (xl[0] - hx[i] > mb)
-                | (ly[i] - xh[1] > mb)
-                | (xl[1] - hy[i] > mb)
-                | (lz[i] - xh[2] > mb)
-                | (xl[2] - hz[i] > mb);
-            keep[i] = !sph_apart & !box_apart;
+        for b in (0..n).step_by(W) {
+            let (cx, cy, cz) = (blk(&self.c[0], b), blk(&self.c[1], b), blk(&self.c[2], b));
+            let (r, smag, bmag) = (blk(&self.r, b), blk(&self.smag, b), blk(&self.bmag, b));
+            let (lx, ly, lz) = (blk(&self.lo[0], b), blk(&self.lo[1], b), blk(&self.lo[2], b));
+            let (hx, hy, hz) = (blk(&self.hi[0], b), blk(&self.hi[1], b), blk(&self.hi[2], b));
+            let mut k = [false; W];
+            for i in 0..W {
+                // `spheres_apart_mag(x, y)`.
+                let d = [x.sph[0] - cx[i], x.sph[1] - cy[i], x.sph[2] - cz[i]];
+                let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                let m = mx(x.smag, smag[i]);
+                let rr = x.sph[3] + r[i];
+                let rr = rr + SPH_SLACK * (rr + m);
+                let sph_apart = d2 > rr * rr;
+                // `boxes_apart_mag(x, y, margin)`.
+                let mag = mx(x.bmag, bmag[i]);
+                let mb = margin + BOX_SLACK * (margin + mag);
+                let box_apart = (lx[i] - xh[0] > mb)
+                    | (xl[0] - hx[i] > mb)
+                    | (ly[i] - xh[1] > mb)
+                    | (xl[1] - hy[i] > mb)
+                    | (lz[i] - xh[2] > mb)
+                    | (xl[2] - hz[i] > mb);
+                k[i] = !sph_apart & !box_apart;
+            }
+            keep[b..b + W].copy_from_slice(&k);
         }
     }
+}
+
+/// Lanes per block of [`Lanes::survivors`].
+const W: usize = 8;
+
+/// Lanes `b..b + W` of `v` (whole blocks are allocated).
+#[inline(always)]
+fn blk(v: &[f32], b: usize) -> [f32; W] {
+    let mut o = [0.0; W];
+    o.copy_from_slice(&v[b..b + W]);
+    o
 }
 
 #[cfg(test)]
