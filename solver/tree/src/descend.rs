@@ -175,9 +175,9 @@ impl Ctx<'_> {
         c
     }
 
-    /// Box of node `n` of A or B in A's frame and its [`box_mag`], cached with the
-    /// elements' culling data (a leaf node, never an element itself, stores only its box
-    /// under its node index).
+    /// Box of node `n` of A or B in A's frame and its [`box_mag`] (B's box posed once per
+    /// query; no sphere: a child node dropped by its box never needs one).
+    #[inline]
     fn node_box_mag(
         &self,
         s: &mut Scratch,
@@ -185,38 +185,8 @@ impl Ctx<'_> {
         of_a: bool,
         nb: (&NodeBoxes, &NodeBoxes),
     ) -> (Aabb, f32) {
-        let tree = if of_a { self.a } else { self.b };
-        let node = &tree.nodes[n as usize];
-        if !node.is_leaf() {
-            let e = El {
-                idx: n,
-                level: node.level,
-                real: false,
-            };
-            let c = self.cull(s, e, of_a, nb);
-            return (c.bx, c.bmag);
-        }
-        let (key, stamp) = (n as usize, s.stamp);
-        let hit = if of_a {
-            s.cull_a.hit(key, stamp)
-        } else {
-            s.cull_b.hit(key, stamp)
-        };
-        if let Some(c) = hit {
-            return (c.bx, c.bmag);
-        }
         let bx = self.node_box(s, n, of_a, nb);
-        let c = Cull {
-            bx,
-            bmag: box_mag(&bx),
-            ..Cull::default()
-        };
-        if of_a {
-            s.cull_a.set(key, stamp, c);
-        } else {
-            s.cull_b.set(key, stamp, c);
-        }
-        (c.bx, c.bmag)
+        (bx, box_mag(&bx))
     }
 
     /// Box of node `n` of A or B in A's frame.
