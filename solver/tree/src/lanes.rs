@@ -128,8 +128,16 @@ impl Lanes {
         for b in (0..n).step_by(W) {
             let (cx, cy, cz) = (blk(&self.c[0], b), blk(&self.c[1], b), blk(&self.c[2], b));
             let (r, smag, bmag) = (blk(&self.r, b), blk(&self.smag, b), blk(&self.bmag, b));
-            let (lx, ly, lz) = (blk(&self.lo[0], b), blk(&self.lo[1], b), blk(&self.lo[2], b));
-            let (hx, hy, hz) = (blk(&self.hi[0], b), blk(&self.hi[1], b), blk(&self.hi[2], b));
+            let (lx, ly, lz) = (
+                blk(&self.lo[0], b),
+                blk(&self.lo[1], b),
+                blk(&self.lo[2], b),
+            );
+            let (hx, hy, hz) = (
+                blk(&self.hi[0], b),
+                blk(&self.hi[1], b),
+                blk(&self.hi[2], b),
+            );
             let mut k = [false; W];
             for i in 0..W {
                 // `spheres_apart_mag(x, y)`.
