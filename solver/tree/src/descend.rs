@@ -614,8 +614,24 @@ impl Kids {
                 self.lanes_b.survivors(&xc, margin, &mut self.keep);
                 let x_obb = (cx.oriented && !x.real).then(|| cx.node_obb(s, x.idx, true, nb));
                 for (&y, &k) in self.b.iter().zip(&self.keep) {
-                    if k && !x_obb.is_some_and(|o| y.real && cx.tri_apart(s, y, false, &o, margin))
-                    {
+                    if !k {
+                        continue;
+                    }
+                    // Both sides opened: the oriented boxes of a pair with a node (the
+                    // gate tested each child against the other side's parent only).
+                    let apart = cx.oriented
+                        && match (x_obb, y.real) {
+                            (Some(o), true) => cx.tri_apart(s, y, false, &o, margin),
+                            (Some(o), false) => {
+                                obbs_apart(&o, &cx.node_obb(s, y.idx, false, nb), margin)
+                            }
+                            (None, false) => {
+                                let o = cx.node_obb(s, y.idx, false, nb);
+                                cx.tri_apart(s, x, true, &o, margin)
+                            }
+                            (None, true) => false,
+                        };
+                    if !apart {
                         next.push((x, y));
                     }
                 }
