@@ -175,9 +175,9 @@ impl Ctx<'_> {
         c
     }
 
-    /// Box of node `n` of A or B in A's frame and its [`box_mag`], cached with the
-    /// elements' culling data (a leaf node, never an element itself, stores only its box
-    /// under its node index).
+    /// Box of node `n` of A or B in A's frame and its [`box_mag`] (B's box posed once per
+    /// query; no sphere: a child node dropped by its box never needs one).
+    #[inline]
     fn node_box_mag(
         &self,
         s: &mut Scratch,
@@ -185,38 +185,8 @@ impl Ctx<'_> {
         of_a: bool,
         nb: (&NodeBoxes, &NodeBoxes),
     ) -> (Aabb, f32) {
-        let tree = if of_a { self.a } else { self.b };
-        let node = &tree.nodes[n as usize];
-        if !node.is_leaf() {
-            let e = El {
-                idx: n,
-                level: node.level,
-                real: false,
-            };
-            let c = self.cull(s, e, of_a, nb);
-            return (c.bx, c.bmag);
-        }
-        let (key, stamp) = (n as usize, s.stamp);
-        let hit = if of_a {
-            s.cull_a.hit(key, stamp)
-        } else {
-            s.cull_b.hit(key, stamp)
-        };
-        if let Some(c) = hit {
-            return (c.bx, c.bmag);
-        }
         let bx = self.node_box(s, n, of_a, nb);
-        let c = Cull {
-            bx,
-            bmag: box_mag(&bx),
-            ..Cull::default()
-        };
-        if of_a {
-            s.cull_a.set(key, stamp, c);
-        } else {
-            s.cull_b.set(key, stamp, c);
-        }
-        (c.bx, c.bmag)
+        (bx, box_mag(&bx))
     }
 
     /// Box of node `n` of A or B in A's frame.
@@ -506,42 +476,42 @@ enum Near {
     Tri(Tri, Bound),
 }
 
-/// The single element on the unopened side: its box with [`box_mag`] and its oriented
-/// bound (when the oriented boxes are in use).
+/// The other side's element of an unfolded pair (the single element on an unopened side,
+/// or the parent node of the other opened side): its box with [`box_mag`] and its
+/// oriented bound (when the oriented boxes are in use).
 type Other = ((Aabb, f32), Option<Near>);
 
 /// The elements replacing node `n` of A (`of_a`) or B, leaving out child nodes whose box
-/// or oriented box is more than `margin` from `other` (the single element on the other
-/// side).
+/// or oriented box is more than `margin` from `other` (the other side's element of the
+/// pair: no real triangle below it, hence none of its children, comes within `margin`).
 #[allow(clippy::too_many_arguments)]
 fn gated_children(
     cx: &Ctx,
     s: &mut Scratch,
     of_a: bool,
     n: u32,
-    other: Option<Other>,
+    other: Other,
     margin: f32,
     nb: (&NodeBoxes, &NodeBoxes),
     out: &mut Vec<El>,
 ) {
     let tree = if of_a { cx.a } else { cx.b };
     let node = tree.nodes[n as usize];
+    let ((o, om), near) = &other;
     for c in node.first..node.first + node.count {
-        if let Some(((o, om), near)) = &other {
-            // The tests are symmetric in their two boxes.
-            let (bc, bm) = cx.node_box_mag(s, c, of_a, nb);
-            if boxes_apart_mag(&bc, bm, o, *om, margin) {
+        // The tests are symmetric in their two boxes.
+        let (bc, bm) = cx.node_box_mag(s, c, of_a, nb);
+        if boxes_apart_mag(&bc, bm, o, *om, margin) {
+            continue;
+        }
+        if let Some(near) = near {
+            let oc = cx.node_obb(s, c, of_a, nb);
+            let apart = match near {
+                Near::Box(ob) => obbs_apart(&oc, ob, margin),
+                Near::Tri(t, bt) => obb_tri_apart(&oc, t, bt, margin),
+            };
+            if apart {
                 continue;
-            }
-            if let Some(near) = near {
-                let oc = cx.node_obb(s, c, of_a, nb);
-                let apart = match near {
-                    Near::Box(ob) => obbs_apart(&oc, ob, margin),
-                    Near::Tri(t, bt) => obb_tri_apart(&oc, t, bt, margin),
-                };
-                if apart {
-                    continue;
-                }
             }
         }
         let ch = &tree.nodes[c as usize];
@@ -604,30 +574,23 @@ impl Kids {
             return;
         };
         let margin = cx.eps_a + cx.eps_b;
-        // With one side opened, the other is a single element: child nodes (leaves
-        // included, before their triangles are listed) whose boxes are apart from it
-        // are dropped whole.
-        let other_b = (!open_b).then(|| {
-            let c = cx.cull(s, eb, false, nb);
-            (
-                (c.bx, c.bmag),
-                cx.oriented.then(|| cx.near(s, eb, false, nb)),
-            )
-        });
-        let other_a = (!open_a).then(|| {
-            let c = cx.cull(s, ea, true, nb);
-            (
-                (c.bx, c.bmag),
-                cx.oriented.then(|| cx.near(s, ea, true, nb)),
-            )
-        });
+        // Child nodes (leaves included, before their triangles are listed) whose boxes
+        // are apart from the other side's element of the pair — the single element when
+        // that side stays, its parent node when both are opened (every child pair then
+        // lies within it) — are dropped whole.
+        let other = |s: &mut Scratch, e: El, of_a: bool| -> Other {
+            let c = cx.cull(s, e, of_a, nb);
+            ((c.bx, c.bmag), cx.oriented.then(|| cx.near(s, e, of_a, nb)))
+        };
         if open_a {
-            gated_children(cx, s, true, ea.idx, other_b, margin, nb, &mut self.a);
+            let ob = other(s, eb, false);
+            gated_children(cx, s, true, ea.idx, ob, margin, nb, &mut self.a);
         } else {
             self.a.push(ea);
         }
         if open_b {
-            gated_children(cx, s, false, eb.idx, other_a, margin, nb, &mut self.b);
+            let oa = other(s, ea, true);
+            gated_children(cx, s, false, eb.idx, oa, margin, nb, &mut self.b);
         } else {
             self.b.push(eb);
         }
@@ -636,7 +599,7 @@ impl Kids {
         if let [y] = self.b[..] {
             let yc = cx.cull(s, y, false, nb);
             fill_lanes(cx, s, &self.a, true, nb, &mut self.lanes_a);
-            self.lanes_a.survivors(&yc, y.real, margin, &mut self.keep);
+            self.lanes_a.survivors(&yc, margin, &mut self.keep);
             // A real triangle against a node: the node's oriented box too.
             let y_obb = (cx.oriented && !y.real).then(|| cx.node_obb(s, y.idx, false, nb));
             for (&x, &k) in self.a.iter().zip(&self.keep) {
@@ -648,11 +611,27 @@ impl Kids {
             fill_lanes(cx, s, &self.b, false, nb, &mut self.lanes_b);
             for &x in &self.a {
                 let xc = cx.cull(s, x, true, nb);
-                self.lanes_b.survivors(&xc, x.real, margin, &mut self.keep);
+                self.lanes_b.survivors(&xc, margin, &mut self.keep);
                 let x_obb = (cx.oriented && !x.real).then(|| cx.node_obb(s, x.idx, true, nb));
                 for (&y, &k) in self.b.iter().zip(&self.keep) {
-                    if k && !x_obb.is_some_and(|o| y.real && cx.tri_apart(s, y, false, &o, margin))
-                    {
+                    if !k {
+                        continue;
+                    }
+                    // Both sides opened: the oriented boxes of a pair with a node (the
+                    // gate tested each child against the other side's parent only).
+                    let apart = cx.oriented
+                        && match (x_obb, y.real) {
+                            (Some(o), true) => cx.tri_apart(s, y, false, &o, margin),
+                            (Some(o), false) => {
+                                obbs_apart(&o, &cx.node_obb(s, y.idx, false, nb), margin)
+                            }
+                            (None, false) => {
+                                let o = cx.node_obb(s, y.idx, false, nb);
+                                cx.tri_apart(s, x, true, &o, margin)
+                            }
+                            (None, true) => false,
+                        };
+                    if !apart {
                         next.push((x, y));
                     }
                 }
@@ -673,7 +652,7 @@ fn fill_lanes(
     out.resize(els.len());
     for (i, &e) in els.iter().enumerate() {
         let c = cx.cull(s, e, of_a, nb);
-        out.put(i, &c, e.real);
+        out.put(i, &c);
     }
 }
 

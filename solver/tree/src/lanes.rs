@@ -72,7 +72,6 @@ pub(crate) struct Lanes {
     lo: [Vec<f32>; 3],
     hi: [Vec<f32>; 3],
     bmag: Vec<f32>,
-    real: Vec<bool>,
     /// Number of elements in use (the vectors only grow).
     n: usize,
 }
@@ -80,21 +79,21 @@ pub(crate) struct Lanes {
 impl Lanes {
     /// Sizes the lanes for `n` elements (contents then set with [`Lanes::put`]).
     pub fn resize(&mut self, n: usize) {
-        if self.r.len() < n {
+        let cap = n.next_multiple_of(W);
+        if self.r.len() < cap {
             for v in self.c.iter_mut().chain(&mut self.lo).chain(&mut self.hi) {
-                v.resize(n, 0.0);
+                v.resize(cap, 0.0);
             }
-            self.r.resize(n, 0.0);
-            self.smag.resize(n, 0.0);
-            self.bmag.resize(n, 0.0);
-            self.real.resize(n, false);
+            self.r.resize(cap, 0.0);
+            self.smag.resize(cap, 0.0);
+            self.bmag.resize(cap, 0.0);
         }
         self.n = n;
     }
 
-    /// Sets element `i` (`real`: a real triangle).
+    /// Sets element `i`.
     #[inline]
-    pub fn put(&mut self, i: usize, c: &Cull, real: bool) {
+    pub fn put(&mut self, i: usize, c: &Cull) {
         for k in 0..3 {
             self.c[k][i] = c.sph[k];
             self.lo[k][i] = c.bx.0[k];
@@ -103,7 +102,6 @@ impl Lanes {
         self.r[i] = c.sph[3];
         self.smag[i] = c.smag;
         self.bmag[i] = c.bmag;
-        self.real[i] = real;
     }
 
     /// Number of elements.
@@ -111,48 +109,69 @@ impl Lanes {
         self.n
     }
 
-    /// Into `keep[i]` (`keep` grown to at least [`Lanes::len`]): whether the pair of element `x` (real if `x_real`) and lane `i`
-    /// survives — spheres not apart, and boxes not more than `margin` \[m\] apart unless
-    /// both are real triangles (whose boxes the check itself tests).
-    pub fn survivors(&self, x: &Cull, x_real: bool, margin: f32, keep: &mut Vec<bool>) {
-        let n = self.len();
+    /// Into `keep[i]` (`keep` grown to at least [`Lanes::len`]): whether the pair of
+    /// element `x` and lane `i` survives — spheres not apart, and boxes not more than
+    /// `margin` \[m\] apart. Real–real pairs are box-tested here too (the check's own
+    /// box test, `cull.rs`, would drop them one by one after they were queued).
+    pub fn survivors(&self, x: &Cull, margin: f32, keep: &mut Vec<bool>) {
+        // Whole blocks of `W` lanes (the lanes are allocated in whole blocks; the ones
+        // past `len` hold stale or zero data and their answers are ignored), so the
+        // fixed-width inner loop runs in SIMD registers with no scalar remainder.
+        let n = self.len().next_multiple_of(W);
         if keep.len() < n {
             keep.resize(n, false);
         }
-        let keep = &mut keep[..n];
-        let (cx, cy, cz) = (&self.c[0][..n], &self.c[1][..n], &self.c[2][..n]);
-        let (r, smag, bmag, real) = (
-            &self.r[..n],
-            &self.smag[..n],
-            &self.bmag[..n],
-            &self.real[..n],
-        );
-        let (lx, ly, lz) = (&self.lo[0][..n], &self.lo[1][..n], &self.lo[2][..n]);
-        let (hx, hy, hz) = (&self.hi[0][..n], &self.hi[1][..n], &self.hi[2][..n]);
         let (xl, xh) = x.bx;
         // Branch-free (`|`, and `max` as a select, equal to `f32::max` on the finite,
         // non-negative magnitudes) so the loop runs in SIMD lanes.
         let mx = |a: f32, b: f32| if a > b { a } else { b };
-        for i in 0..n {
-            // `spheres_apart_mag(x, y)`.
-            let d = [x.sph[0] - cx[i], x.sph[1] - cy[i], x.sph[2] - cz[i]];
-            let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            let m = mx(x.smag, smag[i]);
-            let rr = x.sph[3] + r[i];
-            let rr = rr + SPH_SLACK * (rr + m);
-            let sph_apart = d2 > rr * rr;
-            // `boxes_apart_mag(x, y, margin)`.
-            let mag = mx(x.bmag, bmag[i]);
-            let mb = margin + BOX_SLACK * (margin + mag);
-            let box_apart = (lx[i] - xh[0] > mb)
-                | (xl[0] - hx[i] > mb)
-                | (ly[i] - xh[1] > mb)
-                | (xl[1] - hy[i] > mb)
-                | (lz[i] - xh[2] > mb)
-                | (xl[2] - hz[i] > mb);
-            keep[i] = !sph_apart & ((x_real & real[i]) | !box_apart);
+        for b in (0..n).step_by(W) {
+            let (cx, cy, cz) = (blk(&self.c[0], b), blk(&self.c[1], b), blk(&self.c[2], b));
+            let (r, smag, bmag) = (blk(&self.r, b), blk(&self.smag, b), blk(&self.bmag, b));
+            let (lx, ly, lz) = (
+                blk(&self.lo[0], b),
+                blk(&self.lo[1], b),
+                blk(&self.lo[2], b),
+            );
+            let (hx, hy, hz) = (
+                blk(&self.hi[0], b),
+                blk(&self.hi[1], b),
+                blk(&self.hi[2], b),
+            );
+            let mut k = [false; W];
+            for i in 0..W {
+                // `spheres_apart_mag(x, y)`.
+                let d = [x.sph[0] - cx[i], x.sph[1] - cy[i], x.sph[2] - cz[i]];
+                let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                let m = mx(x.smag, smag[i]);
+                let rr = x.sph[3] + r[i];
+                let rr = rr + SPH_SLACK * (rr + m);
+                let sph_apart = d2 > rr * rr;
+                // `boxes_apart_mag(x, y, margin)`.
+                let mag = mx(x.bmag, bmag[i]);
+                let mb = margin + BOX_SLACK * (margin + mag);
+                let box_apart = (lx[i] - xh[0] > mb)
+                    | (xl[0] - hx[i] > mb)
+                    | (ly[i] - xh[1] > mb)
+                    | (xl[1] - hy[i] > mb)
+                    | (lz[i] - xh[2] > mb)
+                    | (xl[2] - hz[i] > mb);
+                k[i] = !sph_apart & !box_apart;
+            }
+            keep[b..b + W].copy_from_slice(&k);
         }
     }
+}
+
+/// Lanes per block of [`Lanes::survivors`].
+const W: usize = 8;
+
+/// Lanes `b..b + W` of `v` (whole blocks are allocated).
+#[inline(always)]
+fn blk(v: &[f32], b: usize) -> [f32; W] {
+    let mut o = [0.0; W];
+    o.copy_from_slice(&v[b..b + W]);
+    o
 }
 
 #[cfg(test)]
@@ -185,28 +204,24 @@ mod tests {
     }
 
     /// The lane test takes exactly the decisions of the scalar tests, for every lane count
-    /// (remainders of the SIMD width included) and both real flags.
+    /// (remainders of the SIMD width included).
     #[test]
     fn survivors_match_the_scalar_tests() {
         let (mut lanes, mut keep) = (Lanes::default(), Vec::new());
         let (mut kept, mut dropped) = (0, 0);
         for round in 0..200u32 {
             let n = (round % 37) as usize;
-            let els: Vec<(Cull, bool)> = (0..n as u32)
-                .map(|i| (cull(round * 1000 + i), i % 3 == 0))
-                .collect();
+            let els: Vec<Cull> = (0..n as u32).map(|i| cull(round * 1000 + i)).collect();
             lanes.resize(n);
-            for (i, (c, real)) in els.iter().enumerate() {
-                lanes.put(i, c, *real);
+            for (i, c) in els.iter().enumerate() {
+                lanes.put(i, c);
             }
             let x = cull(round * 1000 + 999);
-            let x_real = round % 2 == 0;
             let margin = 0.01 * (round % 5) as f32;
-            lanes.survivors(&x, x_real, margin, &mut keep);
-            for (i, (y, y_real)) in els.iter().enumerate() {
+            lanes.survivors(&x, margin, &mut keep);
+            for (i, y) in els.iter().enumerate() {
                 let want = !spheres_apart_mag(&x.sph, x.smag, &y.sph, y.smag)
-                    && ((x_real && *y_real)
-                        || !boxes_apart_mag(&x.bx, x.bmag, &y.bx, y.bmag, margin));
+                    && !boxes_apart_mag(&x.bx, x.bmag, &y.bx, y.bmag, margin);
                 assert_eq!(keep[i], want, "round {round}, lane {i}");
                 if want {
                     kept += 1;

@@ -2,7 +2,8 @@
 //! margin `ε_a + ε_b` — the set itself, without closest points.
 //!
 //! The descent is that of [`crate::find_contacts_boxed`] (seed 000 Alg. 5 with node
-//! boxes; `descend.rs`), and the surrogate pairs are handled identically. Only the
+//! boxes, both surrogates of a pair unfolded; `descend.rs`), and the surrogate pairs are
+//! handled identically. Only the
 //! real–real pairs differ: after the same culling tests they go through the decision
 //! kernel ([`msdem_geom::kernel::PairBatch::decide`]): a pair is *in* as soon as an upper
 //! bound of its distance (points of the two triangles, seed 000 §2) is within the margin,
@@ -59,7 +60,7 @@ pub fn find_pairs_boxed(
     };
     hierarchy_with(
         &cx,
-        Unfold::Larger,
+        Unfold::Both,
         scratch,
         stats,
         &mut |s, chunk, results| {

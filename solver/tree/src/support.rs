@@ -23,7 +23,7 @@
 //! of `cull.rs`), `M` bounding every coordinate of both bodies in A's frame.
 
 use crate::node_box::NodeBoxes;
-use crate::tree::SurrogateTree;
+use crate::tree::{Node, SurrogateTree};
 use msdem_geom::math::{Iso3, Point3, Vec3};
 
 /// Relative slack (as `cull.rs`).
@@ -38,6 +38,38 @@ fn box_support(b: &([f32; 3], [f32; 3]), w: &Vec3) -> f64 {
     (0..3)
         .map(|k| (w[k] * f64::from(b.0[k])).max(w[k] * f64::from(b.1[k])))
         .sum()
+}
+
+/// Pushes the children of internal node `node` onto `stack`, the one with the largest
+/// box support along `w` last (popped first).
+fn push_children(node: &Node, boxes: &NodeBoxes, w: &Vec3, stack: &mut Vec<u32>) {
+    let first = stack.len();
+    stack.extend(node.first..node.first + node.count);
+    let key = |c: &u32| {
+        boxes
+            .boxes
+            .get(*c as usize)
+            .map_or(f64::NEG_INFINITY, |b| box_support(b, w))
+    };
+    stack[first..].sort_by_cached_key(|c| OrdF64(key(c)));
+}
+
+/// `f64` ordered by [`f64::total_cmp`] (sort key).
+#[derive(PartialEq)]
+struct OrdF64(f64);
+
+impl Eq for OrdF64 {}
+
+impl PartialOrd for OrdF64 {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for OrdF64 {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
 }
 
 /// The largest `w·p` over the real vertices `p` of `t` (tree frame); `None` for a tree
@@ -59,32 +91,63 @@ pub(crate) fn support(
             continue;
         }
         if node.is_leaf() {
-            for tri in t
-                .soup
-                .get(node.first as usize..(node.first + node.count) as usize)
-                .unwrap_or(&[])
-            {
-                for p in &tri.v {
-                    let s = w.dot(&v64(p));
-                    if best.is_none_or(|x| s > x) {
-                        best = Some(s);
-                    }
+            for p in leaf_vertices(t, node) {
+                let s = w.dot(&v64(p));
+                if best.is_none_or(|x| s > x) {
+                    best = Some(s);
                 }
             }
         } else {
-            // Most promising child last, so it is popped first.
-            let first = stack.len();
-            stack.extend(node.first..node.first + node.count);
-            let key = |c: &u32| {
-                boxes
-                    .boxes
-                    .get(*c as usize)
-                    .map_or(f64::NEG_INFINITY, |b| box_support(b, w))
-            };
-            stack[first..].sort_by(|x, y| key(x).total_cmp(&key(y)));
+            push_children(node, boxes, w, stack);
         }
     }
     best
+}
+
+/// The real vertices of leaf `node` of `t`.
+fn leaf_vertices<'t>(t: &'t SurrogateTree, node: &Node) -> impl Iterator<Item = &'t [f32; 3]> {
+    t.soup
+        .get(node.first as usize..(node.first + node.count) as usize)
+        .unwrap_or(&[])
+        .iter()
+        .flat_map(|tri| &tri.v)
+}
+
+/// Whether `ok(w·p)` holds for every real vertex `p` of `t` (tree frame), for an `ok`
+/// that holds for every value below one it holds for (a threshold: then the answer is
+/// `ok(support(t, w))`, found without the full support search). The search stops at the
+/// first vertex that fails and skips every node whose box support passes.
+fn all_below(
+    t: &SurrogateTree,
+    boxes: &NodeBoxes,
+    w: &Vec3,
+    stack: &mut Vec<u32>,
+    ok: impl Fn(f64) -> bool,
+) -> bool {
+    let mut any = false;
+    stack.clear();
+    stack.push(0);
+    while let Some(n) = stack.pop() {
+        let (Some(node), Some(b)) = (t.nodes.get(n as usize), boxes.boxes.get(n as usize)) else {
+            continue;
+        };
+        if ok(box_support(b, w)) {
+            // Every vertex below has a support at most the box's.
+            any |= node.is_leaf() && node.count > 0 || !node.is_leaf();
+            continue;
+        }
+        if node.is_leaf() {
+            for p in leaf_vertices(t, node) {
+                if !ok(w.dot(&v64(p))) {
+                    return false;
+                }
+                any = true;
+            }
+        } else {
+            push_children(node, boxes, w, stack);
+        }
+    }
+    any
 }
 
 /// Whether the real vertices of A and B (B posed by `b_to_a`) are separated by more than
@@ -118,11 +181,14 @@ pub(crate) fn supports_apart(
     }
     let w = w / len;
     let wb = b_to_a.rotation.inverse() * (-w);
-    let (Some(sa), Some(sb)) = (support(a, ba, &w, stack), support(b, bb, &wb, stack)) else {
+    let Some(sa) = support(a, ba, &w, stack) else {
         return false;
     };
-    // min over B of w·q = −(max over B of (−Rᵀw)·v) + w·t.
-    -sb + w.dot(&b_to_a.translation.vector) - sa > need
+    // min over B of w·q = −(max over B of (−Rᵀw)·v) + w·t; the test is non-increasing in
+    // B's support `sb` (each `f64` operation is monotone), so it holds at B's largest
+    // support exactly when it holds at every vertex of B.
+    let wt = w.dot(&b_to_a.translation.vector);
+    all_below(b, bb, &wb, stack, |sb| -sb + wt - sa > need)
 }
 
 #[cfg(test)]

@@ -119,3 +119,128 @@ proptest! {
         prop_assert_eq!(x, y);
     }
 }
+
+/// On 1,280-triangle noisy spheres (deep enough trees for both sides of a pair to be
+/// unfolded many times) at poses from overlap to just beyond the margin, the boxed
+/// traversal (both sides unfolded, children gated against the other side's node) returns
+/// exactly the contacts of the plain traversal (larger side unfolded, no boxes), bit for
+/// bit, and the pair-set query the same pairs.
+#[test]
+fn boxed_traversal_equals_the_plain_one_near_touching_poses() {
+    let m = |seed, eta| {
+        noise_sphere(&NoiseSphere {
+            radius: 0.5,
+            subdivisions: 3,
+            eta,
+            seed,
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let p = BuildParams::default();
+    let (a, b) = (
+        build_tree(&m(5, 1.2), [0; 32], &p).unwrap(),
+        build_tree(&m(6, 1.25), [0; 32], &p).unwrap(),
+    );
+    let (ba, bb) = (NodeBoxes::of(&a), NodeBoxes::of(&b));
+    let eps = 0.01f32;
+    let mut s = Scratch::new();
+    let (mut touching, mut total) = (0, 0);
+    for k in 0..40 {
+        let dir = Vec3::new(
+            1.0,
+            0.4 * ((k % 5) as f64 - 2.0),
+            0.3 * ((k % 3) as f64 - 1.0),
+        );
+        let dist = 0.95 + 0.01 * k as f64;
+        let iso = Iso3::new(dir.normalize() * dist, Vec3::new(0.7 * k as f64, 0.3, -0.2));
+        let (mut boxed, mut plain, mut st) = (Vec::new(), Vec::new(), LevelStats::default());
+        find_contacts_boxed(
+            (&a, &ba),
+            eps,
+            (&b, &bb),
+            eps,
+            &iso,
+            KernelKind::Hybrid,
+            &mut s,
+            &mut boxed,
+            &mut st,
+        );
+        find_contacts(
+            &a,
+            eps,
+            &b,
+            eps,
+            &iso,
+            Mode::Hierarchy,
+            KernelKind::Hybrid,
+            &mut s,
+            &mut plain,
+            &mut st,
+        );
+        let bits = |c: &[msdem_tree::TriContact]| {
+            let mut v: Vec<_> = c
+                .iter()
+                .map(|c| {
+                    (
+                        c.tri_a,
+                        c.tri_b,
+                        c.p.map(f32::to_bits),
+                        c.q.map(f32::to_bits),
+                    )
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let (x, y) = (bits(&boxed), bits(&plain));
+        assert!(
+            x == y,
+            "pose {k}: boxed {} contacts, plain {} ({} differ)",
+            x.len(),
+            y.len(),
+            x.iter().filter(|c| y.binary_search(c).is_err()).count()
+                + y.iter().filter(|c| x.binary_search(c).is_err()).count()
+        );
+        let mut pairs = Vec::new();
+        msdem_tree::find_pairs_boxed(
+            (&a, &ba),
+            eps,
+            (&b, &bb),
+            eps,
+            &iso,
+            &mut s,
+            &mut pairs,
+            &mut st,
+        );
+        let mut pk: Vec<_> = pairs.iter().map(|p| (p.tri_a, p.tri_b)).collect();
+        pk.sort_unstable();
+        let mut ck: Vec<_> = plain.iter().map(|c| (c.tri_a, c.tri_b)).collect();
+        ck.sort_unstable();
+        // The decision kernel answers "in" only just inside the margin (`pairs.rs`): the
+        // sets may differ only by pairs within 10⁻⁵ m of it.
+        let extra = pk.iter().find(|x| ck.binary_search(x).is_err());
+        assert!(
+            extra.is_none(),
+            "pose {k}: pair {extra:?} not among the contacts"
+        );
+        for c in plain
+            .iter()
+            .filter(|c| pk.binary_search(&(c.tri_a, c.tri_b)).is_err())
+        {
+            assert!(
+                (c.dist - 2.0 * eps).abs() < 1e-5,
+                "pose {k}: contact {:?} at {} missing from the pairs",
+                (c.tri_a, c.tri_b),
+                c.dist
+            );
+        }
+        touching += usize::from(!plain.is_empty());
+        total += plain.len();
+    }
+    assert!(
+        touching > 15 && touching < 40,
+        "{touching} touching poses, {total} contacts"
+    );
+    assert!(total > 1000, "{total} contacts");
+}
