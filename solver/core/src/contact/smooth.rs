@@ -21,6 +21,7 @@
 //! triangles is left as the narrow phase gave it, bit for bit.
 
 pub mod closest;
+pub mod unique;
 
 use super::pair::TINY_DISTANCE;
 use super::RawContact;
@@ -210,6 +211,28 @@ pub fn curved_pair(
         v: tb,
         n: nb.as_ref(),
     };
+    // Where the distance provably has a single local minimum value (`unique.rs`), a
+    // descent from the flat closest points that ends at a verified stationary point has
+    // found it: no start search, no second descent.
+    if unique::single_minimum(&pa, &pb) {
+        let d = descend(&pa, &pb, [st_of(&r.p, ta), st_of(&r.q, tb)]);
+        if d.stationary {
+            return gap_between(pa.eval(d.ua).p, pb.eval(d.ub).p, r, margin);
+        }
+    }
+    searched_pair(&pa, &pb, r, margin)
+}
+
+/// [`curved_pair`] without the single-minimum certificate: the start search, the first
+/// descent and, where it ends on an edge or unconverged, the second one from the
+/// centroids (module docs). Public as the reference the certificate's shortcut is tested
+/// against (`tests/physics/smooth_unique.rs`).
+pub fn searched_pair(pa: &PhongTri, pb: &PhongTri, r: &RawContact, margin: f64) -> RawContact {
+    let (ta, tb) = (pa.v, pb.v);
+    let (pa, pb) = (
+        PhongTri { v: ta, n: pa.n },
+        PhongTri { v: tb, n: pb.n },
+    );
     // Start: the smaller triangle's point minimising `d − h_a − h_b` over the flat closest
     // points among five candidates; `sign` turns its side's direction into b → a.
     let a_small = longest(ta) <= longest(tb);
@@ -274,6 +297,13 @@ pub fn curved_pair(
             (ca, cb)
         }
     };
+    gap_between(ca, cb, r, margin)
+}
+
+/// The fine pair `r` with its points replaced by the curved closest points `ca` (on `a`)
+/// and `cb`: their distance and connecting direction (from `b` towards `a`, oriented as
+/// `r`'s normal; `r`'s normal where they coincide), `r`'s triangle indices.
+fn gap_between(ca: Vec3, cb: Vec3, r: &RawContact, margin: f64) -> RawContact {
     let v = ca - cb;
     let len = v.norm();
     let (gap, normal) = if len > TINY_DISTANCE * margin {
