@@ -136,12 +136,31 @@ pub fn smooth_raw(
     // patches only the deepest pairs matter (the floor and its tie, `patch.rs`): pairs in
     // increasing order of that bound are measured until it exceeds the deepest curved gap
     // found plus the tie; the rest keep their flat distance, which is larger.
+    // A second bound where the first one leaves the pair within the margin: the two
+    // curved facets lie in the convex hulls of their Bernstein control points
+    // (`unique.rs`), so their gap is at least the hulls' separation along the flat
+    // normal (any unit vector bounds it).
     let lower = |r: &RawContact| {
         if r.tri_a == u32::MAX {
-            r.dist
-        } else {
-            r.dist - sa.sag(r.tri_a) - sb.sag(r.tri_b)
+            return r.dist;
         }
+        let by_sag = r.dist - sa.sag(r.tri_a) - sb.sag(r.tri_b);
+        if by_sag > margin {
+            return by_sag;
+        }
+        let (ta, tb) = (sa.tri(r.tri_a), sb.tri(r.tri_b));
+        let (na, nb) = (sa.normals(r.tri_a), sb.normals(r.tri_b));
+        by_sag.max(unique::separation(
+            &PhongTri {
+                v: &ta,
+                n: na.as_ref(),
+            },
+            &PhongTri {
+                v: &tb,
+                n: nb.as_ref(),
+            },
+            &r.normal,
+        ))
     };
     let first = out.len();
     let deepest_only = model.contact_points == ContactPoints::Patches;
@@ -229,10 +248,7 @@ pub fn curved_pair(
 /// against (`tests/physics/smooth_unique.rs`).
 pub fn searched_pair(pa: &PhongTri, pb: &PhongTri, r: &RawContact, margin: f64) -> RawContact {
     let (ta, tb) = (pa.v, pb.v);
-    let (pa, pb) = (
-        PhongTri { v: ta, n: pa.n },
-        PhongTri { v: tb, n: pb.n },
-    );
+    let (pa, pb) = (PhongTri { v: ta, n: pa.n }, PhongTri { v: tb, n: pb.n });
     // Start: the smaller triangle's point minimising `d − h_a − h_b` over the flat closest
     // points among five candidates; `sign` turns its side's direction into b → a.
     let a_small = longest(ta) <= longest(tb);

@@ -146,6 +146,12 @@ fn single_minimum_certificate_holds_only_where_every_descent_agrees() {
     eprintln!(
         "single minimum: {certified} certified ({stationary_ends} stationary ends, all at the minimum; shortcut below the search {shortcut_wins}×), {uncertified} not ({multi} with distinct local minima)"
     );
-    assert!(certified >= 40 && uncertified >= 40, "{certified} {uncertified}");
-    assert!(multi >= 5, "the sample must hold pairs with distinct local minima: {multi}");
+    assert!(
+        certified >= 40 && uncertified >= 40,
+        "{certified} {uncertified}"
+    );
+    assert!(
+        multi >= 5,
+        "the sample must hold pairs with distinct local minima: {multi}"
+    );
 }

@@ -47,6 +47,21 @@ pub fn control_points(p: &PhongTri) -> [Vec3; 6] {
     [v[0], v[1], v[2], mid(0, 1), mid(1, 2), mid(0, 2)]
 }
 
+/// A lower bound \[m\] of the distance between the two facets: the separation of their
+/// control points' convex hulls (which hold the facets) along the unit vector `n` (from
+/// `b` towards `a`), `min_i n·c_a,i − max_j n·c_b,j` (negative where they overlap along it).
+pub fn separation(pa: &PhongTri, pb: &PhongTri, n: &Vec3) -> f64 {
+    let lo = control_points(pa)
+        .iter()
+        .map(|c| n.dot(c))
+        .fold(f64::INFINITY, f64::min);
+    let hi = control_points(pb)
+        .iter()
+        .map(|c| n.dot(c))
+        .fold(f64::NEG_INFINITY, f64::max);
+    lo - hi
+}
+
 /// Second derivatives `(P_ss, P_st, P_tt)` of a facet (constant; zero where flat), in the
 /// parameters of [`PhongTri::eval`].
 pub fn second_derivatives(p: &PhongTri) -> Option<[Vec3; 3]> {
