@@ -248,14 +248,13 @@ pub fn curved_pair(
 /// against (`tests/physics/smooth_unique.rs`).
 pub fn searched_pair(pa: &PhongTri, pb: &PhongTri, r: &RawContact, margin: f64) -> RawContact {
     let (ta, tb) = (pa.v, pb.v);
-    let (pa, pb) = (PhongTri { v: ta, n: pa.n }, PhongTri { v: tb, n: pb.n });
     // Start: the smaller triangle's point minimising `d − h_a − h_b` over the flat closest
     // points among five candidates; `sign` turns its side's direction into b → a.
     let a_small = longest(ta) <= longest(tb);
     let (ps, po, sign) = if a_small {
-        (&pa, &pb, 1.0)
+        (pa, pb, 1.0)
     } else {
-        (&pb, &pa, -1.0)
+        (pb, pa, -1.0)
     };
     // (approximate gap, point on the searched side, its flat closest point on the other).
     let eval = |w: [f64; 3]| {
@@ -296,7 +295,7 @@ pub fn searched_pair(pa: &PhongTri, pb: &PhongTri, r: &RawContact, margin: f64) 
     // The gap is the distance between the two curved surfaces, refined from there by
     // Newton's method: its gradient is then the connecting direction (a conservative
     // force, the envelope theorem).
-    let first = descend(&pa, &pb, [st_of(&xa, ta), st_of(&xb, tb)]);
+    let first = descend(pa, pb, [st_of(&xa, ta), st_of(&xb, tb)]);
     let (ca, cb) = (pa.eval(first.ua).p, pb.eval(first.ub).p);
     // Where that descent did not converge or ended on an edge (where local minima of
     // the constrained distance lie), a second one from both centroids; the lower of the
@@ -305,7 +304,7 @@ pub fn searched_pair(pa: &PhongTri, pb: &PhongTri, r: &RawContact, margin: f64) 
         (ca, cb)
     } else {
         let third = [1.0 / 3.0; 2];
-        let second = descend(&pa, &pb, [third, third]);
+        let second = descend(pa, pb, [third, third]);
         let (da, db) = (pa.eval(second.ua).p, pb.eval(second.ub).p);
         if (da - db).norm_squared() < (ca - cb).norm_squared() {
             (da, db)
