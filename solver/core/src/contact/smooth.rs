@@ -21,6 +21,7 @@
 //! triangles is left as the narrow phase gave it, bit for bit.
 
 pub mod closest;
+pub mod unique;
 
 use super::pair::TINY_DISTANCE;
 use super::RawContact;
@@ -135,12 +136,31 @@ pub fn smooth_raw(
     // patches only the deepest pairs matter (the floor and its tie, `patch.rs`): pairs in
     // increasing order of that bound are measured until it exceeds the deepest curved gap
     // found plus the tie; the rest keep their flat distance, which is larger.
+    // A second bound where the first one leaves the pair within the margin: the two
+    // curved facets lie in the convex hulls of their Bernstein control points
+    // (`unique.rs`), so their gap is at least the hulls' separation along the flat
+    // normal (any unit vector bounds it).
     let lower = |r: &RawContact| {
         if r.tri_a == u32::MAX {
-            r.dist
-        } else {
-            r.dist - sa.sag(r.tri_a) - sb.sag(r.tri_b)
+            return r.dist;
         }
+        let by_sag = r.dist - sa.sag(r.tri_a) - sb.sag(r.tri_b);
+        if by_sag > margin {
+            return by_sag;
+        }
+        let (ta, tb) = (sa.tri(r.tri_a), sb.tri(r.tri_b));
+        let (na, nb) = (sa.normals(r.tri_a), sb.normals(r.tri_b));
+        by_sag.max(unique::separation(
+            &PhongTri {
+                v: &ta,
+                n: na.as_ref(),
+            },
+            &PhongTri {
+                v: &tb,
+                n: nb.as_ref(),
+            },
+            &r.normal,
+        ))
     };
     let first = out.len();
     let deepest_only = model.contact_points == ContactPoints::Patches;
@@ -210,13 +230,31 @@ pub fn curved_pair(
         v: tb,
         n: nb.as_ref(),
     };
+    // Where the distance provably has a single local minimum value (`unique.rs`), a
+    // descent from the flat closest points that ends at a verified stationary point has
+    // found it: no start search, no second descent.
+    if unique::single_minimum(&pa, &pb) {
+        let d = descend(&pa, &pb, [st_of(&r.p, ta), st_of(&r.q, tb)]);
+        if d.stationary {
+            return gap_between(pa.eval(d.ua).p, pb.eval(d.ub).p, r, margin);
+        }
+    }
+    searched_pair(&pa, &pb, r, margin)
+}
+
+/// [`curved_pair`] without the single-minimum certificate: the start search, the first
+/// descent and, where it ends on an edge or unconverged, the second one from the
+/// centroids (module docs). Public as the reference the certificate's shortcut is tested
+/// against (`tests/physics/smooth_unique.rs`).
+pub fn searched_pair(pa: &PhongTri, pb: &PhongTri, r: &RawContact, margin: f64) -> RawContact {
+    let (ta, tb) = (pa.v, pb.v);
     // Start: the smaller triangle's point minimising `d − h_a − h_b` over the flat closest
     // points among five candidates; `sign` turns its side's direction into b → a.
     let a_small = longest(ta) <= longest(tb);
     let (ps, po, sign) = if a_small {
-        (&pa, &pb, 1.0)
+        (pa, pb, 1.0)
     } else {
-        (&pb, &pa, -1.0)
+        (pb, pa, -1.0)
     };
     // (approximate gap, point on the searched side, its flat closest point on the other).
     let eval = |w: [f64; 3]| {
@@ -257,7 +295,7 @@ pub fn curved_pair(
     // The gap is the distance between the two curved surfaces, refined from there by
     // Newton's method: its gradient is then the connecting direction (a conservative
     // force, the envelope theorem).
-    let first = descend(&pa, &pb, [st_of(&xa, ta), st_of(&xb, tb)]);
+    let first = descend(pa, pb, [st_of(&xa, ta), st_of(&xb, tb)]);
     let (ca, cb) = (pa.eval(first.ua).p, pb.eval(first.ub).p);
     // Where that descent did not converge or ended on an edge (where local minima of
     // the constrained distance lie), a second one from both centroids; the lower of the
@@ -266,7 +304,7 @@ pub fn curved_pair(
         (ca, cb)
     } else {
         let third = [1.0 / 3.0; 2];
-        let second = descend(&pa, &pb, [third, third]);
+        let second = descend(pa, pb, [third, third]);
         let (da, db) = (pa.eval(second.ua).p, pb.eval(second.ub).p);
         if (da - db).norm_squared() < (ca - cb).norm_squared() {
             (da, db)
@@ -274,6 +312,13 @@ pub fn curved_pair(
             (ca, cb)
         }
     };
+    gap_between(ca, cb, r, margin)
+}
+
+/// The fine pair `r` with its points replaced by the curved closest points `ca` (on `a`)
+/// and `cb`: their distance and connecting direction (from `b` towards `a`, oriented as
+/// `r`'s normal; `r`'s normal where they coincide), `r`'s triangle indices.
+fn gap_between(ca: Vec3, cb: Vec3, r: &RawContact, margin: f64) -> RawContact {
     let v = ca - cb;
     let len = v.norm();
     let (gap, normal) = if len > TINY_DISTANCE * margin {

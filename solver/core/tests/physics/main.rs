@@ -20,4 +20,5 @@ mod smooth_closest;
 mod smooth_continuity;
 mod smooth_mass;
 mod smooth_reach;
+mod smooth_unique;
 mod sphere_patches;
