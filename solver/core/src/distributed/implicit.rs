@@ -147,6 +147,7 @@ impl DistributedImplicit {
             PicardAcceleration::Aitken => None,
             PicardAcceleration::Newton => Some("newton"),
             PicardAcceleration::PiecewiseLinear => Some("piecewise_linear"),
+            PicardAcceleration::Linearised => Some("linearised"),
         };
         if let Some(update) = update {
             return Err(format!(

@@ -65,6 +65,7 @@
 //! ([`IterationStats::reused`]). An integrator assumes that the model does not change
 //! between the steps it serves (true within a run).
 
+mod linearised;
 mod newton;
 mod output;
 mod pwl;
@@ -131,6 +132,8 @@ pub struct ImplicitEuler {
     free: Vec<bool>,
     /// Piecewise-linear update: its candidate memory and accepted guess.
     pwl: PiecewiseLinear,
+    /// Linearised contacts: the step's contact set frozen at its start.
+    frozen: linearised::Frozen,
 }
 
 /// What the attempts of one step (the full step, or its substeps) add up to.
@@ -178,6 +181,7 @@ impl ImplicitEuler {
             delta: Vec::new(),
             free: Vec::new(),
             pwl: PiecewiseLinear::default(),
+            frozen: linearised::Frozen::default(),
         }
     }
 
@@ -267,6 +271,9 @@ impl ImplicitEuler {
         tally: &mut Tally,
     ) -> Result<bool, StepError> {
         let acceleration = self.params.acceleration;
+        if acceleration == PicardAcceleration::Linearised {
+            return self.attempt_linearised(model, state, detector, dt, tally);
+        }
         if self.attempt_with(model, state, detector, dt, tally, acceleration)? {
             return Ok(true);
         }
@@ -304,7 +311,10 @@ impl ImplicitEuler {
         };
         let scheme = params.scheme;
         let newton = params.acceleration == PicardAcceleration::Newton;
-        let pwl = params.acceleration == PicardAcceleration::PiecewiseLinear;
+        // Linearised contacts (`linearised.rs`): detected once, at the start; the
+        // piecewise-linear update solves the step's system.
+        let linearised = params.acceleration == PicardAcceleration::Linearised;
+        let pwl = params.acceleration == PicardAcceleration::PiecewiseLinear || linearised;
         let levels = stats_levels(model);
         self.start.clone_from(&state.bodies);
         self.relax.begin(model, &state.bodies, &gravity, &params);
@@ -312,7 +322,7 @@ impl ImplicitEuler {
         self.applied.resize(n, Wrench::default());
         self.moved.clear();
         self.moved.resize(n, true);
-        if variant == PicardVariant::Multiscale {
+        if variant == PicardVariant::Multiscale && !linearised {
             detector.begin_step(!params.keep_active_sets);
         }
         tally.dt = dt;
@@ -344,6 +354,26 @@ impl ImplicitEuler {
                 _ if reused => {
                     pairs = reuse.unwrap_or(0);
                     Detection::default()
+                }
+                _ if linearised && k > 0 => {
+                    // No narrow phase: the start's contacts carried to the guess.
+                    self.frozen
+                        .contacts_at(&self.start, &eval.bodies, &mut self.contacts);
+                    self.coarse.clear();
+                    Detection::default()
+                }
+                _ if linearised => {
+                    let d = linearised::detect(
+                        model,
+                        eval,
+                        variant,
+                        detector,
+                        &mut self.contacts,
+                        wall,
+                    )?;
+                    self.coarse.clear();
+                    pairs = d.pairs;
+                    d
                 }
                 PicardVariant::Flat | PicardVariant::Surrogate => {
                     let mode = match variant {
@@ -388,6 +418,9 @@ impl ImplicitEuler {
                     &mut self.computed,
                     &mut self.coarse_wrenches,
                 );
+            }
+            if linearised && k == 0 {
+                self.frozen.begin(&self.contacts, &self.computed, pairs);
             }
             // 3.–4. Residual and relaxed wrench (Newton: updated below instead).
             let residual = if k == 0 {
@@ -562,8 +595,9 @@ impl ImplicitEuler {
         // (sub)step's first iteration (see the module docs); `advance` sets its step.
         self.mid = mid;
         let multiscale = variant == PicardVariant::Multiscale;
-        if midpoint {
-            // Evaluated at the midpoint, not at the accepted state: nothing to reuse.
+        if midpoint || linearised {
+            // Evaluated at the midpoint, not at the accepted state, or (linearised) on
+            // predicted contacts: nothing to reuse (`linearised.rs` detects the end state).
         } else if !multiscale || (params.keep_active_sets && converged) {
             let mut bodies = self.last_bodies.take().unwrap_or_default();
             bodies.clone_from(&state.bodies);
@@ -598,7 +632,9 @@ impl ImplicitEuler {
         out.converged = true;
         // The contacts and forces that made the step: at the accepted state (Euler) or
         // at the midpoint state (midpoint rule).
+        // (Linearised contacts: the real contacts of the accepted state.)
         let evaluated = match self.params.scheme {
+            _ if self.params.acceleration == PicardAcceleration::Linearised => &state.bodies,
             PicardScheme::Euler => &state.bodies,
             PicardScheme::Midpoint => &self.mid.bodies,
         };

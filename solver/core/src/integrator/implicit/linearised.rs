@@ -1,0 +1,415 @@
+//! Implicit steps with the contacts linearised once per step
+//! ([`crate::params::PicardAcceleration::Linearised`]; Moreau–Jean style time stepping).
+//!
+//! The Picard iterations of the parent module detect contacts at every guess, and the
+//! real contact forces jump with the pose (a patch floor's deepest point hopping between
+//! facet bumps, seed points merging): the fixed point `W = F(state(W))` of seed 000 §2
+//! Alg. 3 then cycles, and each iteration pays a narrow phase. Here the step's system is
+//! built once from the detection at its start and solved without any narrow phase:
+//!
+//! 1. **Candidates**: every contact `c` of the start state (between `a` and `b`, unit normal
+//!    `n` from `b` to `a`, distance `d₀`, point `p₀`), plus the contacts that an earlier
+//!    attempt of the same step missed (below). Each keeps its normal, its weight and its
+//!    world lever arms over the step.
+//! 2. **Linearised gap**: at a guess whose particles moved by `Δx` and turned by the
+//!    rotation vector `Δφ` from the start, the contact's distance is
+//!    `d = d₀ + n·(u_a − u_b)` with `u = Δx + Δφ × (p₀ − x₀)`, the displacement of the
+//!    contact's material point to first order: under implicit Euler `Δx = Δt·v'`, so
+//!    `d = d₀ + Δt·n·v_rel(v')`, the linear gap prediction of nonsmooth contact dynamics;
+//!    the point moves with the bodies' translation (a rolling sphere's contact stays under
+//!    it). The relative velocity is the guess's own, so the project's contact law (spring,
+//!    capped dashpot, regularised Coulomb friction, Hertz where selected,
+//!    [`crate::contact::force`]) is evaluated on the predicted gaps and velocities exactly.
+//! 3. **Solve** `W = F(v'(W))` for the wrench `W`: the piecewise-linear active-set update of
+//!    [`super::pwl`] (a semi-smooth Newton step on the convex model of the conservative
+//!    part plus the monotone dissipative terms, globalised on the residual), with the relaxed
+//!    iteration as its fallback. `F` depends on the guess continuously — no contact set,
+//!    point or merge changes inside the iteration — so nothing cycles on a jump, and an
+//!    iteration costs a force evaluation over the candidates instead of a narrow phase.
+//!    Converged: the relative update below [`crate::params::PicardParams::tolerance`]
+//!    (the parent's test); otherwise the step is split into substeps, as every
+//!    non-converged step is.
+//! 4. **Acceptance check** at the end state, from the detection the next step starts from
+//!    anyway (it is kept for the next step's first iteration): every real contact is
+//!    matched to the prediction of the same body pair nearest to it (points within a
+//!    quarter of `a`'s radius). A real halo overlap `δ = margin − d` that exceeds the
+//!    predicted one by more than [`DEPTH_FRACTION`] of the margin rejects the step:
+//!    unmatched contacts (a pair the start detection did not see: a fast particle
+//!    reaching a new contact inside the step) are carried back to the start pose as new
+//!    candidates and the step is solved again at the same Δt (at most
+//!    [`MAX_CORRECTIONS`] times); a matched one (a large linearisation error) splits
+//!    the step into substeps.
+//!
+//! **Why the bound keeps the physics.** The spring force is `k·δ` and its energy `½k·δ²`.
+//! A contact whose overlap at the accepted state is at most `f·margin` deeper than the
+//! step assumed (`f` = [`DEPTH_FRACTION`]) carries a normal force error of at most
+//! `f·k·margin` — a fifth of the peak force `k·margin` of the law, whose overlap is capped
+//! at the margin — and stores at most `½k·(f·margin)²` = 4 % of the peak spring energy that
+//! the step did not account for; the next step starts from the real contacts, so the error
+//! does not accumulate as a drift of the contact set. Contacts predicted deeper than they
+//! are (the bodies turned away from each other faster than the first-order transport
+//! says) are not rejected: their force acts over the step as predicted, as in any
+//! linearly implicit scheme.
+
+use super::reuse::{compute_forces, LastEvaluation};
+use super::{ImplicitEuler, Tally};
+use crate::contact::force::Wrench;
+use crate::contact::pair::PairParams;
+use crate::contact::Contact;
+use crate::detect::{Detector, Search};
+use crate::error::StepError;
+use crate::frames::PhaseTimes;
+use crate::model::{Model, Other};
+use crate::params::{DetectionMode, PicardAcceleration, PicardVariant};
+use crate::state::{Body, State};
+use msdem_geom::math::{Quat, Vec3};
+
+/// Largest excess of a real halo overlap at the end of a step over its linearised
+/// prediction, as a fraction of the pair's margin, that the step accepts [-].
+pub const DEPTH_FRACTION: f64 = 0.2;
+/// Most re-solves of one (sub)step with contacts its check revealed.
+pub const MAX_CORRECTIONS: u32 = 2;
+/// A real contact matches a predicted one of the same body pair when their points are
+/// closer than this fraction of the radius of `a` [-].
+const SAME_POINT: f64 = 0.25;
+
+/// The contact set of one step, frozen at its start (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Frozen {
+    /// Candidates at the start poses: the start contacts, then the revealed ones, grouped
+    /// by body pair.
+    base: Vec<Contact>,
+    /// Contacts revealed by the failed checks of this step, at the start poses.
+    revealed: Vec<Contact>,
+    /// The start evaluation (contacts, forces, candidate pairs), restored for a re-solve.
+    start_contacts: Vec<Contact>,
+    start_computed: Vec<Wrench>,
+    start_pairs: u32,
+    /// Scratch: the end state's real and predicted contacts.
+    real: Vec<Contact>,
+    predicted: Vec<Contact>,
+    /// Re-solves with revealed contacts and splits by the check, over the run.
+    pub(super) corrections: u64,
+    pub(super) rejections: u64,
+}
+
+/// What the acceptance check decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    Accept,
+    /// Real contacts that no candidate predicted: solve again with them.
+    Reveal,
+    /// A predicted contact much shallower than the real one: split the step.
+    Split,
+}
+
+/// The complete detection the linearised step uses for `variant`: flat, or the hierarchy
+/// on the kept active sets (the explicit step's search; multiscale Picard's iteration
+/// widens one level per call and is no complete detection).
+pub(super) fn search(variant: PicardVariant) -> Search {
+    match variant {
+        PicardVariant::Flat => Search::Roots(DetectionMode::Flat),
+        PicardVariant::Surrogate => Search::Roots(DetectionMode::Hierarchy),
+        PicardVariant::Multiscale => Search::Kept,
+    }
+}
+
+/// Every contact of `state` by `search` into `out` (the kept sets start a new step, as in
+/// the explicit step).
+pub(super) fn detect(
+    model: &Model,
+    state: &State,
+    variant: PicardVariant,
+    detector: &mut Detector,
+    out: &mut Vec<Contact>,
+    wall: &mut PhaseTimes,
+) -> Result<crate::detect::Detection, StepError> {
+    let search = search(variant);
+    if search == Search::Kept {
+        detector.begin_step(false);
+    }
+    detector.detect(model, state, search, out, wall)
+}
+
+/// The first-order displacement \[m\] of the material point `p` of a body from `from` to
+/// `to`: `Δx + Δφ × (p − x₀)`.
+fn displacement(from: &Body, to: &Body, p: &Vec3) -> Vec3 {
+    let turn: Vec3 = rotation(&from.orientation, &to.orientation);
+    (to.position - from.position) + turn.cross(&(p - from.position))
+}
+
+/// The rotation vector \[rad\] that turns `from` into `to`.
+fn rotation(from: &Quat, to: &Quat) -> Vec3 {
+    (to * from.inverse()).scaled_axis()
+}
+
+/// The other particle of a contact, if it is one of `n` particles.
+fn particle(b: Other, n: usize) -> Option<usize> {
+    match b {
+        Other::Particle(j) if (j as usize) < n => Some(j as usize),
+        _ => None,
+    }
+}
+
+/// Sort key grouping contacts by body pair (obstacles after particles).
+fn pair_key(c: &Contact) -> (u32, u8, u32) {
+    match c.b {
+        Other::Particle(j) => (c.a, 0, j),
+        Other::Obstacle(o) => (c.a, 1, o),
+    }
+}
+
+/// The contacts `base` (at the poses `from`) carried to the poses `to` with the
+/// linearised gap of the module docs, into `out` (swapped poses carry back).
+fn carry(base: &[Contact], from: &[Body], to: &[Body], out: &mut Vec<Contact>) {
+    out.clear();
+    let n = from.len().min(to.len());
+    for c in base {
+        let a = c.a as usize;
+        if a >= n {
+            out.push(*c);
+            continue;
+        }
+        let ua = displacement(&from[a], &to[a], &c.point);
+        let (ub, shift) = match particle(c.b, n) {
+            Some(j) => {
+                let ub = displacement(&from[j], &to[j], &c.point);
+                let t = 0.5
+                    * ((to[a].position - from[a].position) + (to[j].position - from[j].position));
+                (ub, t)
+            }
+            None => (Vec3::zeros(), to[a].position - from[a].position),
+        };
+        let opening = c.normal.dot(&(ua - ub));
+        out.push(Contact {
+            point: c.point + shift,
+            dist: c.dist + opening,
+            depth: (c.depth - opening).max(0.0),
+            ..*c
+        });
+    }
+}
+
+impl Frozen {
+    /// Starts a (sub)step from the start evaluation: `contacts` detected at the start,
+    /// `computed` their forces, `pairs` the candidate pairs; the candidates are these plus
+    /// the contacts revealed by earlier checks of the same step.
+    pub(super) fn begin(&mut self, contacts: &[Contact], computed: &[Wrench], pairs: u32) {
+        self.start_contacts.clear();
+        self.start_contacts.extend_from_slice(contacts);
+        self.start_computed.clear();
+        self.start_computed.extend_from_slice(computed);
+        self.start_pairs = pairs;
+        self.base.clear();
+        self.base.extend_from_slice(contacts);
+        if !self.revealed.is_empty() {
+            self.base.extend_from_slice(&self.revealed);
+            // Contacts of one pair stay consecutive (the law groups them, `pair_runs`).
+            self.base.sort_by_key(pair_key);
+        }
+    }
+
+    /// The candidates carried from the start poses `start` to the guess `bodies`.
+    pub(super) fn contacts_at(&self, start: &[Body], bodies: &[Body], out: &mut Vec<Contact>) {
+        carry(&self.base, start, bodies, out);
+    }
+
+    /// The acceptance check (module docs) of the end state `end` reached from `start`
+    /// against its real contacts `real`; the contacts no candidate predicted are carried
+    /// back to the start and remembered for a re-solve.
+    fn check(&mut self, model: &Model, start: &[Body], end: &[Body], real: &[Contact]) -> Verdict {
+        let mut predicted = std::mem::take(&mut self.predicted);
+        carry(&self.base, start, end, &mut predicted);
+        let mut verdict = Verdict::Accept;
+        let mut missed = Vec::new();
+        for r in real {
+            let pp = PairParams::of(model, end, r.a, r.b);
+            let margin = pp.margin;
+            let overlap = |d: f64| (margin - d).clamp(0.0, margin);
+            let reach = SAME_POINT * end.get(r.a as usize).map_or(0.0, |b| b.radius);
+            let nearest = predicted
+                .iter()
+                .filter(|p| p.a == r.a && p.b == r.b)
+                .map(|p| ((p.point - r.point).norm(), p))
+                .filter(|(d, _)| *d <= reach)
+                .min_by(|x, y| x.0.total_cmp(&y.0));
+            let excess = overlap(r.dist) - nearest.map_or(0.0, |(_, p)| overlap(p.dist));
+            if excess <= DEPTH_FRACTION * margin {
+                continue;
+            }
+            if nearest.is_some() {
+                verdict = Verdict::Split;
+            } else {
+                missed.push(*r);
+                if verdict == Verdict::Accept {
+                    verdict = Verdict::Reveal;
+                }
+            }
+        }
+        if verdict == Verdict::Reveal {
+            // Back to the start poses: the same first-order transport, reversed.
+            let mut back = Vec::new();
+            carry(&missed, end, start, &mut back);
+            self.revealed.extend(back);
+        }
+        self.predicted = predicted;
+        verdict
+    }
+}
+
+impl ImplicitEuler {
+    /// One attempt at a (sub)step of `dt` \[s\] with the contacts linearised once (module
+    /// docs): solve, detect at the end state, check; re-solve with the revealed contacts
+    /// at most [`MAX_CORRECTIONS`] times. Returns whether the step is accepted;
+    /// `state.bodies` then hold the end state, whose detection and forces are kept for
+    /// the next step's first iteration.
+    pub(super) fn attempt_linearised(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        dt: f64,
+        tally: &mut Tally,
+    ) -> Result<bool, StepError> {
+        self.frozen.revealed.clear();
+        let mut round = 0;
+        loop {
+            if !self.attempt_with(
+                model,
+                state,
+                detector,
+                dt,
+                tally,
+                PicardAcceleration::Linearised,
+            )? {
+                return Ok(false);
+            }
+            let mut real = std::mem::take(&mut self.frozen.real);
+            let d = detect(
+                model,
+                state,
+                self.variant,
+                detector,
+                &mut real,
+                &mut tally.wall,
+            )?;
+            tally.total += &d.stats;
+            let verdict = self.frozen.check(model, &self.start, &state.bodies, &real);
+            match verdict {
+                Verdict::Accept => {
+                    // The end state's evaluation: the step's contacts, and the next
+                    // step's first iteration.
+                    std::mem::swap(&mut self.contacts, &mut real);
+                    self.frozen.real = real;
+                    self.coarse.clear();
+                    compute_forces(
+                        model,
+                        &state.bodies,
+                        &self.contacts,
+                        &[],
+                        0.0,
+                        dt,
+                        &mut self.computed,
+                        &mut self.coarse_wrenches,
+                    );
+                    tally.pairs = d.pairs;
+                    self.set_last(state, d.pairs, dt);
+                    return Ok(true);
+                }
+                Verdict::Reveal if round < MAX_CORRECTIONS => {
+                    round += 1;
+                    self.frozen.corrections += 1;
+                    self.frozen.real = real;
+                    // Again from the start, with its evaluation (no second detection).
+                    state.bodies.clone_from(&self.start);
+                    self.contacts.clone_from(&self.frozen.start_contacts);
+                    self.computed.clone_from(&self.frozen.start_computed);
+                    self.coarse.clear();
+                    let pairs = self.frozen.start_pairs;
+                    self.set_last(state, pairs, dt);
+                }
+                _ => {
+                    self.frozen.rejections += 1;
+                    self.frozen.real = real;
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
+    /// Records that `contacts`, `computed` are the evaluation of `state` at `dt`.
+    fn set_last(&mut self, state: &State, pairs: u32, dt: f64) {
+        let mut bodies = self.last_bodies.take().unwrap_or_default();
+        bodies.clone_from(&state.bodies);
+        self.last = Some(LastEvaluation {
+            bodies,
+            step: state.step,
+            pairs,
+            dt,
+        });
+    }
+
+    /// Re-solves of (sub)steps with contacts their check revealed, and (sub)steps the
+    /// check split, since the integrator was made (linearised contacts only).
+    pub fn linearised_counts(&self) -> (u64, u64) {
+        (self.frozen.corrections, self.frozen.rejections)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use msdem_geom::math::Mat3;
+
+    fn body(x: Vec3, q: Quat) -> Body {
+        Body {
+            shape: 0,
+            material: 0,
+            mass: 1.0,
+            inertia: Mat3::identity(),
+            inv_inertia: Mat3::identity(),
+            epsilon: 0.01,
+            radius: 0.5,
+            position: x,
+            orientation: q,
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::zeros(),
+        }
+    }
+
+    /// A contact under a body moved by `Δx` and turned about the contact normal's
+    /// perpendicular: its gap changes by `n·(Δx + Δφ × r)` (first order), and carrying
+    /// forward then back restores it.
+    #[test]
+    fn the_gap_follows_the_first_order_displacement() {
+        let start = [body(Vec3::zeros(), Quat::identity())];
+        let turn = Vec3::new(0.0, 0.02, 0.0);
+        let end = [body(
+            Vec3::new(0.001, 0.0, -0.003),
+            Quat::from_scaled_axis(turn),
+        )];
+        let c = Contact {
+            a: 0,
+            b: Other::Obstacle(0),
+            point: Vec3::new(0.1, 0.0, -0.5),
+            normal: Vec3::z(),
+            dist: 0.004,
+            weight: 1.0,
+            depth: 0.006,
+        };
+        let mut out = Vec::new();
+        carry(&[c], &start, &end, &mut out);
+        let want = 0.004 - 0.003 + turn.cross(&Vec3::new(0.1, 0.0, -0.5)).z;
+        assert!(
+            (out[0].dist - want).abs() < 1e-12,
+            "{} vs {want}",
+            out[0].dist
+        );
+        assert!((out[0].depth - (0.006 - (want - 0.004))).abs() < 1e-12);
+        // The point follows the translation only.
+        assert!((out[0].point - Vec3::new(0.101, 0.0, -0.503)).norm() < 1e-12);
+        let mut back = Vec::new();
+        carry(&out, &end, &start, &mut back);
+        assert!((back[0].dist - c.dist).abs() < 1e-4, "{}", back[0].dist);
+    }
+}
