@@ -357,8 +357,14 @@ impl ImplicitEuler {
                 }
                 _ if linearised && k > 0 => {
                     // No narrow phase: the start's contacts carried to the guess.
-                    self.frozen
-                        .contacts_at(&self.start, &eval.bodies, &mut self.contacts);
+                    let end = midpoint.then_some(state.bodies.as_slice());
+                    self.frozen.contacts_at(
+                        model,
+                        &self.start,
+                        &eval.bodies,
+                        end,
+                        &mut self.contacts,
+                    );
                     self.coarse.clear();
                     Detection::default()
                 }

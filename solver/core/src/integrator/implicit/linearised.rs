@@ -190,6 +190,32 @@ fn carry(base: &[Contact], from: &[Body], to: &[Body], out: &mut Vec<Contact>) {
     }
 }
 
+/// The potential per unit stiffness and weight \[m²\] of the linear law's spring at
+/// the halo overlap `delta` \[m\]: `½δ²` up to the margin `m`, where the overlap (and so
+/// the force `k·δ`) is capped, and `½m² + m·(δ − m)` beyond (the force stays `k·m`).
+fn spring_potential(delta: f64, margin: f64) -> f64 {
+    if delta <= 0.0 {
+        0.0
+    } else if delta <= margin {
+        0.5 * delta * delta
+    } else {
+        margin * (delta - 0.5 * margin)
+    }
+}
+
+/// The distance \[m\] at which the linear law's spring force equals its discrete gradient
+/// between the distances `d0` and `d1` \[m\] of the start and the end of a step,
+/// `k·(U(δ₁) − U(δ₀))/(δ₁ − δ₀)` with `δ = m − d` ([`spring_potential`]); `None` where
+/// the two are too close to tell (the midpoint's own distance then serves).
+fn discrete_gradient_dist(margin: f64, d0: f64, d1: f64) -> Option<f64> {
+    let (o0, o1) = (margin - d0, margin - d1);
+    if !((o1 - o0).abs() > 1e-9 * margin) {
+        return None;
+    }
+    let gradient = (spring_potential(o1, margin) - spring_potential(o0, margin)) / (o1 - o0);
+    Some(margin - gradient.clamp(0.0, margin))
+}
+
 impl Frozen {
     /// Starts a (sub)step from the start evaluation: `contacts` detected at the start,
     /// `computed` their forces, `pairs` the candidate pairs; the candidates are these plus
@@ -209,9 +235,34 @@ impl Frozen {
         }
     }
 
-    /// The candidates carried from the start poses `start` to the guess `bodies`.
-    pub(super) fn contacts_at(&self, start: &[Body], bodies: &[Body], out: &mut Vec<Contact>) {
+    /// The candidates carried from the start poses `start` to the guess `bodies` (implicit
+    /// Euler: the end state). For the midpoint rule, `bodies` is the midpoint state and
+    /// `end` the end state: the spring of the linear law then acts with its discrete
+    /// gradient over the step (module docs, *Midpoint rule*).
+    pub(super) fn contacts_at(
+        &mut self,
+        model: &Model,
+        start: &[Body],
+        bodies: &[Body],
+        end: Option<&[Body]>,
+        out: &mut Vec<Contact>,
+    ) {
         carry(&self.base, start, bodies, out);
+        let Some(end) = end else {
+            return;
+        };
+        let mut at_end = std::mem::take(&mut self.predicted);
+        carry(&self.base, start, end, &mut at_end);
+        for ((c, c0), c1) in out.iter_mut().zip(&self.base).zip(&at_end) {
+            let pp = PairParams::of(model, bodies, c.a, c.b);
+            if pp.hertz.is_some() {
+                continue;
+            }
+            if let Some(d) = discrete_gradient_dist(pp.margin, c0.dist, c1.dist) {
+                c.dist = d;
+            }
+        }
+        self.predicted = at_end;
     }
 
     /// The acceptance check (module docs) of the end state `end` reached from `start`
