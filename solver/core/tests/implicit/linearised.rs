@@ -201,18 +201,23 @@ fn resting_box(friction: f64) -> World {
     world
 }
 
+/// Both schemes. The midpoint rule hardly damps the box's stiff bouncing mode at this step,
+/// so its force settles more slowly and is held to 1 % after a second.
 #[test]
 fn resting_normal_force_equals_the_weight_at_ten_times_the_explicit_step() {
-    for scheme in [PicardScheme::Euler] {
+    for (scheme, seconds, tolerance, still) in [
+        (PicardScheme::Euler, 0.5, 1e-3, 1e-4),
+        (PicardScheme::Midpoint, 1.0, 1e-2, 1e-3),
+    ] {
         let w = resting_box(0.5);
         let mg = w.state.bodies[0].mass * 9.81;
-        let ran = run(w, scheme, 10.0, 0.5, |_, _| false);
+        let ran = run(w, scheme, 10.0, seconds, |_, _| false);
         assert_eq!(ran.substeps, 0, "{scheme:?}");
         let b = &ran.world.state.bodies[0];
-        assert!(b.velocity.norm() < 1e-4, "{scheme:?}: not at rest");
+        assert!(b.velocity.norm() < still, "{scheme:?}: not at rest");
         let fz = *ran.forces.last().unwrap();
         assert!(
-            (fz / mg - 1.0).abs() < 1e-3,
+            (fz / mg - 1.0).abs() < tolerance,
             "{scheme:?}: {fz} N vs M·g = {mg} N"
         );
     }

@@ -66,7 +66,7 @@ use msdem_geom::math::{Quat, Vec3};
 
 /// Largest excess of a real halo overlap at the end of a step over its linearised
 /// prediction, as a fraction of the pair's margin, that the step accepts [-].
-pub const DEPTH_FRACTION: f64 = 0.2;
+pub const DEPTH_FRACTION: f64 = 0.05;
 /// Most re-solves of one (sub)step with contacts its check revealed.
 pub const MAX_CORRECTIONS: u32 = 2;
 /// A real contact matches a predicted one of the same body pair when their points are
@@ -209,7 +209,7 @@ fn spring_potential(delta: f64, margin: f64) -> f64 {
 /// the two are too close to tell (the midpoint's own distance then serves).
 fn discrete_gradient_dist(margin: f64, d0: f64, d1: f64) -> Option<f64> {
     let (o0, o1) = (margin - d0, margin - d1);
-    if !((o1 - o0).abs() > 1e-9 * margin) {
+    if (o1 - o0).abs() <= 1e-9 * margin || !o1.is_finite() || !o0.is_finite() {
         return None;
     }
     let gradient = (spring_potential(o1, margin) - spring_potential(o0, margin)) / (o1 - o0);
@@ -285,7 +285,7 @@ impl Frozen {
                 .filter(|(d, _)| *d <= reach)
                 .min_by(|x, y| x.0.total_cmp(&y.0));
             let excess = overlap(r.dist) - nearest.map_or(0.0, |(_, p)| overlap(p.dist));
-            if excess <= DEPTH_FRACTION * margin {
+            if excess.abs() <= DEPTH_FRACTION * margin {
                 continue;
             }
             if nearest.is_some() {
