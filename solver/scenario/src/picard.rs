@@ -82,8 +82,10 @@ pub enum PicardAcceleration {
     /// guess linearly (`g₀ + n·(u_a − u_b)`), and the step's system `W = F(v'(W))` is
     /// solved by the piecewise-linear update with no narrow phase inside the iteration.
     /// One detection at the end state (which the next step reuses) checks the result: a
-    /// real contact deeper than its prediction by more than a fifth of the margin adds the
-    /// missed contact and solves again, or splits the step. Single process only.
+    /// real contact whose overlap differs from its prediction by more than 5 % of the
+    /// margin adds the missed contact and solves again, or splits the step. The midpoint
+    /// rule applies the spring with its discrete gradient over the step (energy-consistent).
+    /// Single process only.
     Linearised,
 }
 

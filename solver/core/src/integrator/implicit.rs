@@ -16,7 +16,10 @@
 //! 4. **update** the wrench: `W ← W + ω·r` with the adaptive ω of §6.1
 //!    ([`PicardAcceleration::Aitken`], the default), a damped Newton step with the
 //!    contact Jacobian (`newton`, [`PicardAcceleration::Newton`]), or an active-set Newton
-//!    step on a piecewise-linear contact model (`piecewise_linear`, `pwl.rs`);
+//!    step on a piecewise-linear contact model (`piecewise_linear`, `pwl.rs`); with
+//!    contacts linearised once per step (`linearised`, `linearised.rs`) step 1 detects
+//!    only at the start, later iterations carry those contacts to the guess along their
+//!    normals (no narrow phase), and one detection at the end state checks the result;
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
 //!    (Euler–Cromer, [`crate::motion::advance_body`]; the implicit midpoint rule moves with
 //!    the average of the start and end velocities and evaluates forces at the midpoint
