@@ -246,7 +246,7 @@ impl ImplicitEuler {
                     state.bodies = begin;
                     self.forget_last_evaluation();
                 }
-                return Err(e);
+                return Err(self.explain(e));
             }
         }
         state.step = step0 + 1;

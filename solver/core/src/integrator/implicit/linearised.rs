@@ -108,6 +108,9 @@ pub(super) struct Frozen {
     /// Re-solves with revealed contacts and splits by the check, over the run.
     pub(super) corrections: u64,
     pub(super) rejections: u64,
+    /// Largest overlap error of the last attempt the check split, as a fraction of its
+    /// pair's margin (`None`: the last failed attempt did not converge instead).
+    last_rejection: Option<f64>,
 }
 
 /// What the acceptance check decides.
@@ -290,6 +293,7 @@ impl Frozen {
         carry(&self.base, start, end, &mut predicted);
         let mut verdict = Verdict::Accept;
         let mut missed = Vec::new();
+        let mut worst: f64 = 0.0;
         for r in real {
             let pp = PairParams::of(model, end, r.a, r.b);
             let margin = pp.margin;
@@ -307,6 +311,7 @@ impl Frozen {
             }
             if nearest.is_some() {
                 verdict = Verdict::Split;
+                worst = worst.max(excess.abs() / margin);
             } else {
                 missed.push(*r);
                 if verdict == Verdict::Accept {
@@ -314,6 +319,7 @@ impl Frozen {
                 }
             }
         }
+        self.last_rejection = (verdict == Verdict::Split).then_some(worst);
         if verdict == Verdict::Reveal {
             // Back to the start poses: the same first-order transport, reversed.
             let mut back = Vec::new();
@@ -340,6 +346,7 @@ impl ImplicitEuler {
         tally: &mut Tally,
     ) -> Result<bool, StepError> {
         self.frozen.revealed.clear();
+        self.frozen.last_rejection = None;
         let mut round = 0;
         loop {
             if !self.attempt_with(
@@ -417,6 +424,33 @@ impl ImplicitEuler {
         });
     }
 
+    /// `e` as the caller reports it: a step that did not converge because the acceptance
+    /// check split it down to the deepest substep (not because its iterations did not
+    /// converge) says so.
+    pub(super) fn explain(&self, e: StepError) -> StepError {
+        match (e, self.frozen.last_rejection) {
+            (
+                StepError::NotConverged {
+                    step, time, levels, ..
+                },
+                Some(worst),
+            ) => StepError::Unsupported {
+                what: format!(
+                    "step {step} (t = {time:e} s): picard.acceleration: linearised: a real \
+                     contact at the end state differs from its linear prediction by {:.0} % \
+                     of its margin (more than {:.0} %) even at Δt/{}, an error that does not \
+                     shrink with the step: a contact law that jumps with the pose (e.g. the \
+                     seed points' merging); use another picard.acceleration or \
+                     detection.contact_points: patches",
+                    100.0 * worst,
+                    100.0 * DEPTH_FRACTION,
+                    1u64 << levels.min(63)
+                ),
+            },
+            (e, _) => e,
+        }
+    }
+
     /// Re-solves of (sub)steps with contacts their check revealed, and (sub)steps the
     /// check split, since the integrator was made (linearised contacts only).
     pub fn linearised_counts(&self) -> (u64, u64) {
@@ -443,6 +477,29 @@ mod tests {
             velocity: Vec3::zeros(),
             angular_velocity: Vec3::zeros(),
         }
+    }
+
+    /// A step split down to the deepest substep by the acceptance check is reported as
+    /// such; one whose iterations did not converge keeps the Picard message.
+    #[test]
+    fn a_step_the_check_keeps_rejecting_says_so() {
+        let params = crate::params::PicardParams::default();
+        let mut im = ImplicitEuler::with(1e-3, Vec3::zeros(), &params, PicardVariant::Flat);
+        let e = || StepError::NotConverged {
+            step: 7,
+            time: 0.25,
+            iterations: 50,
+            residual: 1e-5,
+            tolerance: 0.01,
+            levels: 4,
+        };
+        assert!(matches!(im.explain(e()), StepError::NotConverged { .. }));
+        im.frozen.last_rejection = Some(0.12);
+        let msg = im.explain(e()).to_string();
+        assert!(
+            msg.contains("step 7") && msg.contains("12 %") && msg.contains("Δt/16"),
+            "{msg}"
+        );
     }
 
     /// A contact under a body moved by `Δx` and turned about the contact normal's
