@@ -699,6 +699,134 @@ impl ImplicitEuler {
     }
 }
 
+/// Linearised contacts (`linearised.rs`): the attempt, its check and its reporting.
+impl ImplicitEuler {
+    /// One attempt at a (sub)step of `dt` \[s\] with the contacts linearised once (module
+    /// docs): solve, detect at the end state, check; re-solve with the revealed contacts
+    /// at most [`linearised::MAX_CORRECTIONS`] times. Returns whether the step is accepted;
+    /// `state.bodies` then hold the end state, whose detection and forces are kept for
+    /// the next step's first iteration.
+    pub(super) fn attempt_linearised(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        dt: f64,
+        tally: &mut Tally,
+    ) -> Result<bool, StepError> {
+        self.frozen.revealed.clear();
+        self.frozen.last_rejection = None;
+        let mut round = 0;
+        loop {
+            if !self.attempt_with(
+                model,
+                state,
+                detector,
+                dt,
+                tally,
+                PicardAcceleration::Linearised,
+            )? {
+                return Ok(false);
+            }
+            let mut real = std::mem::take(&mut self.frozen.real);
+            let d = linearised::detect(
+                model,
+                state,
+                self.variant,
+                detector,
+                &mut real,
+                &mut tally.wall,
+            )?;
+            tally.total += &d.stats;
+            let verdict = self.frozen.check(model, &self.start, &state.bodies, &real);
+            match verdict {
+                linearised::Verdict::Accept => {
+                    // The end state's evaluation: the step's contacts, and the next
+                    // step's first iteration.
+                    std::mem::swap(&mut self.contacts, &mut real);
+                    self.frozen.real = real;
+                    self.coarse.clear();
+                    compute_forces(
+                        model,
+                        &state.bodies,
+                        &self.contacts,
+                        &[],
+                        0.0,
+                        dt,
+                        &mut self.computed,
+                        &mut self.coarse_wrenches,
+                    );
+                    tally.pairs = d.pairs;
+                    self.set_last(state, d.pairs, dt);
+                    return Ok(true);
+                }
+                linearised::Verdict::Reveal if round < linearised::MAX_CORRECTIONS => {
+                    round += 1;
+                    self.frozen.corrections += 1;
+                    self.frozen.real = real;
+                    // Again from the start, with its evaluation (no second detection).
+                    state.bodies.clone_from(&self.start);
+                    self.contacts.clone_from(&self.frozen.start_contacts);
+                    self.computed.clone_from(&self.frozen.start_computed);
+                    self.coarse.clear();
+                    let pairs = self.frozen.start_pairs;
+                    self.set_last(state, pairs, dt);
+                }
+                _ => {
+                    self.frozen.rejections += 1;
+                    self.frozen.real = real;
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
+    /// Records that `contacts`, `computed` are the evaluation of `state` at `dt`.
+    fn set_last(&mut self, state: &State, pairs: u32, dt: f64) {
+        let mut bodies = self.last_bodies.take().unwrap_or_default();
+        bodies.clone_from(&state.bodies);
+        self.last = Some(LastEvaluation {
+            bodies,
+            step: state.step,
+            pairs,
+            dt,
+        });
+    }
+
+    /// `e` as the caller reports it: a step that did not converge because the acceptance
+    /// check split it down to the deepest substep (not because its iterations did not
+    /// converge) says so.
+    pub(super) fn explain(&self, e: StepError) -> StepError {
+        match (e, self.frozen.last_rejection) {
+            (
+                StepError::NotConverged {
+                    step, time, levels, ..
+                },
+                Some(worst),
+            ) => StepError::Unsupported {
+                what: format!(
+                    "step {step} (t = {time:e} s): picard.acceleration: linearised: a real \
+                     contact at the end state differs from its linear prediction by {:.0} % \
+                     of its margin (more than {:.0} %) even at Δt/{}, an error that does not \
+                     shrink with the step: a contact law that jumps with the pose (e.g. the \
+                     seed points' merging); use another picard.acceleration or \
+                     detection.contact_points: patches",
+                    100.0 * worst,
+                    100.0 * linearised::DEPTH_FRACTION,
+                    1u64 << levels.min(63)
+                ),
+            },
+            (e, _) => e,
+        }
+    }
+
+    /// Re-solves of (sub)steps with contacts their check revealed, and (sub)steps the
+    /// check split, since the integrator was made (linearised contacts only).
+    pub fn linearised_counts(&self) -> (u64, u64) {
+        (self.frozen.corrections, self.frozen.rejections)
+    }
+}
+
 impl Integrator for ImplicitEuler {
     fn name(&self) -> &'static str {
         match self.variant {

@@ -68,8 +68,6 @@
 //! explicit step. The dashpot keeps the midpoint velocity; where it is strong (`e = 0.4`)
 //! the under-resolved impact rebounds with 0.64. Hertz contacts keep the midpoint overlap.
 
-use super::reuse::{compute_forces, LastEvaluation};
-use super::{ImplicitEuler, Tally};
 use crate::contact::force::Wrench;
 use crate::contact::pair::PairParams;
 use crate::contact::Contact;
@@ -77,7 +75,7 @@ use crate::detect::{Detector, Search};
 use crate::error::StepError;
 use crate::frames::PhaseTimes;
 use crate::model::{Model, Other};
-use crate::params::{DetectionMode, PicardAcceleration, PicardVariant};
+use crate::params::{DetectionMode, PicardVariant};
 use crate::state::{Body, State};
 use msdem_geom::math::{Quat, Vec3};
 
@@ -97,25 +95,25 @@ pub(super) struct Frozen {
     /// by body pair.
     base: Vec<Contact>,
     /// Contacts revealed by the failed checks of this step, at the start poses.
-    revealed: Vec<Contact>,
+    pub(super) revealed: Vec<Contact>,
     /// The start evaluation (contacts, forces, candidate pairs), restored for a re-solve.
-    start_contacts: Vec<Contact>,
-    start_computed: Vec<Wrench>,
-    start_pairs: u32,
+    pub(super) start_contacts: Vec<Contact>,
+    pub(super) start_computed: Vec<Wrench>,
+    pub(super) start_pairs: u32,
     /// Scratch: the end state's real and predicted contacts.
-    real: Vec<Contact>,
+    pub(super) real: Vec<Contact>,
     predicted: Vec<Contact>,
     /// Re-solves with revealed contacts and splits by the check, over the run.
     pub(super) corrections: u64,
     pub(super) rejections: u64,
     /// Largest overlap error of the last attempt the check split, as a fraction of its
     /// pair's margin (`None`: the last failed attempt did not converge instead).
-    last_rejection: Option<f64>,
+    pub(super) last_rejection: Option<f64>,
 }
 
 /// What the acceptance check decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Verdict {
+pub(super) enum Verdict {
     Accept,
     /// Real contacts that no candidate predicted: solve again with them.
     Reveal,
@@ -288,7 +286,13 @@ impl Frozen {
     /// The acceptance check (module docs) of the end state `end` reached from `start`
     /// against its real contacts `real`; the contacts no candidate predicted are carried
     /// back to the start and remembered for a re-solve.
-    fn check(&mut self, model: &Model, start: &[Body], end: &[Body], real: &[Contact]) -> Verdict {
+    pub(super) fn check(
+        &mut self,
+        model: &Model,
+        start: &[Body],
+        end: &[Body],
+        real: &[Contact],
+    ) -> Verdict {
         let mut predicted = std::mem::take(&mut self.predicted);
         carry(&self.base, start, end, &mut predicted);
         let mut verdict = Verdict::Accept;
@@ -331,135 +335,9 @@ impl Frozen {
     }
 }
 
-impl ImplicitEuler {
-    /// One attempt at a (sub)step of `dt` \[s\] with the contacts linearised once (module
-    /// docs): solve, detect at the end state, check; re-solve with the revealed contacts
-    /// at most [`MAX_CORRECTIONS`] times. Returns whether the step is accepted;
-    /// `state.bodies` then hold the end state, whose detection and forces are kept for
-    /// the next step's first iteration.
-    pub(super) fn attempt_linearised(
-        &mut self,
-        model: &Model,
-        state: &mut State,
-        detector: &mut Detector,
-        dt: f64,
-        tally: &mut Tally,
-    ) -> Result<bool, StepError> {
-        self.frozen.revealed.clear();
-        self.frozen.last_rejection = None;
-        let mut round = 0;
-        loop {
-            if !self.attempt_with(
-                model,
-                state,
-                detector,
-                dt,
-                tally,
-                PicardAcceleration::Linearised,
-            )? {
-                return Ok(false);
-            }
-            let mut real = std::mem::take(&mut self.frozen.real);
-            let d = detect(
-                model,
-                state,
-                self.variant,
-                detector,
-                &mut real,
-                &mut tally.wall,
-            )?;
-            tally.total += &d.stats;
-            let verdict = self.frozen.check(model, &self.start, &state.bodies, &real);
-            match verdict {
-                Verdict::Accept => {
-                    // The end state's evaluation: the step's contacts, and the next
-                    // step's first iteration.
-                    std::mem::swap(&mut self.contacts, &mut real);
-                    self.frozen.real = real;
-                    self.coarse.clear();
-                    compute_forces(
-                        model,
-                        &state.bodies,
-                        &self.contacts,
-                        &[],
-                        0.0,
-                        dt,
-                        &mut self.computed,
-                        &mut self.coarse_wrenches,
-                    );
-                    tally.pairs = d.pairs;
-                    self.set_last(state, d.pairs, dt);
-                    return Ok(true);
-                }
-                Verdict::Reveal if round < MAX_CORRECTIONS => {
-                    round += 1;
-                    self.frozen.corrections += 1;
-                    self.frozen.real = real;
-                    // Again from the start, with its evaluation (no second detection).
-                    state.bodies.clone_from(&self.start);
-                    self.contacts.clone_from(&self.frozen.start_contacts);
-                    self.computed.clone_from(&self.frozen.start_computed);
-                    self.coarse.clear();
-                    let pairs = self.frozen.start_pairs;
-                    self.set_last(state, pairs, dt);
-                }
-                _ => {
-                    self.frozen.rejections += 1;
-                    self.frozen.real = real;
-                    return Ok(false);
-                }
-            }
-        }
-    }
-
-    /// Records that `contacts`, `computed` are the evaluation of `state` at `dt`.
-    fn set_last(&mut self, state: &State, pairs: u32, dt: f64) {
-        let mut bodies = self.last_bodies.take().unwrap_or_default();
-        bodies.clone_from(&state.bodies);
-        self.last = Some(LastEvaluation {
-            bodies,
-            step: state.step,
-            pairs,
-            dt,
-        });
-    }
-
-    /// `e` as the caller reports it: a step that did not converge because the acceptance
-    /// check split it down to the deepest substep (not because its iterations did not
-    /// converge) says so.
-    pub(super) fn explain(&self, e: StepError) -> StepError {
-        match (e, self.frozen.last_rejection) {
-            (
-                StepError::NotConverged {
-                    step, time, levels, ..
-                },
-                Some(worst),
-            ) => StepError::Unsupported {
-                what: format!(
-                    "step {step} (t = {time:e} s): picard.acceleration: linearised: a real \
-                     contact at the end state differs from its linear prediction by {:.0} % \
-                     of its margin (more than {:.0} %) even at Δt/{}, an error that does not \
-                     shrink with the step: a contact law that jumps with the pose (e.g. the \
-                     seed points' merging); use another picard.acceleration or \
-                     detection.contact_points: patches",
-                    100.0 * worst,
-                    100.0 * DEPTH_FRACTION,
-                    1u64 << levels.min(63)
-                ),
-            },
-            (e, _) => e,
-        }
-    }
-
-    /// Re-solves of (sub)steps with contacts their check revealed, and (sub)steps the
-    /// check split, since the integrator was made (linearised contacts only).
-    pub fn linearised_counts(&self) -> (u64, u64) {
-        (self.frozen.corrections, self.frozen.rejections)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::ImplicitEuler;
     use super::*;
     use msdem_geom::math::Mat3;
 
