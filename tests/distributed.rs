@@ -469,7 +469,7 @@ mod mpi {
         let Some(mpirun) = mpirun() else {
             return;
         };
-        for update in ["newton", "piecewise_linear"] {
+        for update in ["newton", "piecewise_linear", "linearised"] {
             let p = prepare(
                 &test_pipelines_dir().join("tiny.yaml"),
                 &[(

@@ -24,7 +24,7 @@
 //! ```text
 //! cargo run --release -p msdem-solver --example implicit_vs_explicit -- \
 //!     [--end-s 4] [--scenes staircase,hopper] [--factors 1,5,10,20] [--seeds 1] \
-//!     [--schemes euler,midpoint] [--acceleration newton|aitken|piecewise_linear] [--max-iterations 50] \
+//!     [--schemes euler,midpoint] [--acceleration newton|aitken|piecewise_linear|linearised] [--max-iterations 50] \
 //!     [--max-substep-levels 4] [--contact-points seed|patches] [--surface facets|smooth]
 //!     [--jobs 1]
 //! ```
@@ -117,6 +117,7 @@ fn parse_args() -> Result<Options> {
                     "newton" => PicardAcceleration::Newton,
                     "aitken" => PicardAcceleration::Aitken,
                     "piecewise_linear" => PicardAcceleration::PiecewiseLinear,
+                    "linearised" => PicardAcceleration::Linearised,
                     other => bail!("--acceleration: unknown {other}"),
                 })
             }
@@ -183,6 +184,10 @@ struct Measured {
     kinetic_j: f64,
     /// Mechanical energy lost by the end \[J\].
     dissipated: f64,
+    /// Wall time by phase \[s\]: broad, narrow, forces, integration.
+    phases: [f64; 4],
+    /// Triangle-pair checks (all levels, fine–fine) and contacts, summed over the steps.
+    checks: [u64; 3],
     failure: Option<String>,
 }
 
@@ -230,6 +235,18 @@ fn run_one(world: &World, factor: Option<(u32, PicardScheme)>, end: f64, o: &Opt
                     m.steps += 1;
                     m.iterations += u64::from(out.stats.iterations);
                     m.iterations_max = m.iterations_max.max(out.stats.iterations);
+                    let cl = &out.stats.checks_per_level;
+                    m.checks[0] += cl.iter().sum::<u64>();
+                    m.checks[1] += cl.last().copied().unwrap_or(0);
+                    m.checks[2] += u64::from(out.stats.contacts);
+                    let p = &out.stats.wall;
+                    for (acc, t) in
+                        m.phases
+                            .iter_mut()
+                            .zip([p.broad, p.narrow, p.forces, p.integrate])
+                    {
+                        *acc += t;
+                    }
                     if out.stats.substeps > 0 {
                         m.split_steps += 1;
                         m.substeps += u64::from(out.stats.substeps);
@@ -365,11 +382,11 @@ fn main() -> Result<()> {
                 let (_, seeded, end) = &worlds[c.scene];
                 let m = run_one(&seeded[c.seed as usize], c.implicit, *end, &o);
                 eprintln!(
-                    "done: {} seed {} {}: {:.2} s",
+                    "done: {} seed {} {}: {:.2} s (phase wall: broad {:.2} s, narrow {:.2} s, forces {:.2} s, integration {:.2} s; checks all / fine, contacts summed over the steps: {:?})",
                     worlds[c.scene].0,
                     c.seed,
                     c.label(),
-                    m.cpu_s
+                    m.cpu_s, m.phases[0], m.phases[1], m.phases[2], m.phases[3], m.checks
                 );
                 results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(m);
             });

@@ -77,6 +77,16 @@ pub enum PicardAcceleration {
     /// over the model (no narrow phase); the outer iteration backtracks to the last guess
     /// whose residual did not grow. Single process only, like `newton`.
     PiecewiseLinear,
+    /// Contacts linearised once per step (Moreau–Jean style): the contacts detected at the
+    /// start of the step keep their normals and world lever arms, their gaps follow the
+    /// guess linearly (`g₀ + n·(u_a − u_b)`), and the step's system `W = F(v'(W))` is
+    /// solved by the piecewise-linear update with no narrow phase inside the iteration.
+    /// One detection at the end state (which the next step reuses) checks the result: a
+    /// real contact whose overlap differs from its prediction by more than 5 % of the
+    /// margin adds the missed contact and solves again, or splits the step. The midpoint
+    /// rule applies the spring with its discrete gradient over the step (energy-consistent).
+    /// Single process only.
+    Linearised,
 }
 
 /// What a step does when its iterations use up [`PicardParams::max_iterations`].

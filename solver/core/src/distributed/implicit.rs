@@ -38,9 +38,9 @@
 //! assembled on rank 0, and a resumed run shares it out again at any rank count
 //! ([`restart`]).
 //!
-//! Not distributed: the Newton updates (`picard.acceleration: newton` or
-//! `piecewise_linear`, whose contact systems are solved over the whole contact graph) —
-//! refused at setup.
+//! Not distributed: the Newton updates (`picard.acceleration: newton`,
+//! `piecewise_linear` or `linearised`, whose contact systems are solved over the whole
+//! contact graph) — refused at setup.
 
 pub mod restart;
 
@@ -147,6 +147,7 @@ impl DistributedImplicit {
             PicardAcceleration::Aitken => None,
             PicardAcceleration::Newton => Some("newton"),
             PicardAcceleration::PiecewiseLinear => Some("piecewise_linear"),
+            PicardAcceleration::Linearised => Some("linearised"),
         };
         if let Some(update) = update {
             return Err(format!(

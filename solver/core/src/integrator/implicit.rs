@@ -16,7 +16,10 @@
 //! 4. **update** the wrench: `W ← W + ω·r` with the adaptive ω of §6.1
 //!    ([`PicardAcceleration::Aitken`], the default), a damped Newton step with the
 //!    contact Jacobian (`newton`, [`PicardAcceleration::Newton`]), or an active-set Newton
-//!    step on a piecewise-linear contact model (`piecewise_linear`, `pwl.rs`);
+//!    step on a piecewise-linear contact model (`piecewise_linear`, `pwl.rs`); with
+//!    contacts linearised once per step (`linearised`, `linearised.rs`) step 1 detects
+//!    only at the start, later iterations carry those contacts to the guess along their
+//!    normals (no narrow phase), and one detection at the end state checks the result;
 //! 5. **advance** every particle from its start-of-step state with `W` and gravity
 //!    (Euler–Cromer, [`crate::motion::advance_body`]; the implicit midpoint rule moves with
 //!    the average of the start and end velocities and evaluates forces at the midpoint
@@ -65,6 +68,7 @@
 //! ([`IterationStats::reused`]). An integrator assumes that the model does not change
 //! between the steps it serves (true within a run).
 
+mod linearised;
 mod newton;
 mod output;
 mod pwl;
@@ -131,6 +135,8 @@ pub struct ImplicitEuler {
     free: Vec<bool>,
     /// Piecewise-linear update: its candidate memory and accepted guess.
     pwl: PiecewiseLinear,
+    /// Linearised contacts: the step's contact set frozen at its start.
+    frozen: linearised::Frozen,
 }
 
 /// What the attempts of one step (the full step, or its substeps) add up to.
@@ -178,6 +184,7 @@ impl ImplicitEuler {
             delta: Vec::new(),
             free: Vec::new(),
             pwl: PiecewiseLinear::default(),
+            frozen: linearised::Frozen::default(),
         }
     }
 
@@ -239,7 +246,7 @@ impl ImplicitEuler {
                     state.bodies = begin;
                     self.forget_last_evaluation();
                 }
-                return Err(e);
+                return Err(self.explain(e));
             }
         }
         state.step = step0 + 1;
@@ -267,6 +274,9 @@ impl ImplicitEuler {
         tally: &mut Tally,
     ) -> Result<bool, StepError> {
         let acceleration = self.params.acceleration;
+        if acceleration == PicardAcceleration::Linearised {
+            return self.attempt_linearised(model, state, detector, dt, tally);
+        }
         if self.attempt_with(model, state, detector, dt, tally, acceleration)? {
             return Ok(true);
         }
@@ -304,7 +314,10 @@ impl ImplicitEuler {
         };
         let scheme = params.scheme;
         let newton = params.acceleration == PicardAcceleration::Newton;
-        let pwl = params.acceleration == PicardAcceleration::PiecewiseLinear;
+        // Linearised contacts (`linearised.rs`): detected once, at the start; the
+        // piecewise-linear update solves the step's system.
+        let linearised = params.acceleration == PicardAcceleration::Linearised;
+        let pwl = params.acceleration == PicardAcceleration::PiecewiseLinear || linearised;
         let levels = stats_levels(model);
         self.start.clone_from(&state.bodies);
         self.relax.begin(model, &state.bodies, &gravity, &params);
@@ -312,7 +325,7 @@ impl ImplicitEuler {
         self.applied.resize(n, Wrench::default());
         self.moved.clear();
         self.moved.resize(n, true);
-        if variant == PicardVariant::Multiscale {
+        if variant == PicardVariant::Multiscale && !linearised {
             detector.begin_step(!params.keep_active_sets);
         }
         tally.dt = dt;
@@ -344,6 +357,32 @@ impl ImplicitEuler {
                 _ if reused => {
                     pairs = reuse.unwrap_or(0);
                     Detection::default()
+                }
+                _ if linearised && k > 0 => {
+                    // No narrow phase: the start's contacts carried to the guess.
+                    let end = midpoint.then_some(state.bodies.as_slice());
+                    self.frozen.contacts_at(
+                        model,
+                        &self.start,
+                        &eval.bodies,
+                        end,
+                        &mut self.contacts,
+                    );
+                    self.coarse.clear();
+                    Detection::default()
+                }
+                _ if linearised => {
+                    let d = linearised::detect(
+                        model,
+                        eval,
+                        variant,
+                        detector,
+                        &mut self.contacts,
+                        wall,
+                    )?;
+                    self.coarse.clear();
+                    pairs = d.pairs;
+                    d
                 }
                 PicardVariant::Flat | PicardVariant::Surrogate => {
                     let mode = match variant {
@@ -388,6 +427,9 @@ impl ImplicitEuler {
                     &mut self.computed,
                     &mut self.coarse_wrenches,
                 );
+            }
+            if linearised && k == 0 {
+                self.frozen.begin(&self.contacts, &self.computed, pairs);
             }
             // 3.–4. Residual and relaxed wrench (Newton: updated below instead).
             let residual = if k == 0 {
@@ -562,8 +604,9 @@ impl ImplicitEuler {
         // (sub)step's first iteration (see the module docs); `advance` sets its step.
         self.mid = mid;
         let multiscale = variant == PicardVariant::Multiscale;
-        if midpoint {
-            // Evaluated at the midpoint, not at the accepted state: nothing to reuse.
+        if midpoint || linearised {
+            // Evaluated at the midpoint, not at the accepted state, or (linearised) on
+            // predicted contacts: nothing to reuse (`linearised.rs` detects the end state).
         } else if !multiscale || (params.keep_active_sets && converged) {
             let mut bodies = self.last_bodies.take().unwrap_or_default();
             bodies.clone_from(&state.bodies);
@@ -598,7 +641,9 @@ impl ImplicitEuler {
         out.converged = true;
         // The contacts and forces that made the step: at the accepted state (Euler) or
         // at the midpoint state (midpoint rule).
+        // (Linearised contacts: the real contacts of the accepted state.)
         let evaluated = match self.params.scheme {
+            _ if self.params.acceleration == PicardAcceleration::Linearised => &state.bodies,
             PicardScheme::Euler => &state.bodies,
             PicardScheme::Midpoint => &self.mid.bodies,
         };
@@ -651,6 +696,134 @@ impl ImplicitEuler {
             wall,
         };
         out
+    }
+}
+
+/// Linearised contacts (`linearised.rs`): the attempt, its check and its reporting.
+impl ImplicitEuler {
+    /// One attempt at a (sub)step of `dt` \[s\] with the contacts linearised once (module
+    /// docs): solve, detect at the end state, check; re-solve with the revealed contacts
+    /// at most [`linearised::MAX_CORRECTIONS`] times. Returns whether the step is accepted;
+    /// `state.bodies` then hold the end state, whose detection and forces are kept for
+    /// the next step's first iteration.
+    pub(super) fn attempt_linearised(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        detector: &mut Detector,
+        dt: f64,
+        tally: &mut Tally,
+    ) -> Result<bool, StepError> {
+        self.frozen.revealed.clear();
+        self.frozen.last_rejection = None;
+        let mut round = 0;
+        loop {
+            if !self.attempt_with(
+                model,
+                state,
+                detector,
+                dt,
+                tally,
+                PicardAcceleration::Linearised,
+            )? {
+                return Ok(false);
+            }
+            let mut real = std::mem::take(&mut self.frozen.real);
+            let d = linearised::detect(
+                model,
+                state,
+                self.variant,
+                detector,
+                &mut real,
+                &mut tally.wall,
+            )?;
+            tally.total += &d.stats;
+            let verdict = self.frozen.check(model, &self.start, &state.bodies, &real);
+            match verdict {
+                linearised::Verdict::Accept => {
+                    // The end state's evaluation: the step's contacts, and the next
+                    // step's first iteration.
+                    std::mem::swap(&mut self.contacts, &mut real);
+                    self.frozen.real = real;
+                    self.coarse.clear();
+                    compute_forces(
+                        model,
+                        &state.bodies,
+                        &self.contacts,
+                        &[],
+                        0.0,
+                        dt,
+                        &mut self.computed,
+                        &mut self.coarse_wrenches,
+                    );
+                    tally.pairs = d.pairs;
+                    self.set_last(state, d.pairs, dt);
+                    return Ok(true);
+                }
+                linearised::Verdict::Reveal if round < linearised::MAX_CORRECTIONS => {
+                    round += 1;
+                    self.frozen.corrections += 1;
+                    self.frozen.real = real;
+                    // Again from the start, with its evaluation (no second detection).
+                    state.bodies.clone_from(&self.start);
+                    self.contacts.clone_from(&self.frozen.start_contacts);
+                    self.computed.clone_from(&self.frozen.start_computed);
+                    self.coarse.clear();
+                    let pairs = self.frozen.start_pairs;
+                    self.set_last(state, pairs, dt);
+                }
+                _ => {
+                    self.frozen.rejections += 1;
+                    self.frozen.real = real;
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
+    /// Records that `contacts`, `computed` are the evaluation of `state` at `dt`.
+    fn set_last(&mut self, state: &State, pairs: u32, dt: f64) {
+        let mut bodies = self.last_bodies.take().unwrap_or_default();
+        bodies.clone_from(&state.bodies);
+        self.last = Some(LastEvaluation {
+            bodies,
+            step: state.step,
+            pairs,
+            dt,
+        });
+    }
+
+    /// `e` as the caller reports it: a step that did not converge because the acceptance
+    /// check split it down to the deepest substep (not because its iterations did not
+    /// converge) says so.
+    pub(super) fn explain(&self, e: StepError) -> StepError {
+        match (e, self.frozen.last_rejection) {
+            (
+                StepError::NotConverged {
+                    step, time, levels, ..
+                },
+                Some(worst),
+            ) => StepError::Unsupported {
+                what: format!(
+                    "step {step} (t = {time:e} s): picard.acceleration: linearised: a real \
+                     contact at the end state differs from its linear prediction by {:.0} % \
+                     of its margin (more than {:.0} %) even at Δt/{}, an error that does not \
+                     shrink with the step: a contact law that jumps with the pose (e.g. the \
+                     seed points' merging); use another picard.acceleration or \
+                     detection.contact_points: patches",
+                    100.0 * worst,
+                    100.0 * linearised::DEPTH_FRACTION,
+                    1u64 << levels.min(63)
+                ),
+            },
+            (e, _) => e,
+        }
+    }
+
+    /// Re-solves of (sub)steps with contacts their check revealed, and (sub)steps the
+    /// check split, since the integrator was made (linearised contacts only).
+    pub fn linearised_counts(&self) -> (u64, u64) {
+        (self.frozen.corrections, self.frozen.rejections)
     }
 }
 

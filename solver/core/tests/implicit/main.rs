@@ -7,6 +7,7 @@ mod common;
 
 mod analytic;
 mod certificates;
+mod linearised;
 mod piecewise;
 mod stability;
 mod substep;
