@@ -95,6 +95,8 @@ pub fn impulse_settings(p: &LtsParams, gravity: Vec3, dt: f64) -> ImpulseSetting
         },
         dense_max_points: d.dense_max_points,
         newton: d.newton,
+        fallback_iterations: d.fallback_iterations,
+        fallback_tolerance: d.fallback_tolerance,
     }
 }
 

@@ -23,7 +23,7 @@ fn with(newton: NewtonUse) -> ImpulseSettings {
 /// A `[nx, ny, nz]` block whose cubes move as a rigid body tipping about the floor edge
 /// `x = x_max` (angular velocity `spin` [rad/s] about −y) plus a shear `shear` [m/s] per
 /// layer along x: a toppling column whose layers slide on each other.
-fn toppling(dims: [usize; 3], dt: f64, spin: f64, shear: f64) -> (Vec<Body>, Vec<Contact>) {
+pub fn toppling(dims: [usize; 3], dt: f64, spin: f64, shear: f64) -> (Vec<Body>, Vec<Contact>) {
     let (mut bodies, contacts) = block(dims, dt, 0.0, 0);
     let x_max = bodies.iter().map(|b| b.position.x).fold(f64::MIN, f64::max) + 0.05;
     let pivot = Vec3::new(x_max, 0.0, 0.0);
