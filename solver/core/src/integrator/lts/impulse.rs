@@ -134,7 +134,7 @@ impl Default for ImpulseSettings {
 }
 
 /// Default most steps of the fallback ([`ImpulseSettings::fallback_iterations`]).
-pub const FALLBACK_ITERATIONS: u32 = 5_000;
+pub const FALLBACK_ITERATIONS: u32 = 20_000;
 /// Default tolerance of the fallback ([`ImpulseSettings::fallback_tolerance`]).
 pub const FALLBACK_TOLERANCE: f64 = 1e-6;
 

@@ -259,9 +259,6 @@ impl Relaxed {
                 break;
             }
             let residual = Self::residual(rows, &self.s, &self.trial, &self.vtrial);
-            if std::env::var("APGD_TRACE").is_ok() && outcome.iterations % 500 == 0 {
-                eprintln!("apgd {} {residual:.3e} L {lipschitz:.3e} tol {tol_v:.1e}", outcome.iterations);
-            }
             if residual < best {
                 best = residual;
                 self.best.clone_from(&self.trial);
