@@ -16,7 +16,6 @@ use msdem_solver::model::Other;
 use msdem_solver::state::Body;
 use nalgebra::{DMatrix, DVector};
 
-
 /// Settings without the fallback.
 fn without() -> ImpulseSettings {
     ImpulseSettings {
@@ -117,7 +116,11 @@ fn hard_cases() -> Vec<(String, Vec<Body>, Vec<Contact>)> {
         let top = b.len() - 1;
         b[top].velocity += Vec3::new(0.4 * speed, 0.2 * speed, -speed);
         b[top].angular_velocity += Vec3::new(0.0, 3.0 * speed, 0.0);
-        cases.push((format!("{dims:?} block, top cube thrown at {speed} m/s"), b, c));
+        cases.push((
+            format!("{dims:?} block, top cube thrown at {speed} m/s"),
+            b,
+            c,
+        ));
     }
     cases
 }
@@ -129,7 +132,8 @@ fn the_fallback_settles_impact_and_toppling_clusters_the_other_solvers_do_not() 
     let mut failed_without = 0;
     for (name, bodies, contacts) in &hard_cases() {
         let (off, out_off, imp_off) = solve(&friction, bodies, contacts, &without());
-        let (report, out, impulses) = solve(&friction, bodies, contacts, &ImpulseSettings::default());
+        let (report, out, impulses) =
+            solve(&friction, bodies, contacts, &ImpulseSettings::default());
         let speed = bodies
             .iter()
             .map(|b| b.velocity.norm() + b.angular_velocity.norm() * 0.1)
@@ -159,7 +163,10 @@ fn the_fallback_settles_impact_and_toppling_clusters_the_other_solvers_do_not() 
             // The relaxed conditions to the fallback's tolerance (1e-6 of its speed scale,
             // by its own measure); 10× here for the independent evaluation.
             let tolerance = 10.0 * ImpulseSettings::default().fallback_tolerance * speed;
-            assert!(relaxed <= tolerance, "{name}: relaxed conditions {relaxed} m/s");
+            assert!(
+                relaxed <= tolerance,
+                "{name}: relaxed conditions {relaxed} m/s"
+            );
             // Where it differs from Coulomb it is by the separation of sliding points.
             assert!(
                 coulomb <= separation.max(slip) + tolerance,
@@ -169,7 +176,10 @@ fn the_fallback_settles_impact_and_toppling_clusters_the_other_solvers_do_not() 
             assert!(coulomb <= 1e-6 * speed, "{name}: Coulomb {coulomb} m/s");
         }
     }
-    assert!(failed_without >= 4, "only {failed_without} cases fail without the fallback");
+    assert!(
+        failed_without >= 4,
+        "only {failed_without} cases fail without the fallback"
+    );
 }
 
 /// Outgoing body velocities `[v, ω]` of the relaxed problem of a cluster without
@@ -183,7 +193,11 @@ fn dense_reference(bodies: &[Body], contacts: &[Contact], mu: f64, steps: usize)
     let mut j = DMatrix::<f64>::zeros(3 * m, 6 * nb);
     for (i, c) in contacts.iter().enumerate() {
         let n = c.normal.normalize();
-        let helper = if n.x.abs() < 0.6 { Vec3::x() } else { Vec3::y() };
+        let helper = if n.x.abs() < 0.6 {
+            Vec3::x()
+        } else {
+            Vec3::y()
+        };
         let t1 = n.cross(&helper).normalize();
         let t2 = n.cross(&t1);
         for (k, e) in [n, t1, t2].iter().enumerate() {
@@ -266,14 +280,22 @@ fn the_fallback_matches_a_dense_projected_gradient_solve_of_the_relaxed_problem(
     let mut cases: Vec<(String, Vec<Body>, Vec<Contact>)> = Vec::new();
     for (spin, shear) in [(0.5, 0.05), (2.0, 0.3)] {
         let (b, c) = toppling([1, 1, 3], dt, spin, shear);
-        cases.push((format!("3-cube column toppling at {spin} rad/s, shear {shear} m/s"), b, c));
+        cases.push((
+            format!("3-cube column toppling at {spin} rad/s, shear {shear} m/s"),
+            b,
+            c,
+        ));
     }
     for (dims, speed) in [([2, 1, 2], 1.0), ([1, 2, 2], 4.0)] {
         let (mut b, c) = block(dims, dt, 1e-3, 3);
         let top = b.len() - 1;
         b[top].velocity += Vec3::new(0.4 * speed, -0.2 * speed, -speed);
         b[top].angular_velocity += Vec3::new(2.0 * speed, 0.0, 0.0);
-        cases.push((format!("{dims:?} block, top cube thrown at {speed} m/s"), b, c));
+        cases.push((
+            format!("{dims:?} block, top cube thrown at {speed} m/s"),
+            b,
+            c,
+        ));
     }
     let mut sliding = 0;
     for (name, bodies, contacts) in &cases {
@@ -286,7 +308,11 @@ fn the_fallback_matches_a_dense_projected_gradient_solve_of_the_relaxed_problem(
         let differ = out
             .iter()
             .zip(&reference)
-            .map(|(b, [v, w])| (b.velocity - v).norm().max((b.angular_velocity - w).norm() * 0.05))
+            .map(|(b, [v, w])| {
+                (b.velocity - v)
+                    .norm()
+                    .max((b.angular_velocity - w).norm() * 0.05)
+            })
             .fold(0.0, f64::max)
             / speed;
         let (relaxed, separation, slip) = relaxed_violation(&out, contacts, &impulses, mu);
@@ -299,8 +325,14 @@ fn the_fallback_matches_a_dense_projected_gradient_solve_of_the_relaxed_problem(
             report.converged
         );
         assert!(report.converged && report.relaxed > 0, "{name}: {report:?}");
-        assert!(differ <= 1e-6, "{name}: velocities differ by {differ} of the speed");
-        assert!(relaxed <= 1e-8 * speed, "{name}: relaxed conditions {relaxed} m/s");
+        assert!(
+            differ <= 1e-6,
+            "{name}: velocities differ by {differ} of the speed"
+        );
+        assert!(
+            relaxed <= 1e-8 * speed,
+            "{name}: relaxed conditions {relaxed} m/s"
+        );
         if slip > 1e-3 * speed {
             sliding += 1;
         }
@@ -330,7 +362,12 @@ fn the_fallback_gives_the_same_bits_at_one_and_two_threads() {
     assert_eq!(r1, r2);
     let bits = |b: &[Body], p: &[Vec3]| -> Vec<u64> {
         b.iter()
-            .flat_map(|x| x.velocity.iter().chain(x.angular_velocity.iter()).chain(x.position.iter()))
+            .flat_map(|x| {
+                x.velocity
+                    .iter()
+                    .chain(x.angular_velocity.iter())
+                    .chain(x.position.iter())
+            })
             .chain(p.iter().flat_map(|v| v.iter()))
             .map(|v| v.to_bits())
             .collect()

@@ -195,7 +195,8 @@ impl Relaxed {
         self.v0.clear();
         self.s.clear();
         for row in rows.iter() {
-            let v = state.point_velocity(Some(row.a), &row.ra) - state.point_velocity(row.b, &row.rb);
+            let v =
+                state.point_velocity(Some(row.a), &row.ra) - state.point_velocity(row.b, &row.rb);
             self.v0.push(basis(row).map(|e| e.dot(&v)));
             self.p0.push([row.pn, row.pt[0], row.pt[1]]);
             let s = row.effective_mass();
@@ -235,7 +236,14 @@ impl Relaxed {
                     let q = [0, 1, 2].map(|k| self.y[i][k] - step * self.s[i] * self.vy[i][k]);
                     self.trial[i] = project(q, row.floor, row.mu);
                 }
-                Self::velocities(&mut self.du, rows, state, start, &self.trial, &mut self.vtrial);
+                Self::velocities(
+                    &mut self.du,
+                    rows,
+                    state,
+                    start,
+                    &self.trial,
+                    &mut self.vtrial,
+                );
                 let ft = Self::energy(&self.p0, &self.v0, &self.trial, &self.vtrial);
                 let mut model = fy;
                 for i in 0..m {
