@@ -456,8 +456,9 @@ fn start(
                         let warning = match stepper.integrator().lts_stats() {
                             Some((lts, _)) => format!(
                                 "{}: step {} (t = {:.6e} s): the sequential impulses of {} \
-                                 cluster collision(s) did not converge within \
-                                 lts.impulse.max_iterations; the last iterate was accepted",
+                                 cluster collision(s) did not converge (sweeps, direct \
+                                 solves and lts.impulse.fallback_iterations steps of the \
+                                 fallback); the last iterate was accepted",
                                 model.name, out.stats.step, out.stats.time, lts.impulse_unconverged
                             ),
                             None => unconverged(&model.name, tolerance, &out),

@@ -74,8 +74,15 @@ pub struct LtsStepStats {
     pub contacts: u64,
     /// Sequential-impulse sweeps (§6), summed over clusters.
     pub impulse_iterations: u64,
-    /// Collision solves that did not meet their tolerance.
+    /// Collision solves that did not meet their tolerance (after the fallback).
     pub impulse_unconverged: u32,
+    /// Collision solves settled by the fallback, the convex relaxation of the Coulomb
+    /// problem (issue 12): their sliding points may separate at `μ·|v_t|`.
+    pub impulse_relaxed: u32,
+    /// Largest violation of the exact contact conditions (seed 004 §6) left by any
+    /// collision solve of the interval, in the outgoing velocities \[m/s\] (for a relaxed
+    /// solve the normal separation of its sliding points).
+    pub impulse_complementarity_m_s: f64,
     /// Smallest time step size of an active cluster \[s\] (0 without any).
     pub min_step: f64,
     /// Histogram of the sizes of active clusters (base-2 bins, [`count_bin`]).

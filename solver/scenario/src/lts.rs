@@ -23,6 +23,7 @@
 //!     tolerance: 1.0e-9
 //!     relaxation: 1.0
 //!     separation_fraction: 0.5
+//!     fallback_iterations: 20000  # convex-relaxation fallback (0: off)
 //! ```
 
 use std::fmt;
@@ -65,6 +66,10 @@ pub struct ImpulseParams {
         skip_serializing_if = "Option::is_none"
     )]
     pub separation_fraction: Option<f64>,
+    /// Most steps of the collision solve's fallback (the convex relaxation of the Coulomb
+    /// problem by accelerated projected gradients, issue 12); 0 switches it off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_iterations: Option<u32>,
 }
 
 /// Settings of the local time stepping integrators (pure data).

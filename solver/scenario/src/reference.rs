@@ -95,6 +95,7 @@ pub const SCENARIO_KEYS: &[KeyDoc] = &[
     k("lts.impulse", "tolerance", "number", "-", "1e-8", "> 0", "sweeps stop when the largest impulse change, relative to the largest impulse, is below it"),
     k("lts.impulse", "relaxation", "number", "-", "0.9", "(0, 1]", "under-relaxation ω of the impulse updates"),
     k("lts.impulse", "separation_fraction", "number", "-", "0.2", "[0, 1]", "fraction of the excess halo violation removed per collision by moving positions (velocities unchanged)"),
+    k("lts.impulse", "fallback_iterations", "integer", "-", "20000", "≥ 0", "most steps of the fallback for collisions the sweeps and direct solves leave unconverged: the convex relaxation of the Coulomb problem (cone complementarity) by accelerated projected gradients; 0 switches it off"),
     k("picard", "tolerance", "number", "-", "0.01", "> 0", "relative force/torque update below which the iterations stop"),
     k("picard", "max_iterations", "integer", "-", "50", "≥ 1", "iterations per step; a step that runs out is retried with smaller steps or stops the run (`on_no_convergence`)"),
     k("picard", "relaxation", "number", "-", "1.0", "[min_relaxation, max_relaxation]", "initial relaxation factor ω"),

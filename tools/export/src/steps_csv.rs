@@ -27,7 +27,7 @@ use std::fmt::Write;
 use crate::lts_run::{count_label, step_decade, LtsRun};
 
 /// The fixed local time stepping columns of `steps.csv`, in order.
-pub const LTS_COLUMNS: [&str; 17] = [
+pub const LTS_COLUMNS: [&str; 19] = [
     "lts_sweeps",
     "lts_clusters",
     "lts_active_clusters",
@@ -38,6 +38,8 @@ pub const LTS_COLUMNS: [&str; 17] = [
     "lts_contact_points",
     "lts_impulse_iterations",
     "lts_impulse_unconverged",
+    "lts_impulse_relaxed",
+    "lts_impulse_complementarity_m_s",
     "lts_min_step_s",
     "lts_wall_broad_s",
     "lts_wall_clustering_s",
@@ -140,7 +142,7 @@ pub fn steps_csv_lts(steps: &[StepStats], levels: usize, lts: Option<&LtsRun>) -
             };
             let _ = write!(
                 out,
-                ",{},{},{},{},{},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?}",
+                ",{},{},{},{},{},{},{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?}",
                 lt.sweeps,
                 lt.clusters,
                 lt.active_clusters,
@@ -151,6 +153,8 @@ pub fn steps_csv_lts(steps: &[StepStats], levels: usize, lts: Option<&LtsRun>) -
                 lt.contacts,
                 lt.impulse_iterations,
                 lt.impulse_unconverged,
+                lt.impulse_relaxed,
+                lt.impulse_complementarity_m_s,
                 lt.min_step,
                 wall.broad,
                 wall.clustering,

@@ -53,6 +53,8 @@ fn lts_records() -> (LtsStatsFile, LtsTimingsFile) {
             contacts: 3 * n,
             impulse_iterations: 7 * n,
             impulse_unconverged: (n == 12) as u32,
+            impulse_relaxed: (n == 7) as u32,
+            impulse_complementarity_m_s: 1e-4 * n as f64,
             min_step: 1e-3 / (1 << (n % 6)) as f64,
             cluster_sizes: vec![0; (n % 4) as usize]
                 .into_iter()
@@ -126,6 +128,8 @@ fn lts_columns_read_back_and_plain_outputs_stay_those_of_the_run_without_them() 
         "lts_contact_points",
         "lts_impulse_iterations",
         "lts_impulse_unconverged",
+        "lts_impulse_relaxed",
+        "lts_impulse_complementarity_m_s",
         "lts_min_step_s",
         "lts_wall_broad_s",
         "lts_wall_clustering_s",
@@ -174,6 +178,11 @@ fn lts_columns_read_back_and_plain_outputs_stay_those_of_the_run_without_them() 
         assert_eq!(
             u("lts_impulse_unconverged"),
             u64::from(s.impulse_unconverged)
+        );
+        assert_eq!(u("lts_impulse_relaxed"), u64::from(s.impulse_relaxed));
+        assert_eq!(
+            f("lts_impulse_complementarity_m_s"),
+            s.impulse_complementarity_m_s.to_bits()
         );
         assert_eq!(f("lts_min_step_s"), s.min_step.to_bits());
         assert_eq!(f("lts_wall_broad_s"), t.broad.to_bits());

@@ -95,6 +95,11 @@ pub fn impulse_settings(p: &LtsParams, gravity: Vec3, dt: f64) -> ImpulseSetting
         },
         dense_max_points: d.dense_max_points,
         newton: d.newton,
+        fallback_iterations: p
+            .impulse
+            .fallback_iterations
+            .unwrap_or(d.fallback_iterations),
+        fallback_tolerance: d.fallback_tolerance,
     }
 }
 
@@ -540,6 +545,12 @@ impl LocalTimeStepping {
                     if !adv.impulse.converged {
                         stats.impulse_unconverged += 1;
                     }
+                    if adv.impulse.relaxed > 0 {
+                        stats.impulse_relaxed += 1;
+                    }
+                    stats.impulse_complementarity_m_s = stats
+                        .impulse_complementarity_m_s
+                        .max(adv.impulse.complementarity);
                 }
                 if self.checks {
                     let members = self.clusters.members(c);

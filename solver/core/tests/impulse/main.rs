@@ -8,6 +8,7 @@ mod bodies;
 mod cases;
 mod jammed;
 mod newton;
+mod relaxed;
 mod sparse;
 mod stack;
 mod threads;

@@ -42,6 +42,7 @@
 
 mod colour;
 mod direct;
+mod relaxed;
 mod row;
 mod separation;
 mod sweep;
@@ -83,6 +84,14 @@ pub struct ImpulseSettings {
     pub dense_max_points: u32,
     /// Where the semismooth Newton solve (`impulse/direct/newton.rs`) is used.
     pub newton: NewtonUse,
+    /// Most steps of the fallback (`impulse/relaxed.rs`: the convex relaxation of the
+    /// Coulomb problem by accelerated projected gradients) for a velocity solve that the
+    /// sweeps and the direct solves leave unconverged; 0 switches the fallback off.
+    pub fallback_iterations: u32,
+    /// Tolerance of the fallback relative to the collision's speed scale (the fastest
+    /// relative contact motion before any impulse, at least the resting speed): it stops
+    /// when its natural residual (`impulse/relaxed.rs`) is below this times the scale.
+    pub fallback_tolerance: f64,
 }
 
 /// Where a cluster's direct solve uses the semismooth Newton method
@@ -118,9 +127,16 @@ impl Default for ImpulseSettings {
             resting_speed_m_s: 1e-2,
             dense_max_points: direct::DENSE_MAX_ROWS as u32,
             newton: NewtonUse::Large,
+            fallback_iterations: FALLBACK_ITERATIONS,
+            fallback_tolerance: FALLBACK_TOLERANCE,
         }
     }
 }
+
+/// Default most steps of the fallback ([`ImpulseSettings::fallback_iterations`]).
+pub const FALLBACK_ITERATIONS: u32 = 20_000;
+/// Default tolerance of the fallback ([`ImpulseSettings::fallback_tolerance`]).
+pub const FALLBACK_TOLERANCE: f64 = 1e-6;
 
 /// What one call reports.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -137,6 +153,17 @@ pub struct ImpulseReport {
     pub residual: f64,
     /// Direct solves taken (`impulse/direct.rs`).
     pub direct: u32,
+    /// Velocity solves (of the compression and the restitution phase) settled by the
+    /// fallback, the convex relaxation (`impulse/relaxed.rs`).
+    pub relaxed: u32,
+    /// Steps of the fallback, over both phases.
+    pub relaxed_iterations: u32,
+    /// Largest violation of the exact contact conditions of §6 in the outgoing velocities
+    /// [m/s]: the approach speed, `|v_n|` where a point pushes, `|v_t|` inside the friction
+    /// disc, `v_t` not opposed to the impulse on its rim. After the fallback it is the
+    /// relaxation's normal separation `μ·|v_t|` of sliding points (or the part of the
+    /// conditions left unmet where nothing converged).
+    pub complementarity: f64,
 }
 
 /// Reusable buffers (one per worker; no allocation in the steady state).
@@ -158,6 +185,8 @@ pub struct ImpulseScratch {
     colouring: Colouring,
     /// Buffers of the direct solve of jammed clusters.
     direct: direct::Direct,
+    /// Buffers of the fallback (`impulse/relaxed.rs`).
+    relaxed: relaxed::Relaxed,
 }
 
 /// Resolves the collisions of one cluster at its common time stamp (seed 004 §6).
@@ -288,7 +317,16 @@ pub fn resolve_cluster_warm(
         tol_v: tolerance * speed,
         dense_max: settings.dense_max_points as usize,
         newton: settings.newton,
+        newton_setting: settings.newton,
+        fallback: settings.fallback_iterations,
+        fallback_tol_v: sanitised(
+            settings.fallback_tolerance,
+            defaults.fallback_tolerance,
+            0.0,
+            f64::MAX,
+        ) * speed,
         direct: &mut scratch.direct,
+        relaxed: &mut scratch.relaxed,
     };
     picard.solve(&mut scratch.rows, ranges, &mut scratch.state, &mut report);
     let mut kicked = false;
@@ -355,7 +393,14 @@ struct Picard<'a> {
     dense_max: usize,
     /// Where the direct solve uses the semismooth Newton method.
     newton: NewtonUse,
+    /// Where the settings use Newton (`newton` is switched off by the cost guard).
+    newton_setting: NewtonUse,
+    /// Most steps of the fallback (0: off).
+    fallback: u32,
+    /// Velocity tolerance of the fallback [m/s].
+    fallback_tol_v: f64,
     direct: &'a mut direct::Direct,
+    relaxed: &'a mut relaxed::Relaxed,
 }
 
 /// Sweeps after which a cluster not yet converged is solved directly (`impulse/direct.rs`):
@@ -414,7 +459,66 @@ impl Picard<'_> {
                 break;
             }
         }
+        if !converged && self.fallback > 0 {
+            // The fallback from the sweeps' iterate (which kept the better of the direct
+            // solves' results): converges by construction (`impulse/relaxed.rs`).
+            let outcome = self
+                .relaxed
+                .solve(rows, state, self.fallback_tol_v, self.fallback);
+            report.relaxed_iterations += outcome.iterations;
+            if outcome.converged {
+                report.relaxed += 1;
+                converged = true;
+                self.polish(rows, state, report);
+            }
+        }
+        report.complementarity = direct::worst(rows, state);
         report.converged &= converged;
+    }
+}
+
+impl Picard<'_> {
+    /// One exact direct try (active sets, then Newton; none where the settings switch
+    /// Newton off, [`NewtonUse::Off`]) from the fallback's relaxed
+    /// solution, which often lies close to the exact one: if it meets every exact condition
+    /// (`impulse/direct.rs`'s acceptance rule) it replaces the relaxed solution and the
+    /// solve counts as direct, otherwise the relaxed solution is restored. On `cube_stacks`
+    /// it leaves 490 relaxed solves of 581 at the same CPU time (docs/performance.md,
+    /// "Fallback: the convex relaxation").
+    fn polish(
+        &mut self,
+        rows: &mut [Row],
+        state: &mut sweep::Velocities,
+        report: &mut ImpulseReport,
+    ) {
+        // Not where the settings switch Newton off, nor where the cost guard has (a Newton
+        // try of this collision stalled: on the tower's impact clusters the polish then
+        // rarely succeeds, 68 of 2,739 relaxed solves, at 23 % more CPU time).
+        if rows.len() > direct::DIRECT_MAX_ROWS
+            || self.newton_setting == NewtonUse::Off
+            || self.newton == NewtonUse::Off
+        {
+            return;
+        }
+        let saved: Vec<_> = rows.iter().map(|r| (r.pn, r.pt)).collect();
+        let before = (state.velocity.clone(), state.angular.clone());
+        // Newton at any size.
+        let newton = NewtonUse::Always;
+        match self
+            .direct
+            .solve(rows, state, self.tol_v, self.dense_max, newton)
+        {
+            direct::Outcome::Solved => {
+                report.relaxed -= 1;
+                report.direct += 1;
+            }
+            direct::Outcome::Improved | direct::Outcome::Failed => {
+                for (row, (pn, pt)) in rows.iter_mut().zip(saved) {
+                    row.accept(pn, pt);
+                }
+                (state.velocity, state.angular) = before;
+            }
+        }
     }
 }
 

@@ -484,7 +484,7 @@ fn projected(row: &Row, p: [f64; 3]) -> (f64, [f64; 2]) {
 
 /// Largest violation of the conditions over `rows` in the velocities of `state` [m/s]
 /// (see [`violation`]).
-fn worst(rows: &[Row], state: &Velocities) -> f64 {
+pub(super) fn worst(rows: &[Row], state: &Velocities) -> f64 {
     rows.iter()
         .map(|row| {
             let p = [row.pn, row.pt[0], row.pt[1]];
