@@ -32,8 +32,9 @@ use sha2::{Digest, Sha256};
 use crate::io::kind_of;
 use crate::FrameError;
 
-/// Format version of the streamed files (5: chunked; version 4 held one record).
-pub const STREAM_FORMAT_VERSION: u32 = 5;
+/// Format version of the streamed files (6: `lts.msdem` records carry the collision
+/// fallback's counts; 5: chunked; version 4 held one record).
+pub const STREAM_FORMAT_VERSION: u32 = 6;
 /// Bytes before the first chunk: magic and version.
 pub const STREAM_HEADER_LEN: u64 = 12;
 /// Bytes of a chunk's header: record count, body length, SHA-256.
@@ -514,7 +515,7 @@ mod tests {
         std::fs::write(&path, old).unwrap();
         let e = StatsFile::read(&path).unwrap_err().to_string();
         assert!(
-            e.contains("format version 4, this build reads version 5"),
+            e.contains("format version 4, this build reads version 6"),
             "{e}"
         );
         std::fs::write(&path, b"MSDEM").unwrap();
