@@ -232,7 +232,11 @@ fn resting_normal_force_equals_the_weight_at_ten_times_the_explicit_step() {
         let ran = run(w, scheme, 10.0, seconds, |_, _| false);
         assert_eq!(ran.substeps, 0, "{scheme:?}");
         let b = &ran.world.state.bodies[0];
-        assert!(b.velocity.norm() < still, "{scheme:?}: not at rest");
+        assert!(
+            b.velocity.norm() < still,
+            "{scheme:?}: not at rest ({} m/s)",
+            b.velocity.norm()
+        );
         let fz = *ran.forces.last().unwrap();
         assert!(
             (fz / mg - 1.0).abs() < tolerance,
