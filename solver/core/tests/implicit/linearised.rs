@@ -150,7 +150,9 @@ fn explicit_rebound(mut world: World) -> f64 {
 /// spring, rebounds with the restitution `e` the dashpot is calibrated for — as explicit
 /// Euler does at a twentieth of the explicit step (the second method). Implicit Euler
 /// damps the one- or two-step impact to a small fraction of it (its numerical
-/// dissipation, docs/design.md §6).
+/// dissipation, docs/design.md §6). The midpoint figure holds for this impact's entry
+/// phase within the step and for `e ≥ 0.7`; over the phase, and for stronger damping, see
+/// [`midpoint_rebound_against_the_entry_phase`].
 #[test]
 fn a_stiff_impact_converges_and_rebounds_with_its_restitution_at_ten_times_the_explicit_step() {
     for e in [0.7, 1.0] {
