@@ -38,15 +38,27 @@ struct Ran {
 
 /// Runs `world` at `factor` × the explicit step for `seconds` (or until `stop`).
 fn run(
-    mut world: World,
+    world: World,
     scheme: PicardScheme,
+    factor: f64,
+    seconds: f64,
+    stop: impl FnMut(&World, f64) -> bool,
+) -> Ran {
+    run_with(world, &params(scheme), factor, seconds, stop)
+}
+
+/// [`run`] with the integrator's parameters `picard`.
+fn run_with(
+    mut world: World,
+    picard: &PicardParams,
     factor: f64,
     seconds: f64,
     mut stop: impl FnMut(&World, f64) -> bool,
 ) -> Ran {
+    let scheme = picard.scheme;
     world.params.dt = factor * stable_dt_estimate(&world.model, &world.state.bodies);
     let p = &world.params;
-    let mut im = ImplicitEuler::with(p.dt, p.gravity, &params(scheme), PicardVariant::Multiscale);
+    let mut im = ImplicitEuler::with(p.dt, p.gravity, picard, PicardVariant::Multiscale);
     let mut det = Detector::new(p);
     let steps = (seconds / world.params.dt).ceil() as usize;
     let (mut forces, mut substeps) = (Vec::new(), 0);
@@ -96,9 +108,15 @@ fn vertex_impact(e: f64, speed: f64, gap: f64) -> World {
 /// Rebound ratio `v_out / v_in` of `world` with `scheme` at `factor` × the explicit step;
 /// with the substeps of the run.
 fn rebound(world: World, scheme: PicardScheme, factor: f64) -> (f64, u32) {
+    rebound_with(world, &params(scheme), factor)
+}
+
+/// [`rebound`] with the integrator's parameters `picard`.
+fn rebound_with(world: World, picard: &PicardParams, factor: f64) -> (f64, u32) {
+    let scheme = picard.scheme;
     let v0 = world.state.bodies[0].velocity.z;
     let mut touched = false;
-    let ran = run(world, scheme, factor, 2.0, |_, fz| {
+    let ran = run_with(world, picard, factor, 2.0, |_, fz| {
         touched |= fz != 0.0;
         touched && fz == 0.0
     });
@@ -132,7 +150,9 @@ fn explicit_rebound(mut world: World) -> f64 {
 /// spring, rebounds with the restitution `e` the dashpot is calibrated for — as explicit
 /// Euler does at a twentieth of the explicit step (the second method). Implicit Euler
 /// damps the one- or two-step impact to a small fraction of it (its numerical
-/// dissipation, docs/design.md §6).
+/// dissipation, docs/design.md §6). The midpoint figure holds for this impact's entry
+/// phase within the step and for `e ≥ 0.7`; over the phase, and for stronger damping, see
+/// [`midpoint_rebound_against_the_entry_phase`].
 #[test]
 fn a_stiff_impact_converges_and_rebounds_with_its_restitution_at_ten_times_the_explicit_step() {
     for e in [0.7, 1.0] {
@@ -214,7 +234,11 @@ fn resting_normal_force_equals_the_weight_at_ten_times_the_explicit_step() {
         let ran = run(w, scheme, 10.0, seconds, |_, _| false);
         assert_eq!(ran.substeps, 0, "{scheme:?}");
         let b = &ran.world.state.bodies[0];
-        assert!(b.velocity.norm() < still, "{scheme:?}: not at rest");
+        assert!(
+            b.velocity.norm() < still,
+            "{scheme:?}: not at rest ({} m/s)",
+            b.velocity.norm()
+        );
         let fz = *ran.forces.last().unwrap();
         assert!(
             (fz / mg - 1.0).abs() < tolerance,
@@ -271,5 +295,36 @@ fn linearised_steps_are_deterministic_across_thread_counts() {
             assert_eq!(p.orientation, q.orientation, "{scheme:?}");
             assert_eq!(p.angular_velocity, q.angular_velocity, "{scheme:?}");
         }
+    }
+}
+
+/// Diagnostic behind docs/performance.md (issue 19, "Contacts linearised once per step",
+/// *Restitution at 10×*): the vertex impact under the midpoint rule at ten times the
+/// explicit step, its first touch moved through one step's travel (entry phase 0, 0.1, …,
+/// 0.9 of Δt), for restitutions 0.1–0.7. Prints (rebound, substeps) per phase; NaN: the
+/// run stopped (the acceptance check rejected a step even at Δt/16). The rebound depends
+/// on the phase far more than the 3 % a per-pair damping calibration would need, and a
+/// stronger dashpot does not lower it (docs/design.md §6).
+#[test]
+#[ignore = "diagnostic: the 10× rebound against the entry phase, run with --ignored --nocapture"]
+fn midpoint_rebound_against_the_entry_phase() {
+    for e in [0.1, 0.2, 0.4, 0.7] {
+        let probe = vertex_impact(e, 1.0, 0.0);
+        let dt = 10.0 * stable_dt_estimate(&probe.model, &probe.state.bodies);
+        let picard = PicardParams {
+            on_no_convergence: NoConvergence::Substep,
+            ..params(PicardScheme::Midpoint)
+        };
+        // A phase whose run stops (the acceptance check at the deepest substep) is NaN.
+        let rebounds: Vec<(f64, u32)> = (0..10)
+            .map(|i| {
+                let world = vertex_impact(e, 1.0, 0.01 + 0.1 * i as f64 * dt);
+                std::panic::catch_unwind(|| rebound_with(world, &picard, 10.0))
+                    .unwrap_or((f64::NAN, 0))
+            })
+            .collect();
+        println!(
+            "e = {e}: dt = {dt:.3e} s, (rebound, substeps) by entry phase 0, 0.1, …: {rebounds:.3?}"
+        );
     }
 }

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""1-D model of one impact under the linearised implicit step at a given ωΔt (issue 19).
+
+Units: m_eff = k = 1 (ω = 1), approach speed 1, overlap δ (> 0 in contact). The law is the
+project's linear law (solver/core/src/contact/force.rs, `normal_force`):
+F = max(0, k·δ + min(c·u, β·k·δ)), c = 2ζ, β = 1, u = dδ/dt. Schemes, solved exactly per
+step (bisection of the monotone scalar equation in the end speed u₁):
+  midpoint:  δ₁ = δ₀ + Δt·(u₀ + u₁)/2, spring = discrete gradient (U(δ₁) − U(δ₀))/(δ₁ − δ₀)
+             with U = ½δ² for δ > 0 (linearised.rs, "Midpoint rule"), dashpot at the
+             midpoint speed (as in the code) or at u₁ (`--dash-end`);
+  euler:     δ₁ = δ₀ + Δt·u₁, spring and dashpot at the end state.
+The impact begins at entry phase p ∈ [0, 1): δ₀ = −p·Δt at the start of the first step.
+Rebound = −u once the bodies separate. Also: the linear trapezoidal 2×2 map (impact entering
+at a step boundary, uncapped, last partial step interpolated linearly).
+
+Figures of docs/performance.md ("Restitution at 10×"):  python3 tools/models/discrete_impact.py
+"""
+import math
+import statistics
+
+H10 = 10 * 2 * math.pi / 20  # ωΔt at ten times the explicit step (STEPS_PER_PERIOD = 20)
+
+
+def impact_restitution(z, beta=1.0):
+    """Closed form of the continuous capped law (contact/pair.rs, impact_restitution)."""
+    if z <= 0:
+        return 1.0
+    s = math.sqrt(1 + beta)
+    th = math.atan2(2 * z * s, beta)
+    x1, v1 = math.sin(th) / s, math.cos(th)
+    g0 = x1 + 2 * z * v1
+    dg0 = v1 - 2 * z * g0
+    big = dg0 + z * g0
+    if z < 1:
+        w = math.sqrt(1 - z * z)
+        tau = math.atan2(g0 * w, -big) / w
+        c, sn = math.cos(w * tau), math.sin(w * tau) / w
+    elif z == 1:
+        if big >= 0:
+            return 0.0
+        tau = -g0 / big
+        c, sn = 1.0, tau
+    else:
+        q = math.sqrt(z * z - 1)
+        r = -g0 * q / big
+        if big >= 0 or r >= 1:
+            return 0.0
+        tau = math.atanh(r) / q
+        c, sn = math.cosh(q * tau), math.sinh(q * tau) / q
+    return math.exp(-z * tau) * (x1 * c + (v1 + z * x1) * sn) / (2 * z)
+
+
+def zeta_for(e):
+    """The law's damping ratio for restitution e (contact/pair.rs, damping_ratio_for)."""
+    if e >= 1:
+        return 0.0
+    if impact_restitution(3.0) >= e:
+        return 3.0
+    lo, hi = 0.0, 3.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if impact_restitution(mid) > e else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def potential(d):
+    return 0.5 * d * d if d > 0 else 0.0
+
+
+def rebound(z, h, phase, scheme="midpoint", dash_end=False, beta=1.0):
+    d, u = -phase * h, 1.0
+    for _ in range(10000):
+        d0, u0 = d, u
+
+        def force(u1):
+            if scheme == "midpoint":
+                d1 = d0 + h * (u0 + u1) / 2
+                if abs(d1 - d0) > 1e-14:
+                    spring = (potential(d1) - potential(d0)) / (d1 - d0)
+                else:
+                    spring = max(d0, 0.0)
+                speed = u1 if dash_end else (u0 + u1) / 2
+            else:
+                spring = max(d0 + h * u1, 0.0)
+                speed = u1
+            if spring <= 0:
+                return 0.0
+            return max(0.0, spring + min(2 * z * speed, beta * spring))
+
+        lo, hi = u0 - 1e4, u0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if mid - u0 + h * force(mid) > 0 else (mid, hi)
+        u = 0.5 * (lo + hi)
+        d = d0 + h * ((u0 + u) / 2 if scheme == "midpoint" else u)
+        if d < 0 and u < 0:
+            return -u
+    return float("nan")
+
+
+def trapezoid_2x2(z, h):
+    a = h / 2
+    det = 1 + 2 * z * a + a * a
+    inv = [[(1 + 2 * z * a) / det, a / det], [-a / det, 1 / det]]
+    rhs = [[1, a], [-a, 1 - 2 * z * a]]
+    m = [[sum(inv[i][k] * rhs[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+    s = [0.0, 1.0]
+    for _ in range(1000):
+        n = [m[0][0] * s[0] + m[0][1] * s[1], m[1][0] * s[0] + m[1][1] * s[1]]
+        if n[0] <= 0:
+            t = s[0] / (s[0] - n[0])
+            return -(s[1] + t * (n[1] - s[1]))
+        s = n
+    return float("nan")
+
+
+def spread(values):
+    return f"mean {statistics.mean(values):.3f}, {min(values):.3f} … {max(values):.3f}"
+
+
+def main():
+    phases = [p / 20 for p in range(20)]
+    print(f"ωΔt = {H10:.4f} (10×)")
+    print("dashpot alone, midpoint rule: speed factor (1 − ζωΔt)/(1 + ζωΔt)")
+    for e in [0.7, 0.4, 0.1]:
+        z = zeta_for(e)
+        print(f"  e = {e}: ζ = {z:.3f}, factor {(1 - z * H10) / (1 + z * H10):+.3f}")
+    print("midpoint, dashpot at the midpoint speed (the code), rebound over the entry phase:")
+    for z in [0.135, 0.509, 1.0, 3.0, 10.0]:
+        print(f"  ζ = {z}: {spread([rebound(z, H10, p) for p in phases])}")
+    print("midpoint, dashpot at the end speed:")
+    for z in [0.111, 0.509, 0.654]:
+        print(f"  ζ = {z}: {spread([rebound(z, H10, p, dash_end=True) for p in phases])}")
+    print("implicit Euler, undamped:", spread([rebound(0.0, H10, p, "euler") for p in phases]))
+    print("linear trapezoidal 2×2 map, undamped:", f"{trapezoid_2x2(0.0, H10):.3f}")
+    print("at the explicit step (ωΔt = 0.314), ζ(0.4), midpoint:",
+          spread([rebound(zeta_for(0.4), H10 / 10, p) for p in phases]))
+
+
+if __name__ == "__main__":
+    main()
