@@ -286,16 +286,23 @@ impl SideCtx<'_> {
             .iter()
             .map(|c| self.n_s.dot(c))
             .fold(f64::INFINITY, f64::min);
+        let front = self
+            .o_tris
+            .iter()
+            .flat_map(|(y, _)| y.iter())
+            .map(|v| self.n_s.dot(v) - plane)
+            .fold(f64::NEG_INFINITY, f64::max);
+        // Cheap rejection first (declining to skip is always right): a partner vertex
+        // clearly in front, farther than any partner that matters can be.
+        if front > FRONT_SLACK * (self.margin + longest) {
+            return false;
+        }
         let mut d_lb = f64::INFINITY;
-        let mut front = f64::NEG_INFINITY;
         for (y, n) in self.o_tris {
             let Some(d) = distance_lower_bound(x, y, n, self.margin + longest) else {
                 return false;
             };
             d_lb = d_lb.min(d);
-            for v in y {
-                front = front.max(self.n_s.dot(v) - plane);
-            }
         }
         d_lb > 2.0 * TINY_DISTANCE * self.margin && front <= FRONT_SLACK * d_lb
     }
