@@ -201,7 +201,17 @@ struct SideCtx<'c> {
     b_is_obstacle: bool,
     centre_dir: &'c Vec3,
     margin: f64,
+    /// Skip triangles that provably integrate to nothing ([`SideCtx::contributes_nothing`]);
+    /// `false` only in the tests that check the skip against the full quadrature.
+    prune: bool,
 }
+
+/// Largest height \[m\] of a partner vertex in front of a side triangle's plane, relative
+/// to the lower bound of their distance, that [`SideCtx::contributes_nothing`] accepts as
+/// "on the plane": far above the rounding of world coordinates (a coplanar neighbour's
+/// face, ≈ 10⁻¹⁶ m per metre), far below any direction that matters (every corner's
+/// `cos` ≤ 10⁻⁹).
+const FRONT_SLACK: f64 = 1e-9;
 
 impl SideCtx<'_> {
     /// Overlap `f = m − d` (clamped to `≤ m`) of the point `c` and the direction from `b`
@@ -243,6 +253,60 @@ impl SideCtx<'_> {
         ((self.margin - d).min(self.margin), dir)
     }
 
+    /// Whether every point of the triangle `x` (in the plane of this side's triangle, unit
+    /// normal `n_s`; longest edge `longest` \[m\]) provably adds nothing to
+    /// [`SideCtx::integrate`], so that it may be skipped before refining it (a stacked
+    /// cube's side face straddles the halo boundary of the face below along a line, and
+    /// would be refined [`MAX_REFINE`] levels for nothing). Proof, branch by branch of
+    /// [`SideCtx::eval`] at a point `c` of `x`, whose closest partner point is `q` at
+    /// distance `d`:
+    ///
+    /// * [`distance_lower_bound`] gives a lower bound `d_lb` of the distance from every
+    ///   point of `x` to every partner, and `None` when a point of `x` may lie behind a
+    ///   partner face as `eval` decides it. Requiring a bound for every partner and
+    ///   `d_lb > 2·TINY_DISTANCE·m` (twice: slack for the rounding of `d`) rules out both of `eval`'s other branches (`behind`, and
+    ///   `d ≤ TINY_DISTANCE·m`, which use [`robust_normal`], whose `cos` is positive for
+    ///   two particles): at every point the direction is the regular `sign·(c − q)/d`.
+    /// * Its `cos` factor is `−sign·n_s·sign·(c − q)/d = n_s·(q − c)/d`. `q` is a convex
+    ///   combination of one partner's vertices `y_k`, and `n_s·c ≥ min_j n_s·x_j` (`c` is
+    ///   in `x`), so `n_s·(q − c) ≤ max_k n_s·y_k − min_j n_s·x_j =: front`. With
+    ///   `front ≤ 0` (every partner vertex on or behind the plane) every corner's `cos` is
+    ///   ≤ 0.
+    /// * A leaf of the refinement returns 0 and pushes no sample unless its normal
+    ///   `Σ g₊·dir` (over corners with overlap `g > 0`) has `cos > 0`; a positive
+    ///   combination of directions whose `cos` are ≤ 0 has `cos ≤ 0`. So every leaf below
+    ///   `x` returns 0 without a sample, and so does `x`: skipping it changes nothing.
+    ///
+    /// Rounding: a coplanar neighbour's face (a cube stacked flush on another) has
+    /// `front` = ±10⁻¹⁶ m per metre of coordinates, so `front ≤ FRONT_SLACK·d_lb` is
+    /// accepted ([`FRONT_SLACK`]); what the quadrature would have given there is a sample
+    /// whose corners' `cos` are ≤ 10⁻⁹ (≈ 10⁻¹⁶ in practice: rounding noise).
+    fn contributes_nothing(&self, x: &[Vec3; 3], longest: f64) -> bool {
+        let plane = x
+            .iter()
+            .map(|c| self.n_s.dot(c))
+            .fold(f64::INFINITY, f64::min);
+        let front = self
+            .o_tris
+            .iter()
+            .flat_map(|(y, _)| y.iter())
+            .map(|v| self.n_s.dot(v) - plane)
+            .fold(f64::NEG_INFINITY, f64::max);
+        // Cheap rejection first (declining to skip is always right): a partner vertex
+        // clearly in front, farther than any partner that matters can be.
+        if front > FRONT_SLACK * (self.margin + longest) {
+            return false;
+        }
+        let mut d_lb = f64::INFINITY;
+        for (y, n) in self.o_tris {
+            let Some(d) = distance_lower_bound(x, y, n, self.margin + longest) else {
+                return false;
+            };
+            d_lb = d_lb.min(d);
+        }
+        d_lb > 2.0 * TINY_DISTANCE * self.margin && front <= FRONT_SLACK * d_lb
+    }
+
     /// Integrates the triangle `x` with corner values `v` into `out`, refining it by
     /// midpoints where the halo boundary or a closer region may lie inside it (the
     /// distance is 1-Lipschitz: a triangle whose corners are all farther than
@@ -265,6 +329,11 @@ impl SideCtx<'_> {
             return 0.0;
         }
         if !all_in && level < MAX_REFINE && longest > self.margin {
+            if self.prune && self.contributes_nothing(&x, longest) {
+                #[cfg(test)]
+                tests::PRUNED.with(|p| p.set(p.get() + 1));
+                return 0.0;
+            }
             let m = [
                 0.5 * (x[0] + x[1]),
                 0.5 * (x[1] + x[2]),
@@ -385,13 +454,15 @@ impl SideGroups {
     }
 
     /// Samples of this side against the other into `out` (`s_is_a`: this side is body
-    /// `a`; normals point from `b` to `a`). Returns the summed integral \[m³\].
+    /// `a`; normals point from `b` to `a`; `prune`: skip triangles that provably add
+    /// nothing, [`SideCtx::contributes_nothing`]). Returns the summed integral \[m³\].
     fn integrate(
         &self,
         s_is_a: bool,
         b_is_obstacle: bool,
         centre_dir: &Vec3,
         margin: f64,
+        prune: bool,
         out: &mut Vec<Sample>,
     ) -> f64 {
         let mut total = 0.0;
@@ -403,6 +474,7 @@ impl SideGroups {
                 b_is_obstacle,
                 centre_dir,
                 margin,
+                prune,
             };
             let v = x.map(|c| ctx.eval(&c));
             total += ctx.integrate(*x, v, 0, out);
@@ -682,14 +754,26 @@ fn flat_pair_contacts(
         sc.samples_a.clear();
         sc.samples_b.clear();
         let ia = if use_a {
-            sc.side_a
-                .integrate(true, b_is_obstacle, &centre_dir, margin, &mut sc.samples_a)
+            sc.side_a.integrate(
+                true,
+                b_is_obstacle,
+                &centre_dir,
+                margin,
+                true,
+                &mut sc.samples_a,
+            )
         } else {
             0.0
         };
         let ib = if use_b {
-            sc.side_b
-                .integrate(false, b_is_obstacle, &centre_dir, margin, &mut sc.samples_b)
+            sc.side_b.integrate(
+                false,
+                b_is_obstacle,
+                &centre_dir,
+                margin,
+                true,
+                &mut sc.samples_b,
+            )
         } else {
             0.0
         };
@@ -869,6 +953,244 @@ fn merge_samples(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+
+    thread_local! {
+        /// Triangles skipped by [`SideCtx::contributes_nothing`] on this thread.
+        pub(super) static PRUNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Outward-wound triangles of an axis-aligned cube of half side `half` at the origin,
+    /// each face split `splits × splits` (two triangles per cell).
+    fn cube(half: f64, splits: usize) -> Vec<[Vec3; 3]> {
+        let mut tris = Vec::new();
+        for k in 0..3 {
+            for sign in [1.0, -1.0] {
+                let n = sign * Vec3::ith(k, 1.0);
+                let (mut u, mut v) = (Vec3::ith((k + 1) % 3, 1.0), Vec3::ith((k + 2) % 3, 1.0));
+                if sign < 0.0 {
+                    std::mem::swap(&mut u, &mut v);
+                }
+                let h = 2.0 * half / splits as f64;
+                let p = |i: usize, j: usize| {
+                    half * n + (-half + i as f64 * h) * u + (-half + j as f64 * h) * v
+                };
+                for i in 0..splits {
+                    for j in 0..splits {
+                        tris.push([p(i, j), p(i + 1, j), p(i + 1, j + 1)]);
+                        tris.push([p(i, j), p(i + 1, j + 1), p(i, j + 1)]);
+                    }
+                }
+            }
+        }
+        tris
+    }
+
+    /// Side `s` against `o`: every pair of triangles whose bounding boxes are within
+    /// `margin` (a superset of the narrow phase's pairs).
+    fn groups(s: &[[Vec3; 3]], o: &[[Vec3; 3]], margin: f64) -> SideGroups {
+        let bb = |t: &[Vec3; 3]| {
+            let lo = t[0].inf(&t[1]).inf(&t[2]);
+            let hi = t[0].sup(&t[1]).sup(&t[2]);
+            (lo, hi)
+        };
+        let mut g = SideGroups::default();
+        for x in s {
+            let (lo, hi) = bb(x);
+            let first = g.partners.len();
+            for y in o {
+                let (lo2, hi2) = bb(y);
+                if (0..3).all(|k| lo[k] <= hi2[k] + margin && lo2[k] <= hi[k] + margin) {
+                    g.partners.push((*y, normal_area(y).0));
+                }
+            }
+            if g.partners.len() > first {
+                g.tris.push((*x, first, g.partners.len()));
+            }
+        }
+        g
+    }
+
+    /// Total spring force and its torque about the origin (up to the factor `k/A_ref`)
+    /// of merged samples.
+    fn force_torque(samples: &[Sample], margin: f64) -> (Vec3, Vec3) {
+        let mut out = Vec::new();
+        merge_samples(
+            0,
+            Other::Particle(1),
+            samples,
+            0.5 * margin,
+            margin,
+            1.0,
+            &mut out,
+        );
+        out.iter()
+            .fold((Vec3::zeros(), Vec3::zeros()), |(f, t), c| {
+                let fc = c.weight * (margin - c.dist) * c.normal;
+                (f + fc, t + c.point.cross(&fc))
+            })
+    }
+
+    /// The early-out of triangles that add nothing ([`SideCtx::contributes_nothing`])
+    /// against the full quadrature (independent truth: the same code with the skip off):
+    /// seeded poses of two cubes of 1, 2 or 4 splits per face edge (stacked flush,
+    /// offset, tilted, edge-on, side by side; from 0.3 margins interpenetrating to a
+    /// margin apart) and of a cube on a plane, all under a random global rotation. Both
+    /// sides' integrals, samples and the merged contacts' force and torque agree; the
+    /// skip must fire (stacked faces) for the test to mean anything.
+    #[test]
+    fn skipping_empty_triangles_changes_nothing() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(8);
+        let (half, margin) = (0.05, 4e-3);
+        let (mut identical, mut fired, mut contacts) = (0, 0, 0);
+        let mut worst_lever: f64 = 0.0;
+        let same_sample = |x: &Sample, y: &Sample| {
+            x.point == y.point
+                && x.normal == y.normal
+                && x.area.to_bits() == y.area.to_bits()
+                && x.integral.to_bits() == y.integral.to_bits()
+                && x.depth.to_bits() == y.depth.to_bits()
+        };
+        let cases = 600;
+        for case in 0..cases {
+            let kind = case % 6;
+            let splits = [1, 2, 4];
+            let (sa, sb) = (splits[rng.gen_range(0..3)], splits[rng.gen_range(0..3)]);
+            let gap = margin * rng.gen_range(-0.3..1.0);
+            let small = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus, a: f64| {
+                Vec3::new(
+                    rng.gen_range(-a..a),
+                    rng.gen_range(-a..a),
+                    rng.gen_range(-a..a),
+                )
+            };
+            let mut rot = match kind {
+                0 | 1 => Iso3::rotation(Vec3::z() * rng.gen_range(-0.01..0.01)),
+                2 | 5 => Iso3::rotation(small(&mut rng, 0.1)),
+                3 => {
+                    Iso3::rotation(Vec3::x() * std::f64::consts::FRAC_PI_4)
+                        * Iso3::rotation(small(&mut rng, 0.01))
+                }
+                _ => Iso3::rotation(small(&mut rng, 0.02)),
+            };
+            if kind == 0 && case % 12 == 0 {
+                rot = Iso3::identity(); // exactly flush
+            }
+            let mut a: Vec<[Vec3; 3]> = cube(half, sa)
+                .iter()
+                .map(|t| t.map(|v| (rot * Point3::from(v)).coords))
+                .collect();
+            let b: Vec<[Vec3; 3]> = if kind == 5 {
+                let c = [
+                    Vec3::new(-1.0, -1.0, 0.0),
+                    Vec3::new(1.0, -1.0, 0.0),
+                    Vec3::new(1.0, 1.0, 0.0),
+                    Vec3::new(-1.0, 1.0, 0.0),
+                ];
+                vec![[c[0], c[1], c[2]], [c[0], c[2], c[3]]]
+            } else {
+                cube(half, sb)
+            };
+            // Place `a` a gap above (side by side: beside) `b`'s face.
+            let axis = if kind == 4 { 0 } else { 2 };
+            let top = if kind == 5 { 0.0 } else { half };
+            let low = a
+                .iter()
+                .flatten()
+                .map(|v| v[axis])
+                .fold(f64::INFINITY, f64::min);
+            let mut shift = Vec3::ith(axis, top + gap - low);
+            if kind == 1 || kind == 4 {
+                shift[(axis + 1) % 3] = rng.gen_range(-1.5 * half..1.5 * half);
+            }
+            if kind == 5 {
+                shift.x = rng.gen_range(-0.5..0.5);
+            }
+            for t in &mut a {
+                *t = t.map(|v| v + shift);
+            }
+            // A random global pose: world coordinates are rounded.
+            let global = Iso3::new(small(&mut rng, 3.0), small(&mut rng, 3.0));
+            let world = |ts: &[[Vec3; 3]]| -> Vec<[Vec3; 3]> {
+                ts.iter()
+                    .map(|t| t.map(|v| (global * Point3::from(v)).coords))
+                    .collect()
+            };
+            let (a, b) = (world(&a), world(&b));
+            let centre_dir = (global.rotation * shift).normalize();
+            let obstacle = kind == 5;
+            let mut same = true;
+            for (s_is_a, g) in [
+                (true, groups(&a, &b, margin)),
+                (false, groups(&b, &a, margin)),
+            ] {
+                let (mut full, mut pruned) = (Vec::new(), Vec::new());
+                let i_full = g.integrate(s_is_a, obstacle, &centre_dir, margin, false, &mut full);
+                let before = PRUNED.with(|p| p.get());
+                let i_pruned =
+                    g.integrate(s_is_a, obstacle, &centre_dir, margin, true, &mut pruned);
+                if PRUNED.with(|p| p.get()) > before {
+                    fired += 1;
+                }
+                assert!(
+                    (i_full - i_pruned).abs() <= 1e-12 * i_full,
+                    "case {case}: integral {i_full:e} → {i_pruned:e}"
+                );
+                // Every sample kept is the full quadrature's, bit for bit and in order; the
+                // ones dropped are rounding noise (`cos` ≈ 10⁻¹⁶ on coplanar faces):
+                // together below 10⁻⁹ of the side's largest possible integral.
+                let mut kept = pruned.iter().peekable();
+                let mut dropped = 0.0;
+                for x in &full {
+                    match kept.peek() {
+                        Some(y) if same_sample(x, y) => {
+                            kept.next();
+                        }
+                        _ => dropped += x.integral,
+                    }
+                }
+                assert!(
+                    kept.next().is_none(),
+                    "case {case}: a sample not in the full quadrature"
+                );
+                let most = margin * g.tris.iter().map(|t| normal_area(&t.0).1).sum::<f64>();
+                assert!(
+                    dropped <= FRONT_SLACK * most,
+                    "case {case}: dropped {dropped:e} of at most {most:e}"
+                );
+                assert!(
+                    (i_full - i_pruned).abs() <= 1e-12 * i_full,
+                    "case {case}: integral {i_full:e} → {i_pruned:e}"
+                );
+                // The merged contacts: the force is the samples' sum whatever the clusters;
+                // the torque moves where a dropped noise sample anchored a cluster.
+                let (f_full, t_full) = force_torque(&full, margin);
+                let (f_pruned, t_pruned) = force_torque(&pruned, margin);
+                let scale = f_full.norm();
+                assert!(
+                    (f_full - f_pruned).norm() <= 1e-12 * scale,
+                    "case {case}: force {f_full} → {f_pruned}"
+                );
+                let lever = (t_full - t_pruned).norm() / scale.max(f64::MIN_POSITIVE);
+                worst_lever = worst_lever.max(lever);
+                assert!(
+                    lever <= 1e-4 * margin,
+                    "case {case} side {s_is_a}: torque moved by {lever:e} m × the force {f_full}"
+                );
+                contacts += usize::from(scale > 0.0);
+                same &= i_full.to_bits() == i_pruned.to_bits()
+                    && f_full == f_pruned
+                    && t_full == t_pruned;
+            }
+            identical += usize::from(same);
+        }
+        eprintln!(
+            "{identical} of {cases} cases bit for bit; skip fired on {fired} sides; \
+             {contacts} sides in contact; largest torque change / force {worst_lever:e} m"
+        );
+        assert!(fired > cases / 4, "the skip fired on {fired} sides only");
+        assert!(contacts > cases, "{contacts}");
+    }
 
     #[test]
     fn clipped_integral_matches_sampling() {
@@ -928,7 +1250,6 @@ mod tests {
     /// have been floored by the quadrature too.
     #[test]
     fn bound_is_never_below_the_quadrature() {
-        use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(14);
         let unit = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus| {
             Vec3::new(
@@ -971,7 +1292,7 @@ mod tests {
             let bound = groups.bound(margin);
             for s_is_a in [true, false] {
                 let mut out = Vec::new();
-                let integral = groups.integrate(s_is_a, false, &Vec3::z(), margin, &mut out);
+                let integral = groups.integrate(s_is_a, false, &Vec3::z(), margin, true, &mut out);
                 assert!(
                     integral <= bound,
                     "case {case}: quadrature {integral:e} above the bound {bound:e}"
