@@ -49,7 +49,9 @@ use msdem_geom::math::Tri;
 
 /// What a stored pair of the event-driven query carries (`ActiveSet::expiry`, parallel to
 /// the leaves, carried through the walks: 8 bytes beside the 20-byte leaf).
+/// `#[repr(C)]`: the scan reads the pairs as consecutive `f32` (`scan.rs`).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub(super) struct Expiry {
     /// The accumulated isotropic motion at which the pair's certificate expires \[m\]
     /// (rounded down); NaN for a leaf a walk just created.

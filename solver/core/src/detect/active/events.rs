@@ -77,6 +77,7 @@ use super::direction::{down32, next_up, Drift, Expiry};
 use super::element::{Leaf, Outcome};
 use super::geometry::{CoarseHit, PairGeometry, Scratch};
 use super::kernel::{count, pair_tris, CHUNK};
+use super::scan;
 use super::set::{ActiveSet, IterationReport};
 use super::walk::Mode;
 use super::witness::Witness;
@@ -372,45 +373,20 @@ impl EventSet {
         }
     }
 
-    /// The leaves whose expiry `spent` reached, into `expired` (in leaf order).
+    /// The leaves whose expiry `spent` reached, into `expired` (in leaf order; `scan.rs`);
+    /// returns the pairs held by the directional certificate alone.
     fn find_expired(&mut self) -> u64 {
         self.expired.clear();
-        const LANES: usize = 32;
         // `at ≤ spent` exactly when `at ≤ now` (`at` is an `f32`), and the directional
         // room `k − S` is not positive exactly when `k ≤ s`.
         let now = down32(self.spent);
         let s = down32(self.drift.s());
-        let mut held = 0u64;
-        for (c, chunk) in self.set.expiry.chunks(LANES).enumerate() {
-            // A branch-free test per chunk first (integer sums, which vectorise): most
-            // chunks hold no expired pair.
-            let (mut live, mut by_w) = (0u32, 0u32);
-            for e in chunk {
-                let iso = u32::from(e.at > now);
-                let dir = u32::from(e.k > s);
-                live += iso | dir;
-                by_w += dir & (iso ^ 1);
-            }
-            held += u64::from(by_w);
-            if live as usize == chunk.len() {
-                continue;
-            }
-            // Branch-free: every index written, the count advanced by the flag.
-            let mut found = [0u32; LANES];
-            let mut n = 0;
-            for (k, &e) in chunk.iter().enumerate() {
-                // NaN (no expiry given): expired.
-                let live = (e.at > now) | (e.k > s);
-                found[n] = (c * LANES + k) as u32;
-                n += usize::from(!live);
-            }
-            self.expired.extend_from_slice(&found[..n]);
-        }
-        held
+        scan::expired(&self.set.expiry, now, s, &mut self.expired)
     }
 
-    /// Checks the expired leaves at the current pose (their certificates materialised
-    /// first), then gives them new expiries and updates the reported set.
+    /// Checks the expired leaves at the current pose (their stored clearances reset: an
+    /// expired pair's certificates are spent), then gives them new expiries and updates
+    /// the reported set.
     fn check_expired(&mut self, g: &PairGeometry, s: &mut Scratch, rep: &mut IterationReport) {
         self.set.walk_due = false;
         let (spent, drift) = (self.spent, self.drift);
@@ -442,10 +418,13 @@ impl EventSet {
                         continue;
                     }
                 }
-                self.materialise_leaf(i);
-                let Some(leaf) = self.set.near.get(i) else {
+                // Its certificates are spent (≤ 0 at this pose): no clearance to keep, the
+                // check's bound alone gives the new one (`check.rs`).
+                let Some(leaf) = self.set.near.get_mut(i) else {
                     continue;
                 };
+                leaf.clear = f32::NEG_INFINITY;
+                let leaf = *leaf;
                 let (a, b) = leaf.elements();
                 count(a, b, &mut rep.stats);
                 let (t1, t2, margin) = pair_tris(g, s, a, b);
