@@ -152,7 +152,7 @@ impl EventSet {
             rep = self
                 .set
                 .settle_with(g, Pass::Certified, s, &mut self.hits, &mut self.coarse);
-            self.rebuild(g, s);
+            self.rebuild();
         } else {
             s.begin(g.b.soup.len());
             self.set.memory.clear();
@@ -169,7 +169,7 @@ impl EventSet {
             rep.skipped =
                 self.set.near.len().saturating_sub(self.expired.len()) as u64 + rep.witnessed;
             if self.set.walk_due {
-                rep.ahead += self.prewiden(g);
+                rep.ahead += self.prewiden(g, s);
                 let mut r = IterationReport::default();
                 self.set
                     .walk(g, s, Mode::Update { all: false }, 0.0, &mut r);
@@ -178,7 +178,7 @@ impl EventSet {
                 let (hits, coarse) = (&mut self.hits, &mut self.coarse);
                 self.set
                     .settle_widened(g, 0.0, widened, s, hits, coarse, &mut rep);
-                self.rebuild(g, s);
+                self.rebuild();
             }
         }
         self.harvest(g);
@@ -194,13 +194,19 @@ impl EventSet {
     /// Marks for widening, along with a walk that is due anyway, every idle surrogate pair
     /// whose certificates both expire within the skin (`SKIN` of the margin) of further
     /// motion, and vetoes their narrowing in this query (see the module docs).
-    fn prewiden(&mut self, g: &PairGeometry) -> u64 {
+    fn prewiden(&mut self, g: &PairGeometry, s: &mut Scratch) -> u64 {
         let h = f64::from(g.skin());
         let mut n = 0;
         let (now, sd) = (self.spent, self.drift.s());
-        for (l, e) in self.set.near.iter_mut().zip(&self.set.expiry) {
-            if l.state == Outcome::Separated && f64::from(e.at) - now < h && f64::from(e.k) - sd < h
-            {
+        for (l, e) in self.set.near.iter_mut().zip(&mut self.set.expiry) {
+            let soon = f64::from(e.at) - now < h;
+            if l.state != Outcome::Separated || !soon {
+                continue;
+            }
+            if e.k.is_nan() {
+                e.k = anchor(g, s, &self.drift, l);
+            }
+            if f64::from(e.k) - sd < h {
                 l.state = Outcome::Widen;
                 n += 1;
                 let k = l.key();
@@ -311,7 +317,7 @@ impl EventSet {
 
     /// Expiries (of the new leaves from their certificates, which refer to the current
     /// pose), reported set and narrowing triggers anew from the leaves.
-    fn rebuild(&mut self, g: &PairGeometry, s: &mut Scratch) {
+    fn rebuild(&mut self) {
         std::mem::swap(&mut self.prev.0, &mut self.pairs);
         std::mem::swap(&mut self.prev.1, &mut self.wit);
         self.pairs.clear();
@@ -334,7 +340,8 @@ impl EventSet {
             if e.at.is_nan() {
                 e.at = down32(expiry_of(certificate(l), spent));
                 if l.state.idle() {
-                    e.k = anchor(g, s, &self.drift, l);
+                    // Its directional certificate when first needed (`LAZY`).
+                    e.k = LAZY;
                 }
             }
             if l.state == Outcome::FineContact {
@@ -390,6 +397,7 @@ impl EventSet {
     fn check_expired(&mut self, g: &PairGeometry, s: &mut Scratch, rep: &mut IterationReport) {
         self.set.walk_due = false;
         let (spent, drift) = (self.spent, self.drift);
+        let s_now = down32(drift.s());
         let mut at = 0;
         while at < self.expired.len() {
             s.batch.clear();
@@ -418,20 +426,31 @@ impl EventSet {
                         continue;
                     }
                 }
-                // Its certificates are spent (≤ 0 at this pose): no clearance to keep, the
-                // check's bound alone gives the new one (`check.rs`).
-                let Some(leaf) = self.set.near.get_mut(i) else {
+                let Some(&leaf) = self.set.near.get(i) else {
                     continue;
                 };
-                leaf.clear = f32::NEG_INFINITY;
-                let leaf = *leaf;
                 let (a, b) = leaf.elements();
-                count(a, b, &mut rep.stats);
                 let (t1, t2, margin) = pair_tris(g, s, a, b);
-                if let Some(x) = self.set.expiry.get_mut(i) {
-                    // Kept below if the check finds the pair idle.
-                    x.k = drift.anchor(&t1, &t2, margin, rho(g.coord_bound, (&t1, &t2), margin));
+                let k = drift.anchor(&t1, &t2, margin, rho(g.coord_bound, (&t1, &t2), margin));
+                let Some(x) = self.set.expiry.get_mut(i) else {
+                    continue;
+                };
+                if x.k.is_nan() && leaf.state.idle() && k > s_now {
+                    // Its first directional certificate (`LAZY`) holds it: as the scan
+                    // holds a pair, nothing else changes.
+                    x.k = k;
+                    rep.renewed += 1;
+                    self.expired[at - 1] = RENEWED;
+                    continue;
                 }
+                // Kept below if the check finds the pair idle.
+                x.k = k;
+                // Its certificates are spent (≤ 0 at this pose): no clearance to keep, the
+                // check's bound alone gives the new one (`check.rs`).
+                if let Some(l) = self.set.near.get_mut(i) {
+                    l.clear = f32::NEG_INFINITY;
+                }
+                count(a, b, &mut rep.stats);
                 s.batch.push(&t1, &t2, margin, i as u32, a.real && b.real);
             }
             let (hits, coarse) = (&mut self.hits, &mut self.coarse);
@@ -472,8 +491,16 @@ impl EventSet {
     }
 }
 
-/// An entry of `EventSet::expired` whose pair its witness points renewed (no leaf index).
+/// An entry of `EventSet::expired` whose pair its witness points or its first
+/// directional certificate renewed (no leaf index).
 const RENEWED: u32 = u32::MAX;
+
+/// `K` of an idle leaf a walk created, whose directional certificate is not computed yet
+/// (NaN: the scan finds it spent, `scan.rs`): computed at its first expiry, at that pose
+/// (`EventSet::check_expired`; in `EventSet::prewiden` where its isotropic expiry is
+/// within the skin). A leaf rewritten by a later walk, or whose isotropic expiry is never
+/// reached, never needs it.
+const LAZY: f32 = f32::NAN;
 
 /// B's bounding-sphere centre in A's frame at the current pose \[m\].
 fn sphere_centre(g: &PairGeometry) -> [f64; 3] {
