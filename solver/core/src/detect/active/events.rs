@@ -73,8 +73,8 @@
 
 use super::certify::{rho, rho_real, MOTION_SLACK};
 use super::check::Pass;
-use super::direction::{down32, next_up, Drift, Expiry};
-use super::element::{Leaf, Outcome};
+use super::direction::{down32, next_up, Drift, Expiry, SlabCache};
+use super::element::{Element, Leaf, Outcome};
 use super::geometry::{CoarseHit, PairGeometry, Scratch};
 use super::kernel::{count, pair_tris, CHUNK};
 use super::scan;
@@ -98,6 +98,8 @@ pub struct EventSet {
     /// B's sphere centre now and the drift of the directional certificates
     /// (`direction.rs`).
     drift: Drift,
+    /// The halves of the directional certificates' slab gaps (`direction.rs`).
+    slab: SlabCache,
     /// Sorted keys of the stored real pairs in contact: the reported set.
     pairs: Vec<u64>,
     /// The witness points of each pair of `pairs` (parallel to it; `witness.rs`).
@@ -149,12 +151,14 @@ impl EventSet {
             self.spent = 0.0;
             let a = g.a_sphere;
             self.drift = Drift::start([a[0], a[1], a[2]], sphere_centre(g));
+            self.slab.reset();
             rep = self
                 .set
                 .settle_with(g, Pass::Certified, s, &mut self.hits, &mut self.coarse);
             self.rebuild();
         } else {
             s.begin(g.b.soup.len());
+            self.slab.begin(g.a.soup.len(), g.b.soup.len());
             self.set.memory.clear();
             self.set.vetoes.clear();
             self.advance(g);
@@ -204,7 +208,7 @@ impl EventSet {
                 continue;
             }
             if e.k.is_nan() {
-                e.k = anchor(g, s, &self.drift, l);
+                e.k = anchor(g, s, &self.drift, &mut self.slab, l);
             }
             if f64::from(e.k) - sd < h {
                 l.state = Outcome::Widen;
@@ -431,7 +435,9 @@ impl EventSet {
                 };
                 let (a, b) = leaf.elements();
                 let (t1, t2, margin) = pair_tris(g, s, a, b);
-                let k = drift.anchor(&t1, &t2, margin, rho(g.coord_bound, (&t1, &t2), margin));
+                let (ia, ib) = soup(g, a, b);
+                let r = rho(g.coord_bound, (&t1, &t2), margin);
+                let k = self.slab.anchor(&drift, (ia, &t1), (ib, &t2), margin, r);
                 let Some(x) = self.set.expiry.get_mut(i) else {
                     continue;
                 };
@@ -509,10 +515,25 @@ fn sphere_centre(g: &PairGeometry) -> [f64; 3] {
 }
 
 /// The directional certificate of leaf `l` at the current pose (`direction.rs`).
-fn anchor(g: &PairGeometry, s: &mut Scratch, drift: &Drift, l: &Leaf) -> f32 {
+fn anchor(g: &PairGeometry, s: &mut Scratch, drift: &Drift, slab: &mut SlabCache, l: &Leaf) -> f32 {
     let (a, b) = l.elements();
     let (t1, t2, margin) = pair_tris(g, s, a, b);
-    drift.anchor(&t1, &t2, margin, rho(g.coord_bound, (&t1, &t2), margin))
+    let (ia, ib) = soup(g, a, b);
+    let r = rho(g.coord_bound, (&t1, &t2), margin);
+    slab.anchor(drift, (ia, &t1), (ib, &t2), margin, r)
+}
+
+/// The soup indices of the triangles of the elements `a` (A's) and `b` (B's), as
+/// `pair_tris` takes them (`u32::MAX` for an unknown node: not cached).
+fn soup(g: &PairGeometry, a: Element, b: Element) -> (u32, u32) {
+    let of = |t: &msdem_tree::SurrogateTree, e: Element| {
+        if e.real {
+            e.index
+        } else {
+            t.nodes.get(e.index as usize).map_or(u32::MAX, |n| n.tri)
+        }
+    };
+    (of(g.a, a), of(g.b, b))
 }
 
 /// The expiry of a certificate `c` \[m\] computed at the pose where the accumulated
