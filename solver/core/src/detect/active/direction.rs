@@ -29,7 +29,7 @@
 //! pair idle at pose `k` with check margin `M` gets the room `ρ_w = g_w(k) − M − ρ` (ρ the
 //! rounding allowance of `certify.rs`, which covers the `f32` transform of B's triangle at
 //! both poses and the kernel's rounding exactly as for the isotropic clearance), stored
-//! as `K = ρ_w + S_k` with `S_j = D_j − w·C_j` ([`Drift::anchor`], rounded down to `f32`).
+//! as `K = ρ_w + S_k` with `S_j = D_j − w·C_j` ([`SlabCache::anchor`], rounded down to `f32`).
 //! At a later pose `j`, `K − S_j = ρ_w + w·(C_j − C_k) − (D_j − D_k) ≤ g_w(j) − M − ρ ≤
 //! dist − M − ρ`, so while `K > S_j` the kernel finds the pair outside its margin and the
 //! pair is certainly still idle; `K − S_j` is a clearance at pose `j` in the sense of
@@ -132,15 +132,10 @@ impl Drift {
         }
     }
 
-    /// `K` of the pair (`t1`, `t2`) (A's triangle, B's in A's frame at the current pose)
-    /// with check margin `margin` and rounding allowance `rho` \[m\]: its slab gap along
-    /// `w` less both, plus `S` (rounded down).
-    pub(super) fn anchor(&self, t1: &Tri, t2: &Tri, margin: f32, rho: f32) -> f32 {
-        self.anchor_of(self.hi(t1), self.lo(t2), margin, rho)
-    }
-
-    /// [`Drift::anchor`] from `hi` = [`Drift::hi`] of A's triangle and `lo` =
-    /// [`Drift::lo`] of B's.
+    /// `K` of a pair with check margin `margin` and rounding allowance `rho` \[m\] from
+    /// `hi` = [`Drift::hi`] of its A's triangle and `lo` = [`Drift::lo`] of its B's (in
+    /// A's frame at the current pose): its slab gap `lo − hi` along `w` less both, plus
+    /// `S` (rounded down).
     fn anchor_of(&self, hi: f64, lo: f64, margin: f32, rho: f32) -> f32 {
         down32(lo - hi - f64::from(margin) - f64::from(rho) + self.s)
     }
@@ -204,8 +199,9 @@ impl SlabCache {
         }
     }
 
-    /// [`Drift::anchor`] of A's soup triangle `ia` (`t1`) and B's `ib` (`t2`, at the
-    /// current pose); indices beyond the cache are computed in place.
+    /// `K` (module docs) of the pair of A's soup triangle `ia` (`t1`) and B's `ib` (`t2`,
+    /// in A's frame at the current pose) with check margin `margin` and rounding
+    /// allowance `rho` \[m\]; indices beyond the cache are computed in place.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn anchor(
         &mut self,

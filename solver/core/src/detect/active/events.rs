@@ -441,9 +441,9 @@ impl EventSet {
                 let Some(x) = self.set.expiry.get_mut(i) else {
                     continue;
                 };
-                if x.k.is_nan() && leaf.state.idle() && k > s_now {
-                    // Its first directional certificate (`LAZY`) holds it: as the scan
-                    // holds a pair, nothing else changes.
+                if leaf.state.idle() && k > s_now {
+                    // Its directional certificate anew at this pose holds it (its first
+                    // one where `LAZY`): as the scan holds a pair, nothing else changes.
                     x.k = k;
                     rep.renewed += 1;
                     self.expired[at - 1] = RENEWED;
