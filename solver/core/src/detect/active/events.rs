@@ -14,9 +14,10 @@
 //! its expiry.
 //!
 //! **Expired pairs.** The expiries are an array parallel to the leaves, carried through
-//! the walks that rewrite the cut (`ActiveSet::expiry`), scanned per query (a
-//! comparison per stored pair, in leaf order: deterministic); the query checks the
-//! expired pairs through the batched kernel exactly as the check pass of
+//! the walks that rewrite the cut (`ActiveSet::expiry`), scanned per query (`scan.rs`:
+//! two `f32` comparisons per stored pair, eight at a time, in leaf order:
+//! deterministic); the query checks the expired pairs through the batched kernel
+//! exactly as the check pass of
 //! [`ActiveSet::settle`] checks a pair that its certificate does not decide (same
 //! kernel, outcome, new clearance or slack from the kernel's bounds) and gives them new
 //! expiries. A pair still certified is neither touched nor counted: an
@@ -28,7 +29,14 @@
 //! the set's direction `w` (A's sphere centre to B's at the first pose) at the pose of its
 //! check, which only the translation along `−w` and the rotation term spend. The scan
 //! flags a pair only when both its isotropic expiry and its directional room `K − S` are
-//! spent; a pair held by the directional room alone is counted as `renewed`.
+//! spent; a pair held by the directional room alone is counted as `renewed`. An idle
+//! pair the scan flags is first *re-anchored*: its slab gap measured anew at the current
+//! pose (`K` from this pose, not carried from the pose of its last check through the
+//! drift, so never smaller than the carried room); where that room is positive the pair
+//! is held without a kernel call (counted as `renewed`), otherwise it is checked. The
+//! pairs a walk creates get no `K` until they first expire (`LAZY`): most are rewritten
+//! by a later walk or never expire. Both halves of the slab gap are cached
+//! (`direction.rs`, `SlabCache`: A's triangles' for the set's life, B's per query).
 //!
 //! **Witness renewal.** A real pair in contact whose slack expired is first measured
 //! from the witness points of its last kernel contact (`witness.rs`: the distance of the
