@@ -56,7 +56,8 @@ pub(super) struct Expiry {
     /// The accumulated isotropic motion at which the pair's certificate expires \[m\]
     /// (rounded down); NaN for a leaf a walk just created.
     pub(super) at: f32,
-    /// `K` of the directional certificate \[m\] (module docs, rounded down); `-inf`: none.
+    /// `K` of the directional certificate \[m\] (module docs, rounded down); `-inf`: none;
+    /// NaN: not computed yet (an idle pair a walk created: `LAZY` in `events.rs`).
     pub(super) k: f32,
 }
 

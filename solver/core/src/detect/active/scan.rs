@@ -46,9 +46,9 @@ pub(super) fn expired(expiry: &[Expiry], now: f32, s: f32, out: &mut Vec<u32>) -
     held + scalar(rest, done, now, s, out)
 }
 
-/// The index base of the spent pairs of the mask `m` of one chunk (bit `2i`: pair `i`'s
-/// isotropic test, bit `2i + 1`: its directional test) to `out`; returns the pairs held
-/// by the directional test alone.
+/// Appends to `out` the indices (from `base`) of the spent pairs of one chunk's mask `m`
+/// (bit `2i`: pair `i`'s isotropic test, bit `2i + 1`: its directional test); returns the
+/// number held by the directional test alone.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn from_mask(m: u64, base: usize, out: &mut Vec<u32>) -> u64 {
