@@ -70,6 +70,10 @@ struct Args {
     /// Timed passes per side (medians; at least 1).
     #[arg(long, default_value_t = 21)]
     passes: usize,
+    /// Profiling: time only the event-driven query, this many passes (after the checks),
+    /// and stop.
+    #[arg(long)]
+    events_only: Option<usize>,
 }
 
 fn main() -> Result<()> {
@@ -172,6 +176,23 @@ fn main() -> Result<()> {
         .collect::<Option<_>>()
         .context("not a mesh pair")?;
     let mut ours = Ours::default();
+    if let Some(passes) = args.events_only {
+        let mut t = Vec::new();
+        for _ in 0..passes.max(1) {
+            ours.reset(&world);
+            let t0 = timing::thread_cpu_ns();
+            for bodies in &traj.steps {
+                ours.step_events(&world, kernel, bodies);
+            }
+            t.push((timing::thread_cpu_ns() - t0) as f64);
+        }
+        println!(
+            "event-driven pair-set query alone: median pass {:.3} ms over {} passes",
+            timing::median(&t) / 1e6,
+            t.len()
+        );
+        return Ok(());
+    }
     let mut parry = parry_side::Query::default();
     let (mut t_ours, mut t_parry, mut t_roots, mut t_set, mut t_ev) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());

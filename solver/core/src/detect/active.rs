@@ -83,6 +83,7 @@ mod events;
 mod expand;
 mod geometry;
 mod kernel;
+mod scan;
 mod set;
 mod span;
 mod validate;

@@ -29,7 +29,7 @@
 //! pair idle at pose `k` with check margin `M` gets the room `ρ_w = g_w(k) − M − ρ` (ρ the
 //! rounding allowance of `certify.rs`, which covers the `f32` transform of B's triangle at
 //! both poses and the kernel's rounding exactly as for the isotropic clearance), stored
-//! as `K = ρ_w + S_k` with `S_j = D_j − w·C_j` ([`Drift::anchor`], rounded down to `f32`).
+//! as `K = ρ_w + S_k` with `S_j = D_j − w·C_j` ([`SlabCache::anchor`], rounded down to `f32`).
 //! At a later pose `j`, `K − S_j = ρ_w + w·(C_j − C_k) − (D_j − D_k) ≤ g_w(j) − M − ρ ≤
 //! dist − M − ρ`, so while `K > S_j` the kernel finds the pair outside its margin and the
 //! pair is certainly still idle; `K − S_j` is a clearance at pose `j` in the sense of
@@ -49,12 +49,15 @@ use msdem_geom::math::Tri;
 
 /// What a stored pair of the event-driven query carries (`ActiveSet::expiry`, parallel to
 /// the leaves, carried through the walks: 8 bytes beside the 20-byte leaf).
+/// `#[repr(C)]`: the scan reads the pairs as consecutive `f32` (`scan.rs`).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub(super) struct Expiry {
     /// The accumulated isotropic motion at which the pair's certificate expires \[m\]
     /// (rounded down); NaN for a leaf a walk just created.
     pub(super) at: f32,
-    /// `K` of the directional certificate \[m\] (module docs, rounded down); `-inf`: none.
+    /// `K` of the directional certificate \[m\] (module docs, rounded down); `-inf`: none;
+    /// NaN: not computed yet (an idle pair a walk created: `LAZY` in `events.rs`).
     pub(super) k: f32,
 }
 
@@ -130,16 +133,104 @@ impl Drift {
         }
     }
 
-    /// `K` of the pair (`t1`, `t2`) (A's triangle, B's in A's frame at the current pose)
-    /// with check margin `margin` and rounding allowance `rho` \[m\]: its slab gap along
-    /// `w` less both, plus `S` (rounded down).
-    pub(super) fn anchor(&self, t1: &Tri, t2: &Tri, margin: f32, rho: f32) -> f32 {
+    /// `K` of a pair with check margin `margin` and rounding allowance `rho` \[m\] from
+    /// `hi` = [`Drift::hi`] of its A's triangle and `lo` = [`Drift::lo`] of its B's (in
+    /// A's frame at the current pose): its slab gap `lo − hi` along `w` less both, plus
+    /// `S` (rounded down).
+    fn anchor_of(&self, hi: f64, lo: f64, margin: f32, rho: f32) -> f32 {
+        down32(lo - hi - f64::from(margin) - f64::from(rho) + self.s)
+    }
+
+    /// The largest `w·x` over the vertices of `t` (A's triangle).
+    fn hi(&self, t: &Tri) -> f64 {
+        t.v.iter()
+            .map(|v| self.along(v))
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// The smallest `w·y` over the vertices of `t` (B's triangle in A's frame).
+    fn lo(&self, t: &Tri) -> f64 {
+        t.v.iter()
+            .map(|v| self.along(v))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    fn along(&self, v: &[f32; 3]) -> f64 {
         let w = self.w;
-        let along =
-            |v: &[f32; 3]| w[0] * f64::from(v[0]) + w[1] * f64::from(v[1]) + w[2] * f64::from(v[2]);
-        let lo2 = t2.v.iter().map(along).fold(f64::INFINITY, f64::min);
-        let hi1 = t1.v.iter().map(along).fold(f64::NEG_INFINITY, f64::max);
-        down32(lo2 - hi1 - f64::from(margin) - f64::from(rho) + self.s)
+        w[0] * f64::from(v[0]) + w[1] * f64::from(v[1]) + w[2] * f64::from(v[2])
+    }
+}
+
+/// The two halves of the slab gaps of one set, cached (a triangle takes part in several
+/// stored pairs): [`Drift::hi`] of A's soup triangles for the set's life (A's frame and
+/// `w` do not change), [`Drift::lo`] of B's for one query (B's pose does). The same
+/// values as computed in place, so the same anchors bit for bit.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SlabCache {
+    /// By A's soup index; NaN: not computed yet.
+    hi: Vec<f64>,
+    /// By B's soup index: the query it was computed at and the value.
+    lo: Vec<(u32, f64)>,
+    /// The current query's number (0: none).
+    now: u32,
+}
+
+impl SlabCache {
+    /// Forgets everything (a new set: a new `w`).
+    pub(super) fn reset(&mut self) {
+        self.hi.clear();
+        self.lo.clear();
+        self.now = 0;
+    }
+
+    /// Starts a query of a set of `na` and `nb` soup triangles (B's values expire).
+    pub(super) fn begin(&mut self, na: usize, nb: usize) {
+        if self.hi.len() != na {
+            self.hi.clear();
+            self.hi.resize(na, f64::NAN);
+        }
+        if self.lo.len() != nb {
+            self.lo.clear();
+            self.lo.resize(nb, (0, f64::NAN));
+        }
+        self.now = self.now.wrapping_add(1);
+        if self.now == 0 {
+            self.lo.iter_mut().for_each(|e| e.0 = 0);
+            self.now = 1;
+        }
+    }
+
+    /// `K` (module docs) of the pair of A's soup triangle `ia` (`t1`) and B's `ib` (`t2`,
+    /// in A's frame at the current pose) with check margin `margin` and rounding
+    /// allowance `rho` \[m\]; indices beyond the cache are computed in place.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn anchor(
+        &mut self,
+        d: &Drift,
+        (ia, t1): (u32, &Tri),
+        (ib, t2): (u32, &Tri),
+        margin: f32,
+        rho: f32,
+    ) -> f32 {
+        let hi = match self.hi.get_mut(ia as usize) {
+            Some(h) if !h.is_nan() => *h,
+            Some(h) => {
+                *h = d.hi(t1);
+                *h
+            }
+            None => d.hi(t1),
+        };
+        let now = self.now;
+        let lo = match self.lo.get_mut(ib as usize) {
+            Some((at, l)) if *at == now && now != 0 => *l,
+            Some((at, l)) => {
+                *l = d.lo(t2);
+                *at = now;
+                *l
+            }
+            None => d.lo(t2),
+        };
+        d.anchor_of(hi, lo, margin, rho)
     }
 }
 

@@ -14,9 +14,10 @@
 //! its expiry.
 //!
 //! **Expired pairs.** The expiries are an array parallel to the leaves, carried through
-//! the walks that rewrite the cut (`ActiveSet::expiry`), scanned per query (a
-//! comparison per stored pair, in leaf order: deterministic); the query checks the
-//! expired pairs through the batched kernel exactly as the check pass of
+//! the walks that rewrite the cut (`ActiveSet::expiry`), scanned per query (`scan.rs`:
+//! two `f32` comparisons per stored pair, eight at a time, in leaf order:
+//! deterministic); the query checks the expired pairs through the batched kernel
+//! exactly as the check pass of
 //! [`ActiveSet::settle`] checks a pair that its certificate does not decide (same
 //! kernel, outcome, new clearance or slack from the kernel's bounds) and gives them new
 //! expiries. A pair still certified is neither touched nor counted: an
@@ -28,7 +29,14 @@
 //! the set's direction `w` (A's sphere centre to B's at the first pose) at the pose of its
 //! check, which only the translation along `−w` and the rotation term spend. The scan
 //! flags a pair only when both its isotropic expiry and its directional room `K − S` are
-//! spent; a pair held by the directional room alone is counted as `renewed`.
+//! spent; a pair held by the directional room alone is counted as `renewed`. An idle
+//! pair the scan flags is first *re-anchored*: its slab gap measured anew at the current
+//! pose (`K` from this pose, not carried from the pose of its last check through the
+//! drift, so never smaller than the carried room); where that room is positive the pair
+//! is held without a kernel call (counted as `renewed`), otherwise it is checked. The
+//! pairs a walk creates get no `K` until they first expire (`LAZY`): most are rewritten
+//! by a later walk or never expire. Both halves of the slab gap are cached
+//! (`direction.rs`, `SlabCache`: A's triangles' for the set's life, B's per query).
 //!
 //! **Witness renewal.** A real pair in contact whose slack expired is first measured
 //! from the witness points of its last kernel contact (`witness.rs`: the distance of the
@@ -73,10 +81,11 @@
 
 use super::certify::{rho, rho_real, MOTION_SLACK};
 use super::check::Pass;
-use super::direction::{down32, next_up, Drift, Expiry};
-use super::element::{Leaf, Outcome};
+use super::direction::{down32, next_up, Drift, Expiry, SlabCache};
+use super::element::{Element, Leaf, Outcome};
 use super::geometry::{CoarseHit, PairGeometry, Scratch};
 use super::kernel::{count, pair_tris, CHUNK};
+use super::scan;
 use super::set::{ActiveSet, IterationReport};
 use super::walk::Mode;
 use super::witness::Witness;
@@ -97,6 +106,8 @@ pub struct EventSet {
     /// B's sphere centre now and the drift of the directional certificates
     /// (`direction.rs`).
     drift: Drift,
+    /// The halves of the directional certificates' slab gaps (`direction.rs`).
+    slab: SlabCache,
     /// Sorted keys of the stored real pairs in contact: the reported set.
     pairs: Vec<u64>,
     /// The witness points of each pair of `pairs` (parallel to it; `witness.rs`).
@@ -148,12 +159,14 @@ impl EventSet {
             self.spent = 0.0;
             let a = g.a_sphere;
             self.drift = Drift::start([a[0], a[1], a[2]], sphere_centre(g));
+            self.slab.reset();
             rep = self
                 .set
                 .settle_with(g, Pass::Certified, s, &mut self.hits, &mut self.coarse);
-            self.rebuild(g, s);
+            self.rebuild();
         } else {
             s.begin(g.b.soup.len());
+            self.slab.begin(g.a.soup.len(), g.b.soup.len());
             self.set.memory.clear();
             self.set.vetoes.clear();
             self.advance(g);
@@ -168,7 +181,7 @@ impl EventSet {
             rep.skipped =
                 self.set.near.len().saturating_sub(self.expired.len()) as u64 + rep.witnessed;
             if self.set.walk_due {
-                rep.ahead += self.prewiden(g);
+                rep.ahead += self.prewiden(g, s);
                 let mut r = IterationReport::default();
                 self.set
                     .walk(g, s, Mode::Update { all: false }, 0.0, &mut r);
@@ -177,7 +190,7 @@ impl EventSet {
                 let (hits, coarse) = (&mut self.hits, &mut self.coarse);
                 self.set
                     .settle_widened(g, 0.0, widened, s, hits, coarse, &mut rep);
-                self.rebuild(g, s);
+                self.rebuild();
             }
         }
         self.harvest(g);
@@ -193,13 +206,19 @@ impl EventSet {
     /// Marks for widening, along with a walk that is due anyway, every idle surrogate pair
     /// whose certificates both expire within the skin (`SKIN` of the margin) of further
     /// motion, and vetoes their narrowing in this query (see the module docs).
-    fn prewiden(&mut self, g: &PairGeometry) -> u64 {
+    fn prewiden(&mut self, g: &PairGeometry, s: &mut Scratch) -> u64 {
         let h = f64::from(g.skin());
         let mut n = 0;
         let (now, sd) = (self.spent, self.drift.s());
-        for (l, e) in self.set.near.iter_mut().zip(&self.set.expiry) {
-            if l.state == Outcome::Separated && f64::from(e.at) - now < h && f64::from(e.k) - sd < h
-            {
+        for (l, e) in self.set.near.iter_mut().zip(&mut self.set.expiry) {
+            let soon = f64::from(e.at) - now < h;
+            if l.state != Outcome::Separated || !soon {
+                continue;
+            }
+            if e.k.is_nan() {
+                e.k = anchor(g, s, &self.drift, &mut self.slab, l);
+            }
+            if f64::from(e.k) - sd < h {
                 l.state = Outcome::Widen;
                 n += 1;
                 let k = l.key();
@@ -310,7 +329,7 @@ impl EventSet {
 
     /// Expiries (of the new leaves from their certificates, which refer to the current
     /// pose), reported set and narrowing triggers anew from the leaves.
-    fn rebuild(&mut self, g: &PairGeometry, s: &mut Scratch) {
+    fn rebuild(&mut self) {
         std::mem::swap(&mut self.prev.0, &mut self.pairs);
         std::mem::swap(&mut self.prev.1, &mut self.wit);
         self.pairs.clear();
@@ -333,7 +352,8 @@ impl EventSet {
             if e.at.is_nan() {
                 e.at = down32(expiry_of(certificate(l), spent));
                 if l.state.idle() {
-                    e.k = anchor(g, s, &self.drift, l);
+                    // Its directional certificate when first needed (`LAZY`).
+                    e.k = LAZY;
                 }
             }
             if l.state == Outcome::FineContact {
@@ -372,48 +392,24 @@ impl EventSet {
         }
     }
 
-    /// The leaves whose expiry `spent` reached, into `expired` (in leaf order).
+    /// The leaves whose expiry `spent` reached, into `expired` (in leaf order; `scan.rs`);
+    /// returns the pairs held by the directional certificate alone.
     fn find_expired(&mut self) -> u64 {
         self.expired.clear();
-        const LANES: usize = 32;
         // `at ≤ spent` exactly when `at ≤ now` (`at` is an `f32`), and the directional
         // room `k − S` is not positive exactly when `k ≤ s`.
         let now = down32(self.spent);
         let s = down32(self.drift.s());
-        let mut held = 0u64;
-        for (c, chunk) in self.set.expiry.chunks(LANES).enumerate() {
-            // A branch-free test per chunk first (integer sums, which vectorise): most
-            // chunks hold no expired pair.
-            let (mut live, mut by_w) = (0u32, 0u32);
-            for e in chunk {
-                let iso = u32::from(e.at > now);
-                let dir = u32::from(e.k > s);
-                live += iso | dir;
-                by_w += dir & (iso ^ 1);
-            }
-            held += u64::from(by_w);
-            if live as usize == chunk.len() {
-                continue;
-            }
-            // Branch-free: every index written, the count advanced by the flag.
-            let mut found = [0u32; LANES];
-            let mut n = 0;
-            for (k, &e) in chunk.iter().enumerate() {
-                // NaN (no expiry given): expired.
-                let live = (e.at > now) | (e.k > s);
-                found[n] = (c * LANES + k) as u32;
-                n += usize::from(!live);
-            }
-            self.expired.extend_from_slice(&found[..n]);
-        }
-        held
+        scan::expired(&self.set.expiry, now, s, &mut self.expired)
     }
 
-    /// Checks the expired leaves at the current pose (their certificates materialised
-    /// first), then gives them new expiries and updates the reported set.
+    /// Checks the expired leaves at the current pose (their stored clearances reset: an
+    /// expired pair's certificates are spent), then gives them new expiries and updates
+    /// the reported set.
     fn check_expired(&mut self, g: &PairGeometry, s: &mut Scratch, rep: &mut IterationReport) {
         self.set.walk_due = false;
         let (spent, drift) = (self.spent, self.drift);
+        let s_now = down32(drift.s());
         let mut at = 0;
         while at < self.expired.len() {
             s.batch.clear();
@@ -442,17 +438,33 @@ impl EventSet {
                         continue;
                     }
                 }
-                self.materialise_leaf(i);
-                let Some(leaf) = self.set.near.get(i) else {
+                let Some(&leaf) = self.set.near.get(i) else {
                     continue;
                 };
                 let (a, b) = leaf.elements();
-                count(a, b, &mut rep.stats);
                 let (t1, t2, margin) = pair_tris(g, s, a, b);
-                if let Some(x) = self.set.expiry.get_mut(i) {
-                    // Kept below if the check finds the pair idle.
-                    x.k = drift.anchor(&t1, &t2, margin, rho(g.coord_bound, (&t1, &t2), margin));
+                let (ia, ib) = soup(g, a, b);
+                let r = rho(g.coord_bound, (&t1, &t2), margin);
+                let k = self.slab.anchor(&drift, (ia, &t1), (ib, &t2), margin, r);
+                let Some(x) = self.set.expiry.get_mut(i) else {
+                    continue;
+                };
+                if leaf.state.idle() && k > s_now {
+                    // Its directional certificate anew at this pose holds it (its first
+                    // one where `LAZY`): as the scan holds a pair, nothing else changes.
+                    x.k = k;
+                    rep.renewed += 1;
+                    self.expired[at - 1] = RENEWED;
+                    continue;
                 }
+                // Kept below if the check finds the pair idle.
+                x.k = k;
+                // Its certificates are spent (≤ 0 at this pose): no clearance to keep, the
+                // check's bound alone gives the new one (`check.rs`).
+                if let Some(l) = self.set.near.get_mut(i) {
+                    l.clear = f32::NEG_INFINITY;
+                }
+                count(a, b, &mut rep.stats);
                 s.batch.push(&t1, &t2, margin, i as u32, a.real && b.real);
             }
             let (hits, coarse) = (&mut self.hits, &mut self.coarse);
@@ -493,8 +505,16 @@ impl EventSet {
     }
 }
 
-/// An entry of `EventSet::expired` whose pair its witness points renewed (no leaf index).
+/// An entry of `EventSet::expired` whose pair its witness points or its first
+/// directional certificate renewed (no leaf index).
 const RENEWED: u32 = u32::MAX;
+
+/// `K` of an idle leaf a walk created, whose directional certificate is not computed yet
+/// (NaN: the scan finds it spent, `scan.rs`): computed at its first expiry, at that pose
+/// (`EventSet::check_expired`; in `EventSet::prewiden` where its isotropic expiry is
+/// within the skin). A leaf rewritten by a later walk, or whose isotropic expiry is never
+/// reached, never needs it.
+const LAZY: f32 = f32::NAN;
 
 /// B's bounding-sphere centre in A's frame at the current pose \[m\].
 fn sphere_centre(g: &PairGeometry) -> [f64; 3] {
@@ -503,10 +523,25 @@ fn sphere_centre(g: &PairGeometry) -> [f64; 3] {
 }
 
 /// The directional certificate of leaf `l` at the current pose (`direction.rs`).
-fn anchor(g: &PairGeometry, s: &mut Scratch, drift: &Drift, l: &Leaf) -> f32 {
+fn anchor(g: &PairGeometry, s: &mut Scratch, drift: &Drift, slab: &mut SlabCache, l: &Leaf) -> f32 {
     let (a, b) = l.elements();
     let (t1, t2, margin) = pair_tris(g, s, a, b);
-    drift.anchor(&t1, &t2, margin, rho(g.coord_bound, (&t1, &t2), margin))
+    let (ia, ib) = soup(g, a, b);
+    let r = rho(g.coord_bound, (&t1, &t2), margin);
+    slab.anchor(drift, (ia, &t1), (ib, &t2), margin, r)
+}
+
+/// The soup indices of the triangles of the elements `a` (A's) and `b` (B's), as
+/// `pair_tris` takes them (`u32::MAX` for an unknown node: not cached).
+fn soup(g: &PairGeometry, a: Element, b: Element) -> (u32, u32) {
+    let of = |t: &msdem_tree::SurrogateTree, e: Element| {
+        if e.real {
+            e.index
+        } else {
+            t.nodes.get(e.index as usize).map_or(u32::MAX, |n| n.tri)
+        }
+    };
+    (of(g.a, a), of(g.b, b))
 }
 
 /// The expiry of a certificate `c` \[m\] computed at the pose where the accumulated
