@@ -41,15 +41,32 @@ pub enum PicardScheme {
     /// of the start of a step into it and so pumps energy into contacts that open within
     /// a step; the midpoint rule evaluates forces only where the step is.)
     Midpoint,
+    /// The θ-method with θ = [`THETA`] (0.55), slightly above the midpoint rule's ½:
+    /// `W = F(x_θ, v_θ)` at `x_θ = x + θ·(x' − x)`, `v_θ = (1 − θ)·v + θ·v'`, positions
+    /// `x' = x + Δt·v_θ`. First order; its numerical damping (none for θ = ½, all of
+    /// implicit Euler's for θ = 1) takes out of an impact that lasts one or two steps
+    /// roughly what the midpoint rule's non-L-stable dashpot fails to absorb. Under
+    /// [`PicardAcceleration::Linearised`] the linear law's spring acts with the blend
+    /// `(2 − 2θ)·(discrete gradient) + (2θ − 1)·(end-of-step force)`, which is `k·δ_θ`
+    /// while a contact stays closed and never gains energy when it opens or closes.
+    Theta,
 }
+
+/// The θ of [`PicardScheme::Theta`] [-]: the 1-D impact model
+/// (`tools/models/discrete_impact.py`) rebounds a restitution-0.4 impact with
+/// 0.43 (mean over the entry phase within a step) at ten times the explicit step, where
+/// the midpoint rule gives 0.59 and implicit Euler 0.03.
+pub const THETA: f64 = 0.55;
 
 impl PicardScheme {
     /// The implicitness θ of the scheme: how much of a wrench change reaches the state
-    /// where forces are evaluated (1 for Euler, ½ for the midpoint) [-].
+    /// where forces are evaluated (1 for Euler, ½ for the midpoint, [`THETA`] for the
+    /// θ-method) [-].
     pub fn theta(self) -> f64 {
         match self {
             PicardScheme::Euler => 1.0,
             PicardScheme::Midpoint => 0.5,
+            PicardScheme::Theta => THETA,
         }
     }
 }

@@ -401,7 +401,8 @@ impl DistributedImplicit {
             detector.begin_step(!params.keep_active_sets);
         }
         tally.dt = dt;
-        let midpoint = scheme == PicardScheme::Midpoint;
+        // Forces at a state inside the step (midpoint rule, θ-method), not at its end.
+        let midpoint = scheme != PicardScheme::Euler;
         let mut mid = std::mem::take(&mut self.mid);
         mid.clone_from(state);
         let reuse = self
@@ -535,7 +536,7 @@ impl DistributedImplicit {
                 let mut next = s.clone();
                 scheme::advance(scheme, &mut next, w, &gravity, dt);
                 if midpoint {
-                    let next_mid = scheme::midpoint(s, &next, dt);
+                    let next_mid = scheme::evaluated(scheme, s, &next, dt);
                     self.moved[i] = !same_pose(&mid.bodies[i], &next_mid);
                     mid.bodies[i] = next_mid;
                 } else {
@@ -569,7 +570,7 @@ impl DistributedImplicit {
             // or the midpoint state (midpoint rule).
             let (w, r) = match self.params.scheme {
                 PicardScheme::Euler => self.forces(model, state, false, tally.dt, true)?,
-                PicardScheme::Midpoint => {
+                PicardScheme::Midpoint | PicardScheme::Theta => {
                     let eval = std::mem::take(&mut self.mid);
                     let got = self.forces(model, &eval, false, tally.dt, true);
                     self.mid = eval;

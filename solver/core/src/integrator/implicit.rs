@@ -77,6 +77,7 @@ mod reuse;
 pub(crate) mod scheme;
 pub(crate) mod substeps;
 mod tangent;
+mod theta;
 
 pub use crate::params::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
@@ -333,7 +334,8 @@ impl ImplicitEuler {
         let out = &mut tally.out;
         let mut converged = false;
         let mut pairs = 0;
-        let midpoint = scheme == PicardScheme::Midpoint;
+        // Forces at a state inside the step (midpoint rule, θ-method), not at its end.
+        let midpoint = theta::evaluates_inside(scheme);
         let mut mid = std::mem::take(&mut self.mid);
         mid.clone_from(state);
         let reuse = self.last.take().and_then(|l| {
@@ -365,7 +367,7 @@ impl ImplicitEuler {
                         model,
                         &self.start,
                         &eval.bodies,
-                        end,
+                        end.map(|e| (e, scheme.theta())),
                         &mut self.contacts,
                     );
                     self.coarse.clear();
@@ -587,7 +589,7 @@ impl ImplicitEuler {
                 let mut next = s.clone();
                 scheme::advance(scheme, &mut next, w, &gravity, dt);
                 if midpoint {
-                    let next_mid = scheme::midpoint(s, &next, dt);
+                    let next_mid = scheme::evaluated(scheme, s, &next, dt);
                     *moved = !same_pose(m, &next_mid);
                     *m = next_mid;
                 } else {
@@ -645,7 +647,7 @@ impl ImplicitEuler {
         let evaluated = match self.params.scheme {
             _ if self.params.acceleration == PicardAcceleration::Linearised => &state.bodies,
             PicardScheme::Euler => &state.bodies,
-            PicardScheme::Midpoint => &self.mid.bodies,
+            PicardScheme::Midpoint | PicardScheme::Theta => &self.mid.bodies,
         };
         let mut records = Vec::new();
         if record_contacts {

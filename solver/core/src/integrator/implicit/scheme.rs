@@ -1,7 +1,8 @@
 //! How one wrench moves a particle over a step under each [`PicardScheme`], and where the
 //! scheme evaluates forces: implicit Euler moves with [`advance_body`] itself (bit for
 //! bit) and evaluates at the end of the step; the implicit midpoint rule moves positions
-//! with the average of the start and end velocities and evaluates at the midpoint state.
+//! with the average of the start and end velocities and evaluates at the midpoint state;
+//! the θ-method ([`super::theta`]) lies between the two.
 
 use crate::contact::force::Wrench;
 use crate::motion::advance_body;
@@ -17,10 +18,19 @@ use msdem_geom::math::{Quat, Vec3};
 ///   alike (gyroscopic term at the start state), the orientation turned by
 ///   `Δt·(ω + ω')/2`. For a linear spring `w = −k·(x + x')/2` this is the midpoint rule,
 ///   which keeps the spring's energy for every Δt.
+///
+/// The θ-method: [`super::theta::advance`].
 pub fn advance(scheme: PicardScheme, body: &mut Body, w: &Wrench, g: &Vec3, dt: f64) {
-    if scheme == PicardScheme::Euler {
-        advance_body(body, w, g, dt);
-        return;
+    match scheme {
+        PicardScheme::Euler => {
+            advance_body(body, w, g, dt);
+            return;
+        }
+        PicardScheme::Theta => {
+            super::theta::advance(scheme.theta(), body, w, g, dt);
+            return;
+        }
+        PicardScheme::Midpoint => {}
     }
     let (v0, omega0) = (body.velocity, body.angular_velocity);
     body.velocity += dt * (w.force / body.mass + g);
@@ -34,6 +44,16 @@ pub fn advance(scheme: PicardScheme, body: &mut Body, w: &Wrench, g: &Vec3, dt: 
     let turn = Quat::from_scaled_axis(dt * 0.5 * (omega0 + body.angular_velocity));
     let q = turn * body.orientation;
     body.orientation = Quat::new_normalize(q.into_inner());
+}
+
+/// The state between `start` and `end` where `scheme` evaluates forces (not implicit
+/// Euler's: it evaluates `end` itself): [`midpoint`] or the θ-state
+/// ([`super::theta::state`]).
+pub fn evaluated(scheme: PicardScheme, start: &Body, end: &Body, dt: f64) -> Body {
+    match scheme {
+        PicardScheme::Theta => super::theta::state(scheme.theta(), start, end, dt),
+        PicardScheme::Midpoint | PicardScheme::Euler => midpoint(start, end, dt),
+    }
 }
 
 /// The state between `start` and `end` where the midpoint rule evaluates forces: average
