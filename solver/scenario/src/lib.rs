@@ -234,6 +234,7 @@ pub use material_pairs::MaterialPairSpec;
 pub use names::{with_known, Known};
 pub use picard::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
+    THETA,
 };
 pub use source::{
     EllipsoidSpec, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource, ShapeSpec, TreeName,

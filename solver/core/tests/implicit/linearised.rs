@@ -254,7 +254,11 @@ fn resting_normal_force_equals_the_weight_at_ten_times_the_explicit_step() {
 fn linearised_steps_are_deterministic_across_thread_counts() {
     use crate::common::implicit::colliding_pair;
     use msdem_solver::params::KernelChoice;
-    for scheme in [PicardScheme::Euler, PicardScheme::Midpoint, PicardScheme::Theta] {
+    for scheme in [
+        PicardScheme::Euler,
+        PicardScheme::Midpoint,
+        PicardScheme::Theta,
+    ] {
         let go = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)

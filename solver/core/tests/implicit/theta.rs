@@ -63,7 +63,11 @@ fn a_resting_box_carries_its_weight_under_the_theta_method() {
     let ran = run(w, PicardScheme::Theta, 10.0, 0.5, |_, _| false);
     assert_eq!(ran.substeps, 0);
     let b = &ran.world.state.bodies[0];
-    assert!(b.velocity.norm() < 1e-4, "not at rest: {} m/s", b.velocity.norm());
+    assert!(
+        b.velocity.norm() < 1e-4,
+        "not at rest: {} m/s",
+        b.velocity.norm()
+    );
     let fz = *ran.forces.last().unwrap();
     assert!((fz / mg - 1.0).abs() < 1e-3, "{fz} N vs M·g = {mg} N");
 }

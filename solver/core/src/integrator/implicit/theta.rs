@@ -35,7 +35,8 @@ pub fn advance(theta: f64, body: &mut Body, w: &Wrench, g: &Vec3, dt: f64) {
     let gyro = omega0.cross(&(inertia_w * omega0));
     body.angular_velocity += dt * (inv_inertia_w * (w.torque - gyro));
     body.position += dt * ((1.0 - theta) * v0 + theta * body.velocity);
-    let turn = Quat::from_scaled_axis(dt * ((1.0 - theta) * omega0 + theta * body.angular_velocity));
+    let turn =
+        Quat::from_scaled_axis(dt * ((1.0 - theta) * omega0 + theta * body.angular_velocity));
     let q = turn * body.orientation;
     body.orientation = Quat::new_normalize(q.into_inner());
 }
@@ -104,9 +105,8 @@ mod tests {
         let dt = std::f64::consts::PI / omega; // ωΔt = π: ten times the explicit step
         let h = omega * dt;
         let theta = THETA;
-        let energy = |b: &Body| {
-            0.5 * m * b.velocity.norm_squared() + 0.5 * k * b.position.norm_squared()
-        };
+        let energy =
+            |b: &Body| 0.5 * m * b.velocity.norm_squared() + 0.5 * k * b.position.norm_squared();
         let mut b = body();
         b.position.x = 0.1;
         let e0 = energy(&b);
@@ -115,8 +115,8 @@ mod tests {
             let s = b.clone();
             // x' = x + Δt·v + θΔt²·F/M with F = −k·x_θ, x_θ = x + θ(x' − x): linear in x'.
             let a = theta * dt * dt * k / m;
-            let x1 = (s.position.x * (1.0 - a * (1.0 - theta)) + dt * s.velocity.x)
-                / (1.0 + a * theta);
+            let x1 =
+                (s.position.x * (1.0 - a * (1.0 - theta)) + dt * s.velocity.x) / (1.0 + a * theta);
             let xt = s.position.x + theta * (x1 - s.position.x);
             let w = Wrench {
                 force: Vec3::new(-k * xt, 0.0, 0.0),
