@@ -32,7 +32,7 @@ fn theta_is_a_scheme_and_a_misspelt_one_is_refused_where_it_stands() {
         assert_eq!(s.picard.scheme, want);
         assert_eq!(want.theta(), theta);
     }
-    assert!(THETA > 0.5 && THETA < 1.0);
+    const { assert!(THETA > 0.5 && THETA < 1.0) };
     let e = parse_scenario(&scenario("thetta"), Path::new("s.yaml"))
         .unwrap_err()
         .to_string();
