@@ -35,7 +35,8 @@
 //!   local_updates: true            # particles within tolerance/2 keep their wrench;
 //!                                  # multiscale re-detects only pairs that moved
 //!   scheme: euler                  # euler | midpoint | theta (implicit Euler / implicit
-//!                                  # midpoint / θ-method, θ = 0.55)
+//!                                  # midpoint / θ-method)
+//!   theta: 0.55                    # θ of `scheme: theta`, in (0.5, 1]
 //!   acceleration: aitken           # aitken (relaxed Picard) | newton (contact Jacobian)
 //!   on_no_convergence: substep     # substep (retry with Δt/2) | stop (end the run)
 //!   max_substep_levels: 4          # most halvings of Δt for one step, ≤ 20

@@ -388,6 +388,7 @@ impl DistributedImplicit {
         let (gravity, variant) = (self.gravity, self.variant);
         let params = self.params.clone();
         let scheme = params.scheme;
+        let theta = params.implicitness();
         let levels = stats_levels(model);
         let owned: Vec<usize> = self.core.owned.iter().map(|&k| k as usize).collect();
         self.start.clone_from(&state.bodies);
@@ -534,9 +535,9 @@ impl DistributedImplicit {
             for &i in &owned {
                 let (s, w) = (&self.start[i], &self.applied[i]);
                 let mut next = s.clone();
-                scheme::advance(scheme, &mut next, w, &gravity, dt);
+                scheme::advance(scheme, theta, &mut next, w, &gravity, dt);
                 if midpoint {
-                    let next_mid = scheme::evaluated(scheme, s, &next, dt);
+                    let next_mid = scheme::evaluated(scheme, theta, s, &next, dt);
                     self.moved[i] = !same_pose(&mid.bodies[i], &next_mid);
                     mid.bodies[i] = next_mid;
                 } else {

@@ -314,6 +314,7 @@ impl ImplicitEuler {
             ..self.params.clone()
         };
         let scheme = params.scheme;
+        let theta = params.implicitness();
         let newton = params.acceleration == PicardAcceleration::Newton;
         // Linearised contacts (`linearised.rs`): detected once, at the start; the
         // piecewise-linear update solves the step's system.
@@ -367,7 +368,7 @@ impl ImplicitEuler {
                         model,
                         &self.start,
                         &eval.bodies,
-                        end.map(|e| (e, scheme.theta())),
+                        end.map(|e| (e, theta)),
                         &mut self.contacts,
                     );
                     self.coarse.clear();
@@ -445,7 +446,7 @@ impl ImplicitEuler {
                         &self.computed,
                         &gravity,
                         dt,
-                        scheme.theta(),
+                        theta,
                         &mut self.applied,
                     );
                 } else if newton {
@@ -458,18 +459,13 @@ impl ImplicitEuler {
                             .iter()
                             .map(|w| newton::join(&w.force, &w.torque)),
                     );
-                    self.jacobian.assemble(
-                        model,
-                        &state.bodies,
-                        &self.contacts,
-                        dt,
-                        scheme.theta(),
-                    );
+                    self.jacobian
+                        .assemble(model, &state.bodies, &self.contacts, dt, theta);
                     self.jacobian.predict(
                         &self.rhs,
                         &gravity,
                         dt,
-                        scheme.theta(),
+                        theta,
                         &self.free,
                         &mut self.delta,
                     );
@@ -543,7 +539,7 @@ impl ImplicitEuler {
                         &mut self.applied,
                         &self.free,
                         dt,
-                        scheme.theta(),
+                        theta,
                     )
                     .bisected;
             }
@@ -560,7 +556,7 @@ impl ImplicitEuler {
                         .map(|(f, w)| newton::join(&(f.force - w.force), &(f.torque - w.torque))),
                 );
                 self.jacobian
-                    .assemble(model, &eval.bodies, &self.contacts, dt, scheme.theta());
+                    .assemble(model, &eval.bodies, &self.contacts, dt, theta);
                 self.jacobian.solve(&self.rhs, &self.free, &mut self.delta);
                 // Damped Newton: the step weight halves when the residual grew since the
                 // last iteration (a contact that opens and closes between guesses makes the
@@ -587,9 +583,9 @@ impl ImplicitEuler {
                 .zip(self.start.iter().zip(&self.applied))
             {
                 let mut next = s.clone();
-                scheme::advance(scheme, &mut next, w, &gravity, dt);
+                scheme::advance(scheme, theta, &mut next, w, &gravity, dt);
                 if midpoint {
-                    let next_mid = scheme::evaluated(scheme, s, &next, dt);
+                    let next_mid = scheme::evaluated(scheme, theta, s, &next, dt);
                     *moved = !same_pose(m, &next_mid);
                     *m = next_mid;
                 } else {

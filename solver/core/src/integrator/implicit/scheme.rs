@@ -20,14 +20,17 @@ use msdem_geom::math::{Quat, Vec3};
 ///   which keeps the spring's energy for every Δt.
 ///
 /// The θ-method: [`super::theta::advance`].
-pub fn advance(scheme: PicardScheme, body: &mut Body, w: &Wrench, g: &Vec3, dt: f64) {
+///
+/// `theta` is the θ-method's implicitness ([`crate::params::PicardParams::implicitness`]);
+/// the other schemes ignore it.
+pub fn advance(scheme: PicardScheme, theta: f64, body: &mut Body, w: &Wrench, g: &Vec3, dt: f64) {
     match scheme {
         PicardScheme::Euler => {
             advance_body(body, w, g, dt);
             return;
         }
         PicardScheme::Theta => {
-            super::theta::advance(scheme.theta(), body, w, g, dt);
+            super::theta::advance(theta, body, w, g, dt);
             return;
         }
         PicardScheme::Midpoint => {}
@@ -48,10 +51,10 @@ pub fn advance(scheme: PicardScheme, body: &mut Body, w: &Wrench, g: &Vec3, dt: 
 
 /// The state between `start` and `end` where `scheme` evaluates forces (not implicit
 /// Euler's: it evaluates `end` itself): [`midpoint`] or the θ-state
-/// ([`super::theta::state`]).
-pub fn evaluated(scheme: PicardScheme, start: &Body, end: &Body, dt: f64) -> Body {
+/// ([`super::theta::state`] with `theta`).
+pub fn evaluated(scheme: PicardScheme, theta: f64, start: &Body, end: &Body, dt: f64) -> Body {
     match scheme {
-        PicardScheme::Theta => super::theta::state(scheme.theta(), start, end, dt),
+        PicardScheme::Theta => super::theta::state(theta, start, end, dt),
         PicardScheme::Midpoint | PicardScheme::Euler => midpoint(start, end, dt),
     }
 }
@@ -118,7 +121,7 @@ mod tests {
                     force: Vec3::new(-k * xe, 0.0, 0.0),
                     torque: Vec3::zeros(),
                 };
-                advance(scheme, &mut b, &w, &Vec3::zeros(), dt);
+                advance(scheme, theta, &mut b, &w, &Vec3::zeros(), dt);
                 assert!(
                     (b.position.x - x1).abs() < 1e-9 * (1.0 + x1.abs()),
                     "{scheme:?}: {} vs {x1}",
@@ -149,7 +152,7 @@ mod tests {
             torque: Vec3::new(0.1, 0.0, -0.2),
         };
         let g = Vec3::new(0.0, 0.0, -9.81);
-        advance(PicardScheme::Euler, &mut a, &w, &g, 1e-3);
+        advance(PicardScheme::Euler, 1.0, &mut a, &w, &g, 1e-3);
         advance_body(&mut b, &w, &g, 1e-3);
         assert_eq!(a.position, b.position);
         assert_eq!(a.velocity, b.velocity);
