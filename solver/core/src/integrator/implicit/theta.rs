@@ -1,4 +1,5 @@
-//! The θ-method ([`PicardScheme::Theta`], θ = [`crate::params::THETA`]): how it moves a particle, where
+//! The θ-method ([`PicardScheme::Theta`], θ = `picard.theta`, default
+//! [`crate::params::THETA`]): how it moves a particle, where
 //! it evaluates forces, and how the linear law's spring acts over a step under linearised
 //! contacts (docs/design.md §6, "θ-method").
 //!
