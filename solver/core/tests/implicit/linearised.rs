@@ -48,7 +48,7 @@ pub(super) fn run(
 }
 
 /// [`run`] with the integrator's parameters `picard`.
-fn run_with(
+pub(super) fn run_with(
     mut world: World,
     picard: &PicardParams,
     factor: f64,
