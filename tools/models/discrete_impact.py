@@ -13,7 +13,17 @@ The impact begins at entry phase p ∈ [0, 1): δ₀ = −p·Δt at the start of
 Rebound = −u once the bodies separate. Also: the linear trapezoidal 2×2 map (impact entering
 at a step boundary, uncapped, last partial step interpolated linearly).
 
-Figures of docs/performance.md ("Restitution at 10×"):  python3 tools/models/discrete_impact.py
+Also the candidates for a less dissipative scheme than implicit Euler that damps what the
+midpoint rule's dashpot does not (issue 19, ninth session): the θ-method with the spring's
+blend (2 − 2θ)·(discrete gradient) + (2θ − 1)·(end-of-step spring) and the dashpot at
+v_θ = (1 − θ)·u₀ + θ·u₁ (`picard.scheme: theta`, solver/core/src/integrator/implicit/theta.rs);
+the plain θ-method (spring at the θ-state); TR-BDF2 (γ = 2 − √2: a midpoint stage over γΔt,
+then BDF2 with the end-state law). For each: rebound mean [min … max] over 20 entry
+phases for e = 0.1, 0.4, 0.7, 0.9 at 1×, 5×, 10×, 20× the explicit step, and whether a
+contact under gravity comes to rest (largest |u| over the last 50 of 400 steps at 10×).
+
+Figures of docs/performance.md ("Restitution at 10×", "θ-method"):
+  python3 tools/models/discrete_impact.py
 """
 import math
 import statistics
@@ -98,6 +108,89 @@ def rebound(z, h, phase, scheme="midpoint", dash_end=False, beta=1.0):
     return float("nan")
 
 
+def law(spring, speed, z, beta=1.0):
+    if spring <= 0:
+        return 0.0
+    return max(0.0, spring + min(2 * z * speed, beta * spring))
+
+
+def discrete_gradient(d0, d1):
+    if abs(d1 - d0) > 1e-14:
+        return (potential(d1) - potential(d0)) / (d1 - d0)
+    return max(d0, 0.0)
+
+
+def solve(res, u0):
+    """Root of the increasing residual res(u₁) by bisection."""
+    lo, hi = u0 - 1e4, u0 + 1e4
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if res(mid) > 0 else (mid, hi)
+    return 0.5 * (lo + hi)
+
+
+def step(scheme, d0, u0, h, z, g=0.0, th=0.5):
+    """One step of `scheme` from overlap d0, speed u0; g pushes into the contact."""
+    if scheme in ("theta", "theta_plain"):
+        def force(u1):
+            ut = (1 - th) * u0 + th * u1
+            if scheme == "theta_plain":
+                return law(max(d0 + th * h * ut, 0.0), ut, z)
+            d1 = d0 + h * ut
+            s = (2 - 2 * th) * discrete_gradient(d0, d1) + (2 * th - 1) * max(d1, 0.0)
+            return law(s, ut, z)
+        u1 = solve(lambda u1: u1 - u0 - h * g + h * force(u1), u0)
+        return d0 + h * ((1 - th) * u0 + th * u1), u1
+    if scheme == "midpoint":
+        return step("theta", d0, u0, h, z, g, 0.5)
+    if scheme == "euler":
+        return step("theta_plain", d0, u0, h, z, g, 1.0)
+    if scheme == "trbdf2":
+        gm = 2 - math.sqrt(2)
+        dg, ug = step("midpoint", d0, u0, gm * h, z, g)
+        a, b, c = 1 / (gm * (2 - gm)), (1 - gm) ** 2 / (gm * (2 - gm)), (1 - gm) / (2 - gm)
+        u1 = solve(lambda u1: u1 - (a * ug - b * u0)
+                   - c * h * (g - law(max(a * dg - b * d0 + c * h * u1, 0.0), u1, z)), u0)
+        return a * dg - b * d0 + c * h * u1, u1
+    raise ValueError(scheme)
+
+
+def rebound_of(scheme, z, h, phase, th=0.5):
+    d, u = -phase * h, 1.0
+    for _ in range(10000):
+        d, u = step(scheme, d, u, h, z, 0.0, th)
+        if d < 0 and u < 0:
+            return -u
+    return float("nan")
+
+
+def comes_to_rest(scheme, z, h, th=0.5, g=0.05):
+    d, u, us = -0.01, 0.0, []
+    for _ in range(400):
+        d, u = step(scheme, d, u, h, z, g, th)
+        us.append(abs(u))
+    return max(us[-50:])
+
+
+def candidates():
+    phases = [p / 20 for p in range(20)]
+    explicit = 2 * math.pi / 20
+    for scheme, th in [("midpoint", 0.5), ("euler", 1.0), ("trbdf2", 0.0),
+                       ("theta_plain", 0.55), ("theta", 0.55), ("theta", 0.6)]:
+        print(f"{scheme}" + (f", θ = {th}" if scheme.startswith("theta") else "")
+              + ": rebound mean [min … max] over the entry phase")
+        for e in [0.1, 0.4, 0.7, 0.9]:
+            z = zeta_for(e)
+            cells = []
+            for f in [1, 5, 10, 20]:
+                r = [rebound_of(scheme, z, explicit * f, p, th) for p in phases]
+                cells.append(f"{f}×: {statistics.mean(r):.3f} [{min(r):.2f} … {max(r):.2f}]")
+            print(f"  e = {e}: " + "  ".join(cells))
+        rest = [comes_to_rest(scheme, zeta_for(e), H10, th) for e in [0.1, 0.4, 0.9]]
+        print("  at rest under gravity at 10× (max |u|, e = 0.1, 0.4, 0.9): "
+              + ", ".join(f"{r:.1e}" for r in rest))
+
+
 def trapezoid_2x2(z, h):
     a = h / 2
     det = 1 + 2 * z * a + a * a
@@ -135,6 +228,8 @@ def main():
     print("linear trapezoidal 2×2 map, undamped:", f"{trapezoid_2x2(0.0, H10):.3f}")
     print("at the explicit step (ωΔt = 0.314), ζ(0.4), midpoint:",
           spread([rebound(zeta_for(0.4), H10 / 10, p) for p in phases]))
+    print()
+    candidates()
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@
 //! ```text
 //! cargo run --release -p msdem-solver --example implicit_vs_explicit -- \
 //!     [--end-s 4] [--scenes staircase,hopper] [--factors 1,5,10,20] [--seeds 1] \
-//!     [--schemes euler,midpoint] [--acceleration newton|aitken|piecewise_linear|linearised] [--max-iterations 50] \
+//!     [--schemes euler,midpoint,theta] [--theta 0.55] [--acceleration newton|aitken|piecewise_linear|linearised] [--max-iterations 50] \
 //!     [--max-substep-levels 4] [--contact-points seed|patches] [--surface facets|smooth]
 //!     [--jobs 1]
 //! ```
@@ -67,6 +67,7 @@ struct Options {
     acceleration: Option<PicardAcceleration>,
     max_iterations: Option<u32>,
     max_substep_levels: Option<u32>,
+    theta: Option<f64>,
     contact_points: Option<ContactPoints>,
     surface: Option<SurfaceSpec>,
     jobs: usize,
@@ -82,6 +83,7 @@ fn parse_args() -> Result<Options> {
         acceleration: None,
         max_iterations: None,
         max_substep_levels: None,
+        theta: None,
         contact_points: None,
         surface: None,
         jobs: 1,
@@ -95,6 +97,13 @@ fn parse_args() -> Result<Options> {
         let list = || value.split(',').map(str::trim).filter(|s| !s.is_empty());
         match args[i].as_str() {
             "--end-s" => o.end_s = Some(value.parse().context("--end-s: seconds")?),
+            "--theta" => {
+                let t: f64 = value.parse().context("--theta: a number")?;
+                if !(t > 0.5 && t <= 1.0) {
+                    bail!("--theta: {t} is not in (0.5, 1]");
+                }
+                o.theta = Some(t);
+            }
             "--scenes" => o.scenes = list().map(String::from).collect(),
             "--factors" => {
                 o.factors = list()
@@ -108,6 +117,7 @@ fn parse_args() -> Result<Options> {
                     .map(|s| match s {
                         "euler" => Ok(PicardScheme::Euler),
                         "midpoint" => Ok(PicardScheme::Midpoint),
+                        "theta" => Ok(PicardScheme::Theta),
                         other => bail!("--schemes: unknown scheme {other}"),
                     })
                     .collect::<Result<_>>()?
@@ -164,6 +174,7 @@ impl Config {
             None => "explicit, 1×".into(),
             Some((f, PicardScheme::Euler)) => format!("implicit Euler, {f}×"),
             Some((f, PicardScheme::Midpoint)) => format!("implicit midpoint, {f}×"),
+            Some((f, PicardScheme::Theta)) => format!("implicit θ-method, {f}×"),
         }
     }
 }
@@ -206,6 +217,7 @@ fn run_one(world: &World, factor: Option<(u32, PicardScheme)>, end: f64, o: &Opt
             max_substep_levels: o
                 .max_substep_levels
                 .unwrap_or(w.params.picard.max_substep_levels),
+            theta: o.theta.unwrap_or(w.params.picard.theta),
             ..w.params.picard.clone()
         };
     } else {

@@ -12,6 +12,7 @@ pub use msdem_scenario::lts::{ImpulseParams, LtsParams};
 /// the scenario schema.
 pub use msdem_scenario::picard::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
+    THETA,
 };
 
 /// Local or global time steps of the seed 004 integrators (§8).

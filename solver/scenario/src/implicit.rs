@@ -41,6 +41,9 @@ fn default_keep_active_sets() -> bool {
 fn default_local_updates() -> bool {
     PicardParams::default().local_updates
 }
+fn default_theta() -> f64 {
+    PicardParams::default().theta
+}
 fn default_max_substep_levels() -> u32 {
     PicardParams::default().max_substep_levels
 }
@@ -81,6 +84,8 @@ struct PicardFields {
     local_updates: bool,
     #[serde(default)]
     scheme: PicardScheme,
+    #[serde(default = "default_theta", deserialize_with = "values::theta")]
+    theta: f64,
     #[serde(default)]
     acceleration: PicardAcceleration,
     #[serde(default)]
@@ -123,6 +128,7 @@ pub(crate) fn picard<'de, D: Deserializer<'de>>(d: D) -> Result<PicardParams, D:
                 keep_active_sets: f.keep_active_sets,
                 local_updates: f.local_updates,
                 scheme: f.scheme,
+                theta: f.theta,
                 acceleration: f.acceleration,
                 on_no_convergence: f.on_no_convergence,
                 max_substep_levels: f.max_substep_levels,

@@ -34,7 +34,9 @@
 //!   keep_active_sets: true         # multiscale: keep active sets from step to step
 //!   local_updates: true            # particles within tolerance/2 keep their wrench;
 //!                                  # multiscale re-detects only pairs that moved
-//!   scheme: euler                  # euler | midpoint (implicit Euler / implicit midpoint)
+//!   scheme: euler                  # euler | midpoint | theta (implicit Euler / implicit
+//!                                  # midpoint / θ-method)
+//!   theta: 0.55                    # θ of `scheme: theta`, in (0.5, 1]
 //!   acceleration: aitken           # aitken (relaxed Picard) | newton (contact Jacobian)
 //!   on_no_convergence: substep     # substep (retry with Δt/2) | stop (end the run)
 //!   max_substep_levels: 4          # most halvings of Δt for one step, ≤ 20
@@ -233,6 +235,7 @@ pub use material_pairs::MaterialPairSpec;
 pub use names::{with_known, Known};
 pub use picard::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
+    THETA,
 };
 pub use source::{
     EllipsoidSpec, GeometrySource, MeshFiles, ObstacleSpec, ShapeSource, ShapeSpec, TreeName,

@@ -41,15 +41,33 @@ pub enum PicardScheme {
     /// of the start of a step into it and so pumps energy into contacts that open within
     /// a step; the midpoint rule evaluates forces only where the step is.)
     Midpoint,
+    /// The θ-method with θ = [`PicardParams::theta`] (default [`THETA`] = 0.55), slightly
+    /// above the midpoint rule's ½:
+    /// `W = F(x_θ, v_θ)` at `x_θ = x + θ·(x' − x)`, `v_θ = (1 − θ)·v + θ·v'`, positions
+    /// `x' = x + Δt·v_θ`. First order; its numerical damping (none for θ = ½, all of
+    /// implicit Euler's for θ = 1) takes out of an impact that lasts one or two steps
+    /// roughly what the midpoint rule's non-L-stable dashpot fails to absorb. Under
+    /// [`PicardAcceleration::Linearised`] the linear law's spring acts with the blend
+    /// `(2 − 2θ)·(discrete gradient) + (2θ − 1)·(end-of-step force)`, which is `k·δ_θ`
+    /// while a contact stays closed and never gains energy when it opens or closes.
+    Theta,
 }
+
+/// The default θ of [`PicardScheme::Theta`] ([`PicardParams::theta`]) [-]: the 1-D impact model
+/// (`tools/models/discrete_impact.py`) rebounds a restitution-0.4 impact with
+/// 0.43 (mean over the entry phase within a step) at ten times the explicit step, where
+/// the midpoint rule gives 0.59 and implicit Euler 0.03.
+pub const THETA: f64 = 0.55;
 
 impl PicardScheme {
     /// The implicitness θ of the scheme: how much of a wrench change reaches the state
-    /// where forces are evaluated (1 for Euler, ½ for the midpoint) [-].
+    /// where forces are evaluated (1 for Euler, ½ for the midpoint, the default [`THETA`]
+    /// for the θ-method; a run takes [`PicardParams::implicitness`]) [-].
     pub fn theta(self) -> f64 {
         match self {
             PicardScheme::Euler => 1.0,
             PicardScheme::Midpoint => 0.5,
+            PicardScheme::Theta => THETA,
         }
     }
 }
@@ -153,6 +171,8 @@ pub struct PicardParams {
     pub local_updates: bool,
     /// Time discretisation ([`PicardScheme`]).
     pub scheme: PicardScheme,
+    /// θ of [`PicardScheme::Theta`], in `(½, 1]` (other schemes ignore it) [-].
+    pub theta: f64,
     /// Update of the wrench between iterations ([`PicardAcceleration`]).
     pub acceleration: PicardAcceleration,
     /// What a step that does not converge does ([`NoConvergence`]).
@@ -178,6 +198,7 @@ impl Default for PicardParams {
             keep_active_sets: true,
             local_updates: true,
             scheme: PicardScheme::Euler,
+            theta: THETA,
             acceleration: PicardAcceleration::Aitken,
             on_no_convergence: NoConvergence::Substep,
             max_substep_levels: 4,
@@ -246,6 +267,9 @@ impl PicardParams {
                 "must lie in [0, 1]",
             );
         }
+        if !(self.theta > 0.5 && self.theta <= 1.0) {
+            return bad("theta", self.theta, "must lie in (0.5, 1]");
+        }
         if self.max_substep_levels > MAX_SUBSTEP_LEVELS {
             return bad(
                 "max_substep_levels",
@@ -254,6 +278,15 @@ impl PicardParams {
             );
         }
         Ok(())
+    }
+
+    /// The implicitness θ of the step ([`PicardScheme::theta`], [`PicardParams::theta`]
+    /// for the θ-method) [-].
+    pub fn implicitness(&self) -> f64 {
+        match self.scheme {
+            PicardScheme::Theta => self.theta,
+            s => s.theta(),
+        }
     }
 
     /// A copy with every field forced into its valid range.
@@ -272,6 +305,11 @@ impl PicardParams {
             keep_active_sets: self.keep_active_sets,
             local_updates: self.local_updates,
             scheme: self.scheme,
+            theta: if self.theta > 0.5 && self.theta <= 1.0 {
+                self.theta
+            } else {
+                THETA
+            },
             acceleration: self.acceleration,
             on_no_convergence: self.on_no_convergence,
             max_substep_levels: self.max_substep_levels.min(MAX_SUBSTEP_LEVELS),
@@ -302,5 +340,14 @@ mod tests {
         };
         assert!(q.validate().is_err());
         assert_eq!(q.clamped().validate(), Ok(()));
+        let t = PicardParams {
+            scheme: PicardScheme::Theta,
+            theta: 0.5,
+            ..PicardParams::default()
+        };
+        assert_eq!(t.validate().unwrap_err().field, "theta");
+        assert_eq!(t.clamped().implicitness(), THETA);
+        let t = PicardParams { theta: 0.8, ..t };
+        assert_eq!((t.validate(), t.implicitness()), (Ok(()), 0.8));
     }
 }

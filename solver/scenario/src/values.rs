@@ -29,6 +29,8 @@ enum Rule {
     PoissonRatio,
     /// Finite and `≥ 1` (a ratio of a maximum to a mean).
     AtLeastOne,
+    /// Finite and in `(0.5, 1]` (the implicitness of the θ-method).
+    Theta,
 }
 
 // `Rule::RelativeHalo`'s message writes the bound.
@@ -44,6 +46,7 @@ impl Rule {
             Rule::RelativeHalo => "a fraction of the bounding diameter in (0, 0.5]",
             Rule::PoissonRatio => "a Poisson's ratio in (-1, 0.5)",
             Rule::AtLeastOne => "a finite number ≥ 1",
+            Rule::Theta => "a θ in (0.5, 1]",
         }
     }
 
@@ -57,6 +60,7 @@ impl Rule {
                 Rule::RelativeHalo => v > 0.0 && v <= MAX_RELATIVE_HALO,
                 Rule::PoissonRatio => v > -1.0 && v < 0.5,
                 Rule::AtLeastOne => v >= 1.0,
+                Rule::Theta => v > 0.5 && v <= 1.0,
             }
     }
 }
@@ -138,6 +142,11 @@ pub(crate) fn non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Er
 /// A finite number `≥ 1`.
 pub(crate) fn at_least_one<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     number(d, Rule::AtLeastOne)
+}
+
+/// The implicitness of the θ-method in `(0.5, 1]`.
+pub(crate) fn theta<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    number(d, Rule::Theta)
 }
 
 /// A coefficient of restitution in `(0, 1]`.

@@ -388,6 +388,7 @@ impl DistributedImplicit {
         let (gravity, variant) = (self.gravity, self.variant);
         let params = self.params.clone();
         let scheme = params.scheme;
+        let theta = params.implicitness();
         let levels = stats_levels(model);
         let owned: Vec<usize> = self.core.owned.iter().map(|&k| k as usize).collect();
         self.start.clone_from(&state.bodies);
@@ -401,7 +402,8 @@ impl DistributedImplicit {
             detector.begin_step(!params.keep_active_sets);
         }
         tally.dt = dt;
-        let midpoint = scheme == PicardScheme::Midpoint;
+        // Forces at a state inside the step (midpoint rule, θ-method), not at its end.
+        let midpoint = scheme != PicardScheme::Euler;
         let mut mid = std::mem::take(&mut self.mid);
         mid.clone_from(state);
         let reuse = self
@@ -533,9 +535,9 @@ impl DistributedImplicit {
             for &i in &owned {
                 let (s, w) = (&self.start[i], &self.applied[i]);
                 let mut next = s.clone();
-                scheme::advance(scheme, &mut next, w, &gravity, dt);
+                scheme::advance(scheme, theta, &mut next, w, &gravity, dt);
                 if midpoint {
-                    let next_mid = scheme::midpoint(s, &next, dt);
+                    let next_mid = scheme::evaluated(scheme, theta, s, &next, dt);
                     self.moved[i] = !same_pose(&mid.bodies[i], &next_mid);
                     mid.bodies[i] = next_mid;
                 } else {
@@ -569,7 +571,7 @@ impl DistributedImplicit {
             // or the midpoint state (midpoint rule).
             let (w, r) = match self.params.scheme {
                 PicardScheme::Euler => self.forces(model, state, false, tally.dt, true)?,
-                PicardScheme::Midpoint => {
+                PicardScheme::Midpoint | PicardScheme::Theta => {
                     let eval = std::mem::take(&mut self.mid);
                     let got = self.forces(model, &eval, false, tally.dt, true);
                     self.mid = eval;

@@ -77,6 +77,7 @@ mod reuse;
 pub(crate) mod scheme;
 pub(crate) mod substeps;
 mod tangent;
+mod theta;
 
 pub use crate::params::{
     NoConvergence, PicardAcceleration, PicardParamError, PicardParams, PicardScheme, PicardVariant,
@@ -313,6 +314,7 @@ impl ImplicitEuler {
             ..self.params.clone()
         };
         let scheme = params.scheme;
+        let theta = params.implicitness();
         let newton = params.acceleration == PicardAcceleration::Newton;
         // Linearised contacts (`linearised.rs`): detected once, at the start; the
         // piecewise-linear update solves the step's system.
@@ -333,7 +335,8 @@ impl ImplicitEuler {
         let out = &mut tally.out;
         let mut converged = false;
         let mut pairs = 0;
-        let midpoint = scheme == PicardScheme::Midpoint;
+        // Forces at a state inside the step (midpoint rule, θ-method), not at its end.
+        let midpoint = theta::evaluates_inside(scheme);
         let mut mid = std::mem::take(&mut self.mid);
         mid.clone_from(state);
         let reuse = self.last.take().and_then(|l| {
@@ -365,7 +368,7 @@ impl ImplicitEuler {
                         model,
                         &self.start,
                         &eval.bodies,
-                        end,
+                        end.map(|e| (e, theta)),
                         &mut self.contacts,
                     );
                     self.coarse.clear();
@@ -443,7 +446,7 @@ impl ImplicitEuler {
                         &self.computed,
                         &gravity,
                         dt,
-                        scheme.theta(),
+                        theta,
                         &mut self.applied,
                     );
                 } else if newton {
@@ -456,18 +459,13 @@ impl ImplicitEuler {
                             .iter()
                             .map(|w| newton::join(&w.force, &w.torque)),
                     );
-                    self.jacobian.assemble(
-                        model,
-                        &state.bodies,
-                        &self.contacts,
-                        dt,
-                        scheme.theta(),
-                    );
+                    self.jacobian
+                        .assemble(model, &state.bodies, &self.contacts, dt, theta);
                     self.jacobian.predict(
                         &self.rhs,
                         &gravity,
                         dt,
-                        scheme.theta(),
+                        theta,
                         &self.free,
                         &mut self.delta,
                     );
@@ -541,7 +539,7 @@ impl ImplicitEuler {
                         &mut self.applied,
                         &self.free,
                         dt,
-                        scheme.theta(),
+                        theta,
                     )
                     .bisected;
             }
@@ -558,7 +556,7 @@ impl ImplicitEuler {
                         .map(|(f, w)| newton::join(&(f.force - w.force), &(f.torque - w.torque))),
                 );
                 self.jacobian
-                    .assemble(model, &eval.bodies, &self.contacts, dt, scheme.theta());
+                    .assemble(model, &eval.bodies, &self.contacts, dt, theta);
                 self.jacobian.solve(&self.rhs, &self.free, &mut self.delta);
                 // Damped Newton: the step weight halves when the residual grew since the
                 // last iteration (a contact that opens and closes between guesses makes the
@@ -585,9 +583,9 @@ impl ImplicitEuler {
                 .zip(self.start.iter().zip(&self.applied))
             {
                 let mut next = s.clone();
-                scheme::advance(scheme, &mut next, w, &gravity, dt);
+                scheme::advance(scheme, theta, &mut next, w, &gravity, dt);
                 if midpoint {
-                    let next_mid = scheme::midpoint(s, &next, dt);
+                    let next_mid = scheme::evaluated(scheme, theta, s, &next, dt);
                     *moved = !same_pose(m, &next_mid);
                     *m = next_mid;
                 } else {
@@ -645,7 +643,7 @@ impl ImplicitEuler {
         let evaluated = match self.params.scheme {
             _ if self.params.acceleration == PicardAcceleration::Linearised => &state.bodies,
             PicardScheme::Euler => &state.bodies,
-            PicardScheme::Midpoint => &self.mid.bodies,
+            PicardScheme::Midpoint | PicardScheme::Theta => &self.mid.bodies,
         };
         let mut records = Vec::new();
         if record_contacts {

@@ -99,7 +99,7 @@ fn resting_box(friction: f64) -> World {
 /// A 1,280-triangle sphere (r = 0.1 m, η = 1) at rest on a 20° slope, its halo touching.
 /// Seed points: with surface patches the Picard iterations of the 10× step stop
 /// converging (step 41, even at Δt/16; cause not yet diagnosed).
-fn sphere_on_slope(friction: f64) -> World {
+pub(super) fn sphere_on_slope(friction: f64) -> World {
     let mut world = empty_world(1e-5, [0.0, 0.0, -9.81]);
     world.model.contact_points = msdem_solver::model::ContactPoints::Seed;
     let mesh = icosphere(0.1, 3).unwrap();

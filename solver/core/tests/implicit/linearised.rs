@@ -18,7 +18,7 @@ use msdem_solver::integrator::implicit::{
 use msdem_solver::world::World;
 
 /// Linearised contacts with `scheme`; a step that does not converge stops the run.
-fn params(scheme: PicardScheme) -> PicardParams {
+pub(super) fn params(scheme: PicardScheme) -> PicardParams {
     PicardParams {
         scheme,
         acceleration: PicardAcceleration::Linearised,
@@ -29,15 +29,15 @@ fn params(scheme: PicardScheme) -> PicardParams {
 
 /// What a run saw: per step the z force of the recorded contacts on particle 0, the
 /// substeps, and the integrator's (corrections, check splits).
-struct Ran {
-    world: World,
-    forces: Vec<f64>,
-    substeps: u32,
+pub(super) struct Ran {
+    pub(super) world: World,
+    pub(super) forces: Vec<f64>,
+    pub(super) substeps: u32,
     counts: (u64, u64),
 }
 
 /// Runs `world` at `factor` × the explicit step for `seconds` (or until `stop`).
-fn run(
+pub(super) fn run(
     world: World,
     scheme: PicardScheme,
     factor: f64,
@@ -48,7 +48,7 @@ fn run(
 }
 
 /// [`run`] with the integrator's parameters `picard`.
-fn run_with(
+pub(super) fn run_with(
     mut world: World,
     picard: &PicardParams,
     factor: f64,
@@ -89,7 +89,7 @@ fn run_with(
 /// An icosahedron (r = 0.1 m) falling vertex first onto a plane at `speed` m/s, no
 /// gravity, `gap` \[m\] between its halo and the plane's: one merged contact below the
 /// centre of mass.
-fn vertex_impact(e: f64, speed: f64, gap: f64) -> World {
+pub(super) fn vertex_impact(e: f64, speed: f64, gap: f64) -> World {
     let mut world = empty_world(1e-5, [0.0; 3]);
     let mesh = icosphere(0.1, 0).unwrap();
     let s = add_shape(&mut world, &mesh);
@@ -112,7 +112,7 @@ fn rebound(world: World, scheme: PicardScheme, factor: f64) -> (f64, u32) {
 }
 
 /// [`rebound`] with the integrator's parameters `picard`.
-fn rebound_with(world: World, picard: &PicardParams, factor: f64) -> (f64, u32) {
+pub(super) fn rebound_with(world: World, picard: &PicardParams, factor: f64) -> (f64, u32) {
     let scheme = picard.scheme;
     let v0 = world.state.bodies[0].velocity.z;
     let mut touched = false;
@@ -125,7 +125,7 @@ fn rebound_with(world: World, picard: &PicardParams, factor: f64) -> (f64, u32) 
 }
 
 /// The rebound of explicit Euler at a twentieth of its stable step (the reference).
-fn explicit_rebound(mut world: World) -> f64 {
+pub(super) fn explicit_rebound(mut world: World) -> f64 {
     world.params.dt = 0.05 * stable_dt_estimate(&world.model, &world.state.bodies);
     let v0 = world.state.bodies[0].velocity.z;
     let p = &world.params;
@@ -208,7 +208,7 @@ fn a_contact_reached_inside_the_step_is_caught_by_the_acceptance_check() {
 
 /// A 0.2 m box resting flat on a plane under gravity, its halo overlapped by the static
 /// sinkage.
-fn resting_box(friction: f64) -> World {
+pub(super) fn resting_box(friction: f64) -> World {
     let mut world = empty_world(1e-5, [0.0, 0.0, -9.81]);
     let mesh = cuboid([0.2; 3], 2).unwrap();
     let s = add_shape(&mut world, &mesh);
@@ -248,13 +248,17 @@ fn resting_normal_force_equals_the_weight_at_ten_times_the_explicit_step() {
 }
 
 /// Bit-identical states at one and at two rayon threads: the colliding pair of
-/// `substep.rs` at twenty times the explicit step, both schemes (the candidates are
+/// `substep.rs` at twenty times the explicit step, every scheme (the candidates are
 /// carried and summed in detection order).
 #[test]
 fn linearised_steps_are_deterministic_across_thread_counts() {
     use crate::common::implicit::colliding_pair;
     use msdem_solver::params::KernelChoice;
-    for scheme in [PicardScheme::Euler, PicardScheme::Midpoint] {
+    for scheme in [
+        PicardScheme::Euler,
+        PicardScheme::Midpoint,
+        PicardScheme::Theta,
+    ] {
         let go = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)

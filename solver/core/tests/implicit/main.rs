@@ -11,4 +11,5 @@ mod linearised;
 mod piecewise;
 mod stability;
 mod substep;
+mod theta;
 mod variants;

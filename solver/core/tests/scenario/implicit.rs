@@ -61,6 +61,7 @@ picard:
   keep_active_sets: false
   local_updates: false
   scheme: midpoint
+  theta: 0.7
   acceleration: aitken
   on_no_convergence: stop
   max_substep_levels: 7",
@@ -76,6 +77,7 @@ picard:
         keep_active_sets: false,
         local_updates: false,
         scheme: PicardScheme::Midpoint,
+        theta: 0.7,
         acceleration: PicardAcceleration::Aitken,
         on_no_convergence: NoConvergence::Stop,
         max_substep_levels: 7,

@@ -228,13 +228,22 @@ fn spring_potential(delta: f64, margin: f64) -> f64 {
 /// between the distances `d0` and `d1` \[m\] of the start and the end of a step,
 /// `k·(U(δ₁) − U(δ₀))/(δ₁ − δ₀)` with `δ = m − d` ([`spring_potential`]); `None` where
 /// the two are too close to tell (the midpoint's own distance then serves).
-fn discrete_gradient_dist(margin: f64, d0: f64, d1: f64) -> Option<f64> {
+///
+/// Under the θ-method (`theta` > ½) the spring acts with the blend of the discrete
+/// gradient and the end-of-step force of [`super::theta::spring_overlap`]; θ = ½ is the
+/// discrete gradient itself, bit for bit.
+fn discrete_gradient_dist(margin: f64, d0: f64, d1: f64, theta: f64) -> Option<f64> {
     let (o0, o1) = (margin - d0, margin - d1);
     if (o1 - o0).abs() <= 1e-9 * margin || !o1.is_finite() || !o0.is_finite() {
         return None;
     }
     let gradient = (spring_potential(o1, margin) - spring_potential(o0, margin)) / (o1 - o0);
-    Some(margin - gradient.clamp(0.0, margin))
+    let overlap = if theta == 0.5 {
+        gradient
+    } else {
+        super::theta::spring_overlap(theta, gradient.clamp(0.0, margin), o1, margin)
+    };
+    Some(margin - overlap.clamp(0.0, margin))
 }
 
 impl Frozen {
@@ -257,19 +266,21 @@ impl Frozen {
     }
 
     /// The candidates carried from the start poses `start` to the guess `bodies` (implicit
-    /// Euler: the end state). For the midpoint rule, `bodies` is the midpoint state and
-    /// `end` the end state: the spring of the linear law then acts with its discrete
-    /// gradient over the step (module docs, *Midpoint rule*).
+    /// Euler: the end state). For the midpoint rule and the θ-method, `bodies` is the
+    /// state where forces are evaluated and `end` the end state with the scheme's θ: the
+    /// spring of the linear law then acts with its discrete gradient over the step
+    /// (module docs, *Midpoint rule*), blended with its end-of-step force for θ > ½
+    /// ([`super::theta::spring_overlap`]).
     pub(super) fn contacts_at(
         &mut self,
         model: &Model,
         start: &[Body],
         bodies: &[Body],
-        end: Option<&[Body]>,
+        end: Option<(&[Body], f64)>,
         out: &mut Vec<Contact>,
     ) {
         carry(&self.base, start, bodies, out);
-        let Some(end) = end else {
+        let Some((end, theta)) = end else {
             return;
         };
         let mut at_end = std::mem::take(&mut self.predicted);
@@ -279,7 +290,7 @@ impl Frozen {
             if pp.hertz.is_some() {
                 continue;
             }
-            if let Some(d) = discrete_gradient_dist(pp.margin, c0.dist, c1.dist) {
+            if let Some(d) = discrete_gradient_dist(pp.margin, c0.dist, c1.dist, theta) {
                 c.dist = d;
             }
         }

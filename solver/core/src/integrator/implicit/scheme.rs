@@ -1,7 +1,8 @@
 //! How one wrench moves a particle over a step under each [`PicardScheme`], and where the
 //! scheme evaluates forces: implicit Euler moves with [`advance_body`] itself (bit for
 //! bit) and evaluates at the end of the step; the implicit midpoint rule moves positions
-//! with the average of the start and end velocities and evaluates at the midpoint state.
+//! with the average of the start and end velocities and evaluates at the midpoint state;
+//! the θ-method ([`super::theta`]) lies between the two.
 
 use crate::contact::force::Wrench;
 use crate::motion::advance_body;
@@ -17,10 +18,22 @@ use msdem_geom::math::{Quat, Vec3};
 ///   alike (gyroscopic term at the start state), the orientation turned by
 ///   `Δt·(ω + ω')/2`. For a linear spring `w = −k·(x + x')/2` this is the midpoint rule,
 ///   which keeps the spring's energy for every Δt.
-pub fn advance(scheme: PicardScheme, body: &mut Body, w: &Wrench, g: &Vec3, dt: f64) {
-    if scheme == PicardScheme::Euler {
-        advance_body(body, w, g, dt);
-        return;
+///
+/// The θ-method: [`super::theta::advance`].
+///
+/// `theta` is the θ-method's implicitness ([`crate::params::PicardParams::implicitness`]);
+/// the other schemes ignore it.
+pub fn advance(scheme: PicardScheme, theta: f64, body: &mut Body, w: &Wrench, g: &Vec3, dt: f64) {
+    match scheme {
+        PicardScheme::Euler => {
+            advance_body(body, w, g, dt);
+            return;
+        }
+        PicardScheme::Theta => {
+            super::theta::advance(theta, body, w, g, dt);
+            return;
+        }
+        PicardScheme::Midpoint => {}
     }
     let (v0, omega0) = (body.velocity, body.angular_velocity);
     body.velocity += dt * (w.force / body.mass + g);
@@ -34,6 +47,16 @@ pub fn advance(scheme: PicardScheme, body: &mut Body, w: &Wrench, g: &Vec3, dt: 
     let turn = Quat::from_scaled_axis(dt * 0.5 * (omega0 + body.angular_velocity));
     let q = turn * body.orientation;
     body.orientation = Quat::new_normalize(q.into_inner());
+}
+
+/// The state between `start` and `end` where `scheme` evaluates forces (not implicit
+/// Euler's: it evaluates `end` itself): [`midpoint`] or the θ-state
+/// ([`super::theta::state`] with `theta`).
+pub fn evaluated(scheme: PicardScheme, theta: f64, start: &Body, end: &Body, dt: f64) -> Body {
+    match scheme {
+        PicardScheme::Theta => super::theta::state(theta, start, end, dt),
+        PicardScheme::Midpoint | PicardScheme::Euler => midpoint(start, end, dt),
+    }
 }
 
 /// The state between `start` and `end` where the midpoint rule evaluates forces: average
@@ -98,7 +121,7 @@ mod tests {
                     force: Vec3::new(-k * xe, 0.0, 0.0),
                     torque: Vec3::zeros(),
                 };
-                advance(scheme, &mut b, &w, &Vec3::zeros(), dt);
+                advance(scheme, theta, &mut b, &w, &Vec3::zeros(), dt);
                 assert!(
                     (b.position.x - x1).abs() < 1e-9 * (1.0 + x1.abs()),
                     "{scheme:?}: {} vs {x1}",
@@ -129,7 +152,7 @@ mod tests {
             torque: Vec3::new(0.1, 0.0, -0.2),
         };
         let g = Vec3::new(0.0, 0.0, -9.81);
-        advance(PicardScheme::Euler, &mut a, &w, &g, 1e-3);
+        advance(PicardScheme::Euler, 1.0, &mut a, &w, &g, 1e-3);
         advance_body(&mut b, &w, &g, 1e-3);
         assert_eq!(a.position, b.position);
         assert_eq!(a.velocity, b.velocity);
