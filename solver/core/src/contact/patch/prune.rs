@@ -32,9 +32,9 @@ impl Planes {
             |u: &Vec3, p: &Vec3| [u.dot(&(x[0] - p)), u.dot(&(x[1] - p)), u.dot(&(x[2] - p))];
         let s = along(&y.n, &y.y[0]);
         let mut e = [None; 3];
-        for k in 0..3 {
-            if let Some(out) = &y.out[k] {
-                e[k] = Some(along(out, &y.y[k]));
+        for ((e, out), p) in e.iter_mut().zip(&y.out).zip(&y.y) {
+            if let Some(out) = out {
+                *e = Some(along(out, p));
             }
         }
         Self { s, e }
