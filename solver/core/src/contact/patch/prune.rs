@@ -172,9 +172,12 @@ fn behind_plane(z: &[Vec3; 3], y: &Partner, y_planes: &Planes, tol: f64) -> bool
     z.iter().all(|v| side * y.n.dot(&(v - y.y[0])) <= tol)
 }
 
-/// Most partners of one side triangle [`SideCtx::contributes_nothing`] examines; with more
-/// it declines (refining is always right).
-const MAX_RELEVANT: usize = 16;
+thread_local! {
+    /// [`SideCtx::contributes_nothing`]'s relevant partners and their planes (a buffer
+    /// per thread: the test runs for most refinement cells).
+    static RELEVANT: std::cell::RefCell<Vec<(usize, Planes)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
 
 impl SideCtx<'_> {
     /// Whether every point of the cell `x` (in the plane of this side's triangle, unit
@@ -226,35 +229,36 @@ impl SideCtx<'_> {
             return false;
         }
         let reach = self.margin + longest;
-        let plane = min3(x.map(|c| self.n_s.dot(&c)));
-        let mut relevant = [(0_usize, Planes::default()); MAX_RELEVANT];
-        let mut count = 0;
-        let mut d_lb = f64::INFINITY;
-        let mut declined = false;
-        self.each(mask, |i, y| {
+        RELEVANT.with_borrow_mut(|relevant| {
+            relevant.clear();
+            let mut d_lb = f64::INFINITY;
+            let mut declined = false;
+            self.each(mask, |i, y| {
+                if declined {
+                    return;
+                }
+                let planes = Planes::of(x, y);
+                let Some(d) = planes.lower_bound_quick(reach, self.margin + BOUND_SLACK) else {
+                    declined = true;
+                    return;
+                };
+                if d < self.margin + BOUND_SLACK {
+                    relevant.push((i, planes));
+                    d_lb = d_lb.min(d);
+                }
+            });
             if declined {
-                return;
+                return false;
             }
-            let planes = Planes::of(x, y);
-            let Some(d) = planes.lower_bound_quick(reach, self.margin + BOUND_SLACK) else {
-                declined = true;
-                return;
-            };
-            if d >= self.margin + BOUND_SLACK {
-                return;
-            }
-            if count == MAX_RELEVANT {
-                declined = true;
-                return;
-            }
-            relevant[count] = (i, planes);
-            count += 1;
-            d_lb = d_lb.min(d);
-        });
-        if declined {
-            return false;
-        }
-        let relevant = &relevant[..count];
+            self.face_away(x, relevant, d_lb)
+        })
+    }
+
+    /// The last part of [`SideCtx::contributes_nothing`]: whether every relevant partner
+    /// (index, planes; `d_lb` the smallest of their distance bounds) gives
+    /// `n_s·(q − c) ≤ 0` wherever it is the closest to a point of the cell `x`.
+    fn face_away(&self, x: &[Vec3; 3], relevant: &[(usize, Planes)], d_lb: f64) -> bool {
+        let plane = min3(x.map(|c| self.n_s.dot(&c)));
         if relevant.is_empty() {
             return true;
         }
