@@ -1,9 +1,9 @@
 //! Refinement cells of the patch quadrature that provably add nothing (issue 14): a cell
 //! that straddles the halo boundary is skipped before it is refined when no point of it
 //! is within the halo, or when every point of it that is has a direction whose `cos`
-//! factor is ≤ 0 (a stacked cube's side face along the face below). See
-//! [`SideCtx::contributes_nothing`] for the proof and `docs/design.md` §3 "Triangles that
-//! add nothing".
+//! factor is ≤ 0 (a stacked cube's side face along the face below, also where the cube
+//! overhangs it). See [`SideCtx::contributes_nothing`] for the proof and `docs/design.md`
+//! §3 "Cells that add nothing, over the union of partners".
 
 use super::cull::Mask;
 use super::{Corner, Partner, SideCtx, BOUND_SLACK, FRONT_SLACK};
@@ -186,12 +186,15 @@ impl SideCtx<'_> {
     /// by branch of [`SideCtx::eval`] at a point `c` of `x`, whose closest partner point is
     /// `q` (on the partner `z`) at distance `d`:
     ///
-    /// * [`super::distance_lower_bound`] bounds the distance from `x` to each partner
-    ///   from below, `None` when a point of `x` may lie behind it as `eval` decides it:
-    ///   then decline. A partner whose bound is at least `m` (plus a slack far above
-    ///   rounding) is *irrelevant*: wherever it is the closest, `f = m − d ≤ 0`, and a
-    ///   leaf's normal `Σ g₊·dir` ignores corners with `g ≤ 0`. With no relevant partner
-    ///   no point of `x` is in the halo: every leaf below returns 0 without a sample.
+    /// * Only the partners in `mask` are looked at: the others are never the closest at
+    ///   a point of `x` ([`SideCtx::nearby`]), so `eval` never uses them there.
+    /// * A lower bound of the distance from `x` to each partner ([`Planes`], as
+    ///   [`super::distance_lower_bound`]) is `None` when a point of `x` may lie behind it
+    ///   as `eval` decides it: then decline. A partner whose bound is at least `m` (plus a
+    ///   slack far above rounding) is *irrelevant*: wherever it is the closest,
+    ///   `f = m − d ≤ 0`, and a leaf's normal `Σ g₊·dir` ignores corners with `g ≤ 0`.
+    ///   With no relevant partner no point of `x` is in the halo: every leaf below
+    ///   returns 0 without a sample.
     /// * Requiring the smallest relevant bound `d_lb > 2·TINY_DISTANCE·m` rules out
     ///   `eval`'s other branches where `f > 0` (`behind`, `d ≤ TINY_DISTANCE·m`, which use
     ///   `robust_normal`, whose `cos` is positive for two particles): the direction is
@@ -201,9 +204,11 @@ impl SideCtx<'_> {
     ///   plane (`q` is a convex combination of them and `n_s·c ≥ min_j n_s·x_j`); (b) `z`
     ///   contains the projection of `x` onto its plane: `q = c − s(c)·n_z`, so
     ///   `n_s·(q − c) = −s(c)·(n_s·n_z)`, affine, ≤ 0 at the corners (a side face over the
-    ///   face below it: `n_s ⊥ n_z`); (c) `z` is [`strictly_farther`] than a partner of
-    ///   kind (b) at every point of `x`, so it is never the closest (the other half of
-    ///   that face; the side face below an overhanging cube).
+    ///   face below it: `n_s ⊥ n_z`); (c) a partner `y` of kind (b) is at least as close
+    ///   at every point of `x`: `z` lies on or behind `y`'s plane ([`behind_plane`]: then
+    ///   where `z` is the closest, `q` is the same projection; the other half of that
+    ///   face, a convex partner's side faces) or is [`strictly_farther`] (a post standing
+    ///   on the face).
     /// * A leaf pushes a sample only if its normal, a positive combination of its corners'
     ///   directions with `g > 0`, has `cos > 0`. So every leaf below `x` returns 0
     ///   without a sample, and so does `x`: skipping it changes nothing.
@@ -212,7 +217,11 @@ impl SideCtx<'_> {
     /// `n_s·(q − c)` = ±10⁻¹⁶ m per metre of coordinates, so values up to
     /// `FRONT_SLACK·d_lb` are accepted ([`FRONT_SLACK`]); what the quadrature would have
     /// given there is a sample whose corners' `cos` are ≤ 10⁻⁹ (≈ 10⁻¹⁶ in practice:
-    /// rounding noise).
+    /// rounding noise). At a near-tie of (c) — a point whose projection is within
+    /// ≈ 10⁻⁹ m of the edge `y` shares with `z` — `eval` may pick `z` by the last bits of
+    /// the distances, whose closest point is then up to that far from the projection:
+    /// the full quadrature's samples there have `cos` ≲ 10⁻⁶ and change as much when a
+    /// body moves by 10⁻¹⁵ m (measured in `skipping_empty_triangles_changes_nothing`).
     pub(super) fn contributes_nothing(
         &self,
         x: &[Vec3; 3],
