@@ -13,6 +13,7 @@ use msdem_solver::detect::Detector;
 use msdem_solver::integrator::implicit::{
     ImplicitEuler, PicardParams, PicardScheme, PicardVariant,
 };
+use msdem_solver::model::smooth::Surface;
 use msdem_solver::world::World;
 
 /// Runs `world` with `scheme` at `factor` × the explicit step for `seconds`, calling
@@ -100,11 +101,18 @@ fn resting_box(friction: f64) -> World {
 /// Seed points: with surface patches the Picard iterations of the 10× step stop
 /// converging (step 41, even at Δt/16; cause not yet diagnosed).
 pub(super) fn sphere_on_slope(friction: f64) -> World {
+    sphere_on_slope_with(friction, Surface::Facets)
+}
+
+/// [`sphere_on_slope`] with the sphere's material meeting the slope with `surface`
+/// (`surface: smooth`: its Phong surface, within 0.51 µm of the sphere, docs/design.md §3).
+pub(super) fn sphere_on_slope_with(friction: f64, surface: Surface) -> World {
     let mut world = empty_world(1e-5, [0.0, 0.0, -9.81]);
     world.model.contact_points = msdem_solver::model::ContactPoints::Seed;
     let mesh = icosphere(0.1, 3).unwrap();
     let s = add_shape(&mut world, &mesh);
     let m = add_material(&mut world, 1000.0, 0.01, 1000.0, friction, 0.5);
+    world.model.materials[m as usize].surface = surface;
     let ground = slope([4.0, 4.0], 20.0, [0.0, 0.0, 0.0]).unwrap();
     add_obstacle(&mut world, &ground, Iso3::identity(), 0.002, friction, 0.5);
     let id = add_particle(&mut world, s, m, [0.0; 3]) as usize;

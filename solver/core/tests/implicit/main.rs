@@ -9,6 +9,7 @@ mod analytic;
 mod certificates;
 mod linearised;
 mod piecewise;
+mod rolling;
 mod stability;
 mod substep;
 mod theta;
