@@ -175,9 +175,10 @@ pub struct ImpulseReport {
     pub coulomb_passes: u32,
     /// Largest violation of the exact contact conditions of §6 in the outgoing velocities
     /// [m/s]: the approach speed, `|v_n|` where a point pushes, `|v_t|` inside the friction
-    /// disc, `v_t` not opposed to the impulse on its rim. After the fallback it is the
-    /// relaxation's normal separation `μ·|v_t|` of sliding points (or the part of the
-    /// conditions left unmet where nothing converged).
+    /// disc, `v_t` not opposed to the impulse on its rim. After the fallback it is what
+    /// the passes towards Coulomb (`impulse/coulomb.rs`) left of the relaxation's normal
+    /// separation `μ·|v_t|` of sliding points (or the part of the conditions left unmet
+    /// where nothing converged).
     pub complementarity: f64,
 }
 
