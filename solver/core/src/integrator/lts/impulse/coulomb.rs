@@ -14,7 +14,8 @@
 //! The iteration: the relaxed solve (shift 0), then up to `passes` solves with the shift
 //! of the previous pass's outgoing velocities, each warm-started from the previous pass's
 //! impulses (the affine velocities then start where the last pass ended), each to the
-//! natural residual `max(tol_v, 0.3 × the last exact residual)` (an inexact fixed point:
+//! natural residual `max(tol_v, 0.3 × the last exact residual)` (0.1 × after a pass that
+//! did not halve it; an inexact fixed point:
 //! no pass is solved finer than the shift it uses is right). It stops when the exact
 //! conditions hold to `accept_v` (measured as `impulse/direct.rs` does,
 //! [`super::direct::worst`]), and keeps the pass of least exact residual. The fixed point
@@ -31,8 +32,13 @@ use msdem_geom::math::Vec3;
 /// Each pass is solved to this fraction of the last pass's exact residual (at least to
 /// the fallback's tolerance): 0.3 took 1.1–5.6× fewer steps than 0.1 on the impact and
 /// toppling clusters of `tests/impulse/coulomb.rs` at similar final residuals, 0.03 up to
-/// 6× more (docs/performance.md, "Coulomb's law from the relaxation").
+/// 6× more; but alone it left single tower solves at up to 0.8 m/s where 0.1 left
+/// 0.03 m/s (docs/performance.md, "Coulomb's law from the relaxation").
 const INNER: f64 = 0.3;
+/// After a pass that lowered the exact residual by less than the factor `SLOW`, the
+/// passes are solved to `INNER_SLOW` of it (an inexact solve can stall the fixed point).
+const SLOW: f64 = 0.5;
+const INNER_SLOW: f64 = 0.1;
 
 /// What the fixed point achieved.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -91,6 +97,7 @@ impl Coulomb {
         let mut best = outcome.exact;
         let mut last = best;
         let mut saved_is_current = true;
+        let mut inner_factor = INNER;
         for _ in 0..passes {
             if best <= accept_v || !last.is_finite() {
                 break;
@@ -100,13 +107,17 @@ impl Coulomb {
                 let [_, v1, v2] = direct::relative(row, state);
                 row.mu * (v1 * v1 + v2 * v2).sqrt()
             }));
-            let inner = tol_v.max(INNER * last);
+            let inner = tol_v.max(inner_factor * last);
             let pass = self
                 .relaxed
                 .solve(rows, state, inner, max_iterations, &self.shift);
             outcome.passes += 1;
             outcome.iterations += pass.iterations;
-            last = direct::worst(rows, state);
+            let exact = direct::worst(rows, state);
+            if exact > SLOW * last {
+                inner_factor = INNER_SLOW;
+            }
+            last = exact;
             if last < best {
                 best = last;
                 self.save(rows, state);
