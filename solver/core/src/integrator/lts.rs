@@ -100,6 +100,7 @@ pub fn impulse_settings(p: &LtsParams, gravity: Vec3, dt: f64) -> ImpulseSetting
             .fallback_iterations
             .unwrap_or(d.fallback_iterations),
         fallback_tolerance: d.fallback_tolerance,
+        coulomb_passes: d.coulomb_passes,
     }
 }
 

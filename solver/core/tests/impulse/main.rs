@@ -6,6 +6,7 @@
 
 mod bodies;
 mod cases;
+mod coulomb;
 mod jammed;
 mod newton;
 mod relaxed;

@@ -41,6 +41,7 @@
 //! apart, without touching velocities (§6: particles pressed together over many steps).
 
 mod colour;
+mod coulomb;
 mod direct;
 mod relaxed;
 mod row;
@@ -92,6 +93,12 @@ pub struct ImpulseSettings {
     /// relative contact motion before any impulse, at least the resting speed): it stops
     /// when its natural residual (`impulse/relaxed.rs`) is below this times the scale.
     pub fallback_tolerance: f64,
+    /// Most passes of the fixed point on de Saxcé's shift after the fallback's relaxed
+    /// solve (`impulse/coulomb.rs`): each re-solves the relaxation with the normal
+    /// velocities shifted by `μ·|v_t|` of the previous pass, towards Coulomb's solution
+    /// (the relaxed one lets sliding points separate at `μ·|v_t|`); 0 keeps the relaxed
+    /// solution.
+    pub coulomb_passes: u32,
 }
 
 /// Where a cluster's direct solve uses the semismooth Newton method
@@ -129,6 +136,7 @@ impl Default for ImpulseSettings {
             newton: NewtonUse::Large,
             fallback_iterations: FALLBACK_ITERATIONS,
             fallback_tolerance: FALLBACK_TOLERANCE,
+            coulomb_passes: COULOMB_PASSES,
         }
     }
 }
@@ -137,6 +145,11 @@ impl Default for ImpulseSettings {
 pub const FALLBACK_ITERATIONS: u32 = 20_000;
 /// Default tolerance of the fallback ([`ImpulseSettings::fallback_tolerance`]).
 pub const FALLBACK_TOLERANCE: f64 = 1e-6;
+/// Default most passes of the fixed point towards Coulomb ([`ImpulseSettings::coulomb_passes`]).
+pub const COULOMB_PASSES: u32 = 32;
+/// The fixed point towards Coulomb stops when the exact conditions hold to this many times
+/// the fallback's velocity tolerance (its passes are solved to that tolerance).
+const COULOMB_ACCEPT: f64 = 10.0;
 
 /// What one call reports.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -156,13 +169,16 @@ pub struct ImpulseReport {
     /// Velocity solves (of the compression and the restitution phase) settled by the
     /// fallback, the convex relaxation (`impulse/relaxed.rs`).
     pub relaxed: u32,
-    /// Steps of the fallback, over both phases.
+    /// Steps of the fallback, over both phases (the passes towards Coulomb included).
     pub relaxed_iterations: u32,
+    /// Passes of the fixed point towards Coulomb (`impulse/coulomb.rs`), over both phases.
+    pub coulomb_passes: u32,
     /// Largest violation of the exact contact conditions of §6 in the outgoing velocities
     /// [m/s]: the approach speed, `|v_n|` where a point pushes, `|v_t|` inside the friction
-    /// disc, `v_t` not opposed to the impulse on its rim. After the fallback it is the
-    /// relaxation's normal separation `μ·|v_t|` of sliding points (or the part of the
-    /// conditions left unmet where nothing converged).
+    /// disc, `v_t` not opposed to the impulse on its rim. After the fallback it is what
+    /// the passes towards Coulomb (`impulse/coulomb.rs`) left of the relaxation's normal
+    /// separation `μ·|v_t|` of sliding points (or the part of the conditions left unmet
+    /// where nothing converged).
     pub complementarity: f64,
 }
 
@@ -185,8 +201,8 @@ pub struct ImpulseScratch {
     colouring: Colouring,
     /// Buffers of the direct solve of jammed clusters.
     direct: direct::Direct,
-    /// Buffers of the fallback (`impulse/relaxed.rs`).
-    relaxed: relaxed::Relaxed,
+    /// Buffers of the fallback (`impulse/relaxed.rs`, `impulse/coulomb.rs`).
+    relaxed: coulomb::Coulomb,
 }
 
 /// Resolves the collisions of one cluster at its common time stamp (seed 004 §6).
@@ -325,6 +341,7 @@ pub fn resolve_cluster_warm(
             0.0,
             f64::MAX,
         ) * speed,
+        coulomb_passes: settings.coulomb_passes,
         direct: &mut scratch.direct,
         relaxed: &mut scratch.relaxed,
     };
@@ -399,8 +416,10 @@ struct Picard<'a> {
     fallback: u32,
     /// Velocity tolerance of the fallback [m/s].
     fallback_tol_v: f64,
+    /// Most passes of the fixed point towards Coulomb after the fallback.
+    coulomb_passes: u32,
     direct: &'a mut direct::Direct,
-    relaxed: &'a mut relaxed::Relaxed,
+    relaxed: &'a mut coulomb::Coulomb,
 }
 
 /// Sweeps after which a cluster not yet converged is solved directly (`impulse/direct.rs`):
@@ -462,11 +481,17 @@ impl Picard<'_> {
         if !converged && self.fallback > 0 {
             // The fallback from the sweeps' iterate (which kept the better of the direct
             // solves' results): converges by construction (`impulse/relaxed.rs`).
-            let outcome = self
-                .relaxed
-                .solve(rows, state, self.fallback_tol_v, self.fallback);
+            let outcome = self.relaxed.solve(
+                rows,
+                state,
+                self.fallback_tol_v,
+                self.fallback,
+                self.coulomb_passes,
+                COULOMB_ACCEPT * self.fallback_tol_v,
+            );
             report.relaxed_iterations += outcome.iterations;
-            if outcome.converged {
+            report.coulomb_passes += outcome.passes;
+            if outcome.relaxed.converged {
                 report.relaxed += 1;
                 converged = true;
                 self.polish(rows, state, report);

@@ -147,7 +147,7 @@ fn basis(row: &Row) -> [Vec3; 3] {
 }
 
 /// Relative velocity of `row`'s contact point in its local basis.
-fn relative(row: &Row, state: &Velocities) -> [f64; 3] {
+pub(super) fn relative(row: &Row, state: &Velocities) -> [f64; 3] {
     let v = state.point_velocity(Some(row.a), &row.ra) - state.point_velocity(row.b, &row.rb);
     basis(row).map(|e| e.dot(&v))
 }

@@ -177,13 +177,17 @@ impl Relaxed {
     /// Solves the relaxed problem of `rows` from their current impulses (projected onto
     /// `C`) and the velocities of `state`, at most `max_iterations` steps, to the natural
     /// residual `tol_v` [m/s] (module docs). The rows receive the iterate of least
-    /// residual (always inside `C`), `state` its velocities.
+    /// residual (always inside `C`), `state` its velocities. `shift` (one per row, or
+    /// empty for none) adds `shiftᵢ·(P_n − P₀_n)` to `f`: the normal velocity of point `i`
+    /// is measured as `v_n + shiftᵢ` (the de Saxcé shift of `impulse/coulomb.rs`; the
+    /// natural residual too); `state` receives the real velocities.
     pub fn solve(
         &mut self,
         rows: &mut [Row],
         state: &mut Velocities,
         tol_v: f64,
         max_iterations: u32,
+        shift: &[f64],
     ) -> RelaxedOutcome {
         let m = rows.len();
         let mut outcome = RelaxedOutcome::default();
@@ -194,10 +198,12 @@ impl Relaxed {
         self.p0.clear();
         self.v0.clear();
         self.s.clear();
-        for row in rows.iter() {
+        for (i, row) in rows.iter().enumerate() {
             let v =
                 state.point_velocity(Some(row.a), &row.ra) - state.point_velocity(row.b, &row.rb);
-            self.v0.push(basis(row).map(|e| e.dot(&v)));
+            let mut local = basis(row).map(|e| e.dot(&v));
+            local[0] += shift.get(i).copied().unwrap_or(0.0);
+            self.v0.push(local);
             self.p0.push([row.pn, row.pt[0], row.pt[1]]);
             let s = row.effective_mass();
             self.s.push(if s.is_finite() && s > 0.0 { s } else { 0.0 });
