@@ -118,9 +118,11 @@ impl ActiveSet {
         if s.batch.is_empty() {
             return;
         }
-        let bs = s
-            .batch
-            .run(batch_kind(g.kernel), &batch_params(), &mut s.results);
+        let bs = s.batch.run(
+            batch_kind(g.kernel),
+            &batch_params(!self.keep_all),
+            &mut s.results,
+        );
         rep.stats.fallbacks += bs.fallbacks;
         for (j, o) in s.results.iter().enumerate() {
             let Some(leaf) = self.near.get_mut(o.tag as usize) else {
