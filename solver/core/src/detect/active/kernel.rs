@@ -22,13 +22,14 @@ pub(super) const CHUNK: usize = 2048;
 /// Iterative-kernel settings of the check pass: the defaults (same iterations, `C` and
 /// regulariser as every other caller, hence the same results), with
 ///
-/// * the separation pre-screen where `prescreen` (the sets of the detection; not the
-///   event-driven pair-set query's, whose checked pairs are almost all real contacts,
-///   which the screen never rejects: on the §6.7 grid 36 of 36 per pair). A stored pair
-///   is checked where its certificate expired, and after a large step, or with the wide
-///   skin it brings (`skin.rs`), most expired pairs are still apart: the screen answers
-///   them for the exact kernel's price of a few separating axes (the hopper at 10× the
-///   explicit `dt`, midpoint rule: detection CPU −20 %, docs/performance.md issue 19). Every
+/// * the separation pre-screen where `prescreen`: for a batch of the check pass most of
+///   whose pairs were apart at their last check (`check.rs`; never in the event-driven
+///   pair-set query). A stored pair is checked where its certificate expired; in small
+///   steps these are almost all real contacts, which the screen never rejects (on the
+///   §6.7 grid 36 of 36 per pair; screening them cost 11 % of a grid step), but after a
+///   large step, or with the wide skin it brings (`skin.rs`), most are still apart: the
+///   screen answers them for a few separating axes instead of the exact kernel (the hopper
+///   at 10× the explicit `dt`, midpoint rule: CPU −20 %, docs/performance.md issue 19). Every
 ///   kernel classifies a pair the screen rejects as separated
 ///   ([`msdem_geom::kernel::screened_separated`]), so outcomes are unchanged; the
 ///   screened pair's clearance comes from the screen's bound instead of the kernel's;
