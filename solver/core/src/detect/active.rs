@@ -27,7 +27,8 @@
 //! coarse estimates, widenings and narrowings equal those of re-checking every active
 //! pair. Pairs whose clearance exceeds the *skin* `κ·(ε_a + ε_b)` at the reference pose
 //! are not stored at all ("far"); when `m` exceeds the skin, every active pair gets a new
-//! clearance at the current pose, which becomes the new reference (a refresh). Real–real
+//! clearance at the current pose, which becomes the new reference (a refresh), and the
+//! skin is widened to the last step's motion (`skin.rs`). Real–real
 //! contacts have negative clearance and are re-evaluated in every iteration. The first
 //! iteration of each step *rebases* the stored clearances to its pose (each shrinks by
 //! B's motion since the previous base, [`ActiveSet::rebase`]), so that within a step the
@@ -46,7 +47,8 @@
 //!   **narrowed** back to its parent when the parent is separated itself — the parent is
 //!   checked first; the paper's order (replace, check in the next iteration, re-widen if
 //!   in contact) would re-widen at once otherwise, so a parent found in contact is vetoed
-//!   for the rest of the step instead. A parent that is widened again after a narrowing is
+//!   for the rest of the step instead (and in later steps without a check while its
+//!   in-margin slack certifies it still in contact, `held.rs`). A parent that is widened again after a narrowing is
 //!   remembered (memory set `𝕌`, remark 5) and never narrowed again, which rules out
 //!   cycles (Cor. 5.10). Narrowing is attempted whenever the cut is walked (after a
 //!   widening, a refresh, or a pair becoming idle), not in every iteration: it never
