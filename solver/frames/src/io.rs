@@ -10,13 +10,14 @@ use sha2::{Digest, Sha256};
 use crate::FrameError;
 
 /// Format version of every run-output record file (the streamed statistics have their own,
-/// [`crate::stream::STREAM_FORMAT_VERSION`]). 4: frames carry the contact load of every
+/// [`crate::stream::STREAM_FORMAT_VERSION`]). 5: a checkpoint's kept active sets carry
+/// their held narrowing vetoes (`detect/active/held.rs` of the solver); 4: frames carry the contact load of every
 /// particle ([`Frame::loads`](crate::Frame::loads)), particle records their material and
 /// inertia tensor; 3: a body length and the SHA-256 of the body follow the version (see
 /// the module table); 2: [`StepStats`](crate::StepStats) gained
 /// `unfolds`, `narrows`, `skipped` and `iteration_checks`. Files of other versions are
 /// refused with a version error.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// Length of the header before the postcard body: magic, version, body length, SHA-256.
 pub const HEADER_LEN: usize = 8 + 4 + 8 + 32;
 /// Magic of the manifest file.

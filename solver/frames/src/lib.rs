@@ -22,13 +22,13 @@
 //!   previous checkpoint of an unfinished run (its own record, magic [`CHECKPOINT_MAGIC`],
 //!   paths [`checkpoint_path`], [`previous_checkpoint_path`]); removed when the run ends.
 //!
-//! Every other file (format version 4, [`FORMAT_VERSION`]) is a 52-byte header ([`HEADER_LEN`])
+//! Every other file (format version 5, [`FORMAT_VERSION`]) is a 52-byte header ([`HEADER_LEN`])
 //! followed by the body, the postcard encoding of the record (fields in declaration order):
 //!
 //! | offset | size | field                                              |
 //! |-------:|-----:|----------------------------------------------------|
 //! |      0 |    8 | magic: kind of file (`MSDEMRUN`, `MSDEMFRM`, …)    |
-//! |      8 |    4 | format version, `u32` little-endian (4)            |
+//! |      8 |    4 | format version, `u32` little-endian (5)            |
 //! |     12 |    8 | body length `n` \[bytes\], `u64` little-endian     |
 //! |     20 |   32 | SHA-256 of the body                                |
 //! |     52 |    n | body: `postcard(record)`                           |
@@ -37,7 +37,7 @@
 //! [`write_record`]). No `usize` is serialised. Reading ([`read_record`], [`decode`])
 //! checks, in this order, the magic, the version (a file of an older version, e.g. a
 //! version-2 file, which had no length and checksum, is refused as "format version 2, this
-//! build reads version 4; rerun the solver …"), the length (a cut file is reported as
+//! build reads version 5; rerun the solver …"), the length (a cut file is reported as
 //! truncated), the checksum (an edited or damaged body is reported as a checksum mismatch)
 //! and that the body decodes completely; every failure is a [`FrameError`] naming the
 //! file, never a panic.

@@ -510,12 +510,12 @@ mod tests {
         std::fs::write(&path, &edited).unwrap();
         let e = StatsFile::read(&path).unwrap_err().to_string();
         assert!(e.contains("checksum mismatch"), "{e}");
-        // A version-4 single-record file of an older build.
+        // A single-record statistics file of an older build (record format version 5).
         let old = crate::encode(&STATS_MAGIC, &StatsFile { steps: steps(2) });
         std::fs::write(&path, old).unwrap();
         let e = StatsFile::read(&path).unwrap_err().to_string();
         assert!(
-            e.contains("format version 4, this build reads version 6"),
+            e.contains("format version 5, this build reads version 6"),
             "{e}"
         );
         std::fs::write(&path, b"MSDEM").unwrap();

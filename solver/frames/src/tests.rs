@@ -173,7 +173,7 @@ fn timings_round_trip_byte_identically() {
 /// Header of a version-3 file around a body written by hand.
 fn with_header(magic: &[u8; 8], body: &[u8]) -> Vec<u8> {
     let mut out = magic.to_vec();
-    out.extend_from_slice(&[4, 0, 0, 0]);
+    out.extend_from_slice(&[5, 0, 0, 0]);
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&sha2::Sha256::digest(body));
     out.extend_from_slice(body);
@@ -185,7 +185,7 @@ fn with_header(magic: &[u8; 8], body: &[u8]) -> Vec<u8> {
 /// field order.
 #[test]
 fn byte_layout_is_pinned() {
-    assert_eq!(FORMAT_VERSION, 4);
+    assert_eq!(FORMAT_VERSION, 5);
     assert_eq!(HEADER_LEN, 52);
     assert_eq!(&MANIFEST_MAGIC, b"MSDEMRUN");
     assert_eq!(&FRAME_MAGIC, b"MSDEMFRM");
@@ -195,7 +195,7 @@ fn byte_layout_is_pinned() {
     // The whole header spelled out once: an empty statistics file has the one-byte body
     // [0] (no steps), whose SHA-256 is a known constant.
     let mut want = b"MSDEMSTA".to_vec();
-    want.extend_from_slice(&[4, 0, 0, 0]);
+    want.extend_from_slice(&[5, 0, 0, 0]);
     want.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
     want.extend((0..32).map(|i| {
         u8::from_str_radix(
@@ -297,7 +297,7 @@ fn wrong_magic_version_and_truncation_are_refused() {
     );
     assert_eq!(
         e.to_string(),
-        "x.msdem: format version 9, this build reads version 4; it was written by a newer \
+        "x.msdem: format version 9, this build reads version 5; it was written by a newer \
          msdem: export it with that build"
     );
 
@@ -389,7 +389,7 @@ fn version_2_file_is_refused_with_rerun_advice() {
             e,
             FrameError::Version {
                 found: 2,
-                expected: 4,
+                expected: 5,
                 ..
             }
         ),
@@ -397,7 +397,7 @@ fn version_2_file_is_refused_with_rerun_advice() {
     );
     assert_eq!(
         e.to_string(),
-        "run/frames/frame_000000.msdem: format version 2, this build reads version 4; rerun \
+        "run/frames/frame_000000.msdem: format version 2, this build reads version 5; rerun \
          the solver to write it again"
     );
     // Even a version-2 file cut inside what would be the version-3 header.
@@ -415,7 +415,22 @@ fn version_3_file_is_refused_with_rerun_advice() {
     let e = decode::<Frame>(p, &FRAME_MAGIC, &v3).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "run/frames/frame_000001.msdem: format version 3, this build reads version 4; rerun \
+        "run/frames/frame_000001.msdem: format version 3, this build reads version 5; rerun \
+         the solver to write it again"
+    );
+}
+
+/// A version-4 checkpoint (kept active sets without their held narrowing vetoes) is
+/// refused with advice to rerun the solver.
+#[test]
+fn version_4_checkpoint_is_refused_with_rerun_advice() {
+    let mut v4 = encode(&CHECKPOINT_MAGIC, &sample());
+    v4[8..12].copy_from_slice(&4u32.to_le_bytes());
+    let p = Path::new("run/checkpoint.msdem");
+    let e = decode::<Frame>(p, &CHECKPOINT_MAGIC, &v4).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "run/checkpoint.msdem: format version 4, this build reads version 5; rerun \
          the solver to write it again"
     );
 }
@@ -450,7 +465,7 @@ fn bad_files_are_refused_by_read_record() {
     std::fs::write(&stats, &bytes).unwrap();
     let e = read_record::<StatsFile>(&stats, &STATS_MAGIC).unwrap_err();
     assert!(
-        matches!(&e, FrameError::Version { path, found: 1, expected: 4 } if *path == stats),
+        matches!(&e, FrameError::Version { path, found: 1, expected: 5 } if *path == stats),
         "{e:?}"
     );
 

@@ -27,7 +27,8 @@
 //! coarse estimates, widenings and narrowings equal those of re-checking every active
 //! pair. Pairs whose clearance exceeds the *skin* `κ·(ε_a + ε_b)` at the reference pose
 //! are not stored at all ("far"); when `m` exceeds the skin, every active pair gets a new
-//! clearance at the current pose, which becomes the new reference (a refresh). Real–real
+//! clearance at the current pose, which becomes the new reference (a refresh), and the
+//! skin is widened to the last step's motion (`skin.rs`). Real–real
 //! contacts have negative clearance and are re-evaluated in every iteration. The first
 //! iteration of each step *rebases* the stored clearances to its pose (each shrinks by
 //! B's motion since the previous base, [`ActiveSet::rebase`]), so that within a step the
@@ -46,7 +47,8 @@
 //!   **narrowed** back to its parent when the parent is separated itself — the parent is
 //!   checked first; the paper's order (replace, check in the next iteration, re-widen if
 //!   in contact) would re-widen at once otherwise, so a parent found in contact is vetoed
-//!   for the rest of the step instead. A parent that is widened again after a narrowing is
+//!   for the rest of the step instead (and in later steps without a check while its
+//!   in-margin slack certifies it still in contact, `held.rs`). A parent that is widened again after a narrowing is
 //!   remembered (memory set `𝕌`, remark 5) and never narrowed again, which rules out
 //!   cycles (Cor. 5.10). Narrowing is attempted whenever the cut is walked (after a
 //!   widening, a refresh, or a pair becoming idle), not in every iteration: it never
@@ -82,9 +84,11 @@ mod element;
 mod events;
 mod expand;
 mod geometry;
+mod held;
 mod kernel;
 mod scan;
 mod set;
+mod skin;
 mod span;
 mod validate;
 mod walk;
@@ -120,6 +124,7 @@ impl ActiveSet {
     fn rebase(&mut self, g: &PairGeometry) {
         let delta = g.motion_since(&self.base) * (1.0 + 2.0 * MOTION_SLACK);
         let d = (delta as f32) * (1.0 + REBASE_ROUNDING);
+        held::rebase(&mut self.held, d, REBASE_ROUNDING);
         for l in &mut self.near {
             if l.clear.is_finite() {
                 l.clear = l.clear - d - REBASE_ROUNDING * l.clear.abs();
@@ -143,6 +148,7 @@ impl ActiveSet {
             + 8 * (self.cut.capacity() + self.memory.capacity() + self.vetoes.capacity())
             + std::mem::size_of::<Leaf>() * self.near.capacity()
             + std::mem::size_of::<span::Span>() * self.spans.capacity()
+            + std::mem::size_of::<(u64, f32)>() * self.held.capacity()
     }
 
     /// One Picard iteration's detection for this pair at the pose `g.b_to_a`: starts the
@@ -187,21 +193,30 @@ impl ActiveSet {
         s.begin(g.b.soup.len());
         let mut m = 0.0;
         let mut seeded = false;
+        self.hold = pass != Pass::All && !self.keep_all;
         if !self.initialised {
             self.initialised = true;
             self.cut = Vec::new();
             self.spans = Vec::new();
             self.near = Vec::new();
+            self.held = Vec::new();
             self.reference = g.b_to_a;
             self.base = g.b_to_a;
             self.shift = 0.0;
+            self.skin = g.skin();
             let mode = if seed { Mode::Seed } else { Mode::Refresh };
             self.walk(g, s, mode, 0.0, &mut rep);
             rep.refreshed = true;
             seeded = seed;
         } else {
             m = g.motion_since(&self.reference);
-            if m > f64::from(g.skin()) {
+            if m > f64::from(self.skin) {
+                // The held vetoes survive a refresh, moved to the new base.
+                let step = g.motion_since(&self.base);
+                let delta = step * (1.0 + 2.0 * MOTION_SLACK);
+                let d = (delta as f32) * (1.0 + REBASE_ROUNDING);
+                held::rebase(&mut self.held, d, REBASE_ROUNDING);
+                self.skin = skin::sized(g.skin(), step);
                 self.reference = g.b_to_a;
                 self.base = g.b_to_a;
                 self.shift = 0.0;
@@ -238,14 +253,24 @@ impl ActiveSet {
     /// real pair and every real contact has been found (Lemma 5.7): `hits` receives the
     /// flat contacts at this pose, each real pair checked once; `coarse` may receive
     /// estimates of surrogate pairs widened later (to be ignored).
+    ///
+    /// With `recheck_all` every active pair of the first pass is checked and no narrowing
+    /// veto is held (the diagnostic of [`ActiveSet::iterate`]: same contacts, cut and
+    /// counts of widenings and narrowings; more checks).
     pub fn settle(
         &mut self,
         g: &PairGeometry,
+        recheck_all: bool,
         s: &mut Scratch,
         hits: &mut Vec<TriContact>,
         coarse: &mut Vec<CoarseHit>,
     ) -> IterationReport {
-        self.settle_with(g, Pass::Certified, s, hits, coarse)
+        let first = if recheck_all {
+            Pass::All
+        } else {
+            Pass::Certified
+        };
+        self.settle_with(g, first, s, hits, coarse)
     }
 
     /// The pair-set query at the pose `g.b_to_a`: every real triangle pair within the

@@ -216,6 +216,7 @@ impl KeptSets {
         let (caches, seed, all) = (&self.caches, self.seed, self.recheck_all);
         let one = |ts: &mut ThreadScratch, (st, pair): (&mut PairState, &CandidatePair)| {
             let pass = match moved {
+                None if all => KeptPass::SettleRecheck,
                 None => KeptPass::Settle,
                 Some(moved) => {
                     let moved_b = match pair.b {

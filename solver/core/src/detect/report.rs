@@ -29,6 +29,9 @@ pub enum Search {
 pub enum KeptPass {
     /// Widen at the current pose until no surrogate pair is in contact (explicit step).
     Settle,
+    /// As `Settle`, checking every active pair and holding no narrowing veto (the
+    /// `recheck_all` diagnostic: certificates not used).
+    SettleRecheck,
     /// One multiscale Picard iteration.
     Iterate {
         /// New sets start from one full descent instead of the root pairs.

@@ -11,6 +11,7 @@ mod ellipsoid;
 mod explicit_kept;
 mod hertz;
 mod kernels;
+mod large_steps;
 mod motion;
 mod pair_set;
 mod patches;

@@ -52,6 +52,11 @@ impl ActiveSet {
         self.walk_due = false;
         while i < self.near.len() {
             s.batch.clear();
+            // Pairs apart at their last check whose certificate expired (after a large
+            // step, or with a wide skin) are mostly still apart: pre-screened where they
+            // are the majority of the batch (the pairs in contact, which the screen
+            // never rejects, pay for no screen otherwise).
+            let mut apart = 0;
             while i < self.near.len() && s.batch.len() < CHUNK {
                 let leaf = &mut self.near[i];
                 if pass == Pass::Fresh && leaf.state != Outcome::Unchecked {
@@ -91,13 +96,16 @@ impl ActiveSet {
                     count(a, b, &mut rep.stats);
                     let (t1, t2, margin) = pair_tris(g, s, a, b);
                     s.batch.push(&t1, &t2, margin, i as u32, a.real && b.real);
+                    apart += usize::from(leaf.state.idle());
                 }
                 i += 1;
             }
             if s.batch.is_empty() {
                 continue;
             }
+            s.prescreen = !self.keep_all && 2 * apart > s.batch.len();
             self.run_batch(g, m, s, hits, coarse, rep);
+            s.prescreen = false;
         }
     }
 
@@ -118,9 +126,11 @@ impl ActiveSet {
         if s.batch.is_empty() {
             return;
         }
-        let bs = s
-            .batch
-            .run(batch_kind(g.kernel), &batch_params(), &mut s.results);
+        let bs = s.batch.run(
+            batch_kind(g.kernel),
+            &batch_params(s.prescreen),
+            &mut s.results,
+        );
         rep.stats.fallbacks += bs.fallbacks;
         for (j, o) in s.results.iter().enumerate() {
             let Some(leaf) = self.near.get_mut(o.tag as usize) else {

@@ -93,6 +93,9 @@ pub struct Scratch {
     pub(super) stamp: Vec<u32>,
     pub(super) current: u32,
     pub(super) walk: Buffers,
+    /// The next batch of the check pass runs the separation pre-screen (most of its
+    /// pairs were apart at their last check, `check.rs`).
+    pub(super) prescreen: bool,
 }
 
 impl Scratch {

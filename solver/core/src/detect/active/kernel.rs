@@ -20,19 +20,25 @@ use msdem_tree::{LevelStats, TriContact, MAX_LEVELS};
 pub(super) const CHUNK: usize = 2048;
 
 /// Iterative-kernel settings of the check pass: the defaults (same iterations, `C` and
-/// regulariser as every other caller, hence the same results), except
+/// regulariser as every other caller, hence the same results), with
 ///
-/// * no separation pre-screen: a stored pair is checked only where its certificate does
-///   not already prove it separated, so in a later step the checked pairs are almost all
-///   real contacts, which the screen never rejects (on the §6.7 grid: 36 of 36 per pair);
-///   every kernel classifies a pair the screen would reject as separated
-///   ([`msdem_geom::kernel::screened_separated`]), so outcomes are unchanged;
+/// * the separation pre-screen where `prescreen`: for a batch of the check pass most of
+///   whose pairs were apart at their last check (`check.rs`; never in the event-driven
+///   pair-set query). A stored pair is checked where its certificate expired; in small
+///   steps these are almost all real contacts, which the screen never rejects (on the
+///   §6.7 grid 36 of 36 per pair; screening them cost 11 % of a grid step), but after a
+///   large step, or with the wide skin it brings (`skin.rs`), most are still apart: the
+///   screen answers them for a few separating axes instead of the exact kernel (the hopper
+///   at 10× the explicit `dt`, midpoint rule: CPU −20 %, docs/performance.md issue 19). Every
+///   kernel classifies a pair the screen rejects as separated
+///   ([`msdem_geom::kernel::screened_separated`]), so outcomes are unchanged; the
+///   screened pair's clearance comes from the screen's bound instead of the kernel's;
 /// * the AVX2 copy of the lanes where the CPU has it (bit-identical to the SSE2 path;
 ///   the kernel's default since its closed-form start made it the faster copy on every
 ///   stream measured, docs/performance.md "Per pair").
-pub(super) fn batch_params() -> IterativeParams {
+pub(super) fn batch_params(prescreen: bool) -> IterativeParams {
     IterativeParams {
-        prescreen: false,
+        prescreen,
         ..IterativeParams::default()
     }
 }
@@ -171,15 +177,15 @@ pub(super) fn classify(
     }
 }
 
-/// One unbatched surrogate check (narrowing attempts), counted in `stats`: the outcome
-/// and the triangles/margin it used.
+/// One unbatched surrogate check (narrowing attempts), counted in `stats`: the outcome,
+/// the triangles/margin it used and the computed distance of a contact (NaN otherwise).
 pub(super) fn check_single(
     g: &PairGeometry,
     cache: &mut Scratch,
     a: Element,
     b: Element,
     stats: &mut LevelStats,
-) -> (Outcome, (Tri, Tri, f32)) {
+) -> (Outcome, (Tri, Tri, f32), f32) {
     count(a, b, stats);
     let (t1, t2, margin) = pair_tris(g, cache, a, b);
     let r = match g.kernel {
@@ -190,6 +196,10 @@ pub(super) fn check_single(
             stats,
         ),
     };
+    let dist = match r {
+        KernelResult::Contact(c) => c.dist(),
+        _ => f32::NAN,
+    };
     let o = classify(g, a, b, r, &mut Vec::new(), &mut Vec::new());
-    (o, (t1, t2, margin))
+    (o, (t1, t2, margin), dist)
 }

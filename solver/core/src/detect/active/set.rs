@@ -4,6 +4,7 @@
 
 use super::direction::Expiry;
 use super::element::Leaf;
+use super::held::Held;
 use super::span::Span;
 use crate::detect::report::UpdateCounts;
 use msdem_geom::math::Iso3;
@@ -57,6 +58,9 @@ pub struct ActiveSet {
     /// Upper bound of B's motion from `reference` to `base` \[m\]: a pair is dropped
     /// from the stored ones only with a clearance beyond `skin + shift`.
     pub(super) shift: f32,
+    /// Skin of the certificates since the last refresh \[m\] (`skin.rs`): the refresh
+    /// is due when B moved more than it from `reference`.
+    pub(super) skin: f32,
     /// The first iteration of a step rebases the stored clearances.
     pub(super) rebase_due: bool,
     pub(super) initialised: bool,
@@ -68,6 +72,12 @@ pub struct ActiveSet {
     pub(super) vetoes: Vec<u64>,
     /// The cut must be walked after this iteration's checks.
     pub(super) walk_due: bool,
+    /// Narrowing vetoes held across steps by their parent's in-margin slack (`held.rs`).
+    pub(super) held: Held,
+    /// Held vetoes are used in this iteration (not in the `recheck_all` diagnostic nor in
+    /// the event-driven pair-set query); not serialised.
+    #[serde(skip)]
+    pub(super) hold: bool,
     /// Every active pair is stored, however far (the event-driven pair-set query,
     /// `events.rs`, which has no skin and no refresh); not serialised.
     #[serde(skip)]

@@ -137,7 +137,7 @@ impl ActiveSet {
                     ));
                 }
             }
-            let need = margin + clear.unwrap_or(g.skin() - self.shift);
+            let need = margin + clear.unwrap_or(self.skin - self.shift);
             if need <= margin {
                 continue;
             }
@@ -145,6 +145,24 @@ impl ActiveSet {
             if d < need * (1.0 - 1e-5) {
                 return Err(format!(
                     "pair ({x:?}, {y:?}) at distance {d} is certified beyond {need}"
+                ));
+            }
+        }
+        // Held narrowing vetoes (`held.rs`): the parent is within its margin less its
+        // slack at the base pose (up to the padding of the margin, which scales with the
+        // coordinates: 10⁻⁴ of the margin).
+        if !self.held.windows(2).all(|w| w[0].0 < w[1].0) {
+            return Err("held vetoes not sorted".into());
+        }
+        for &(k, slack) in &self.held {
+            let x = Element::unpack((k >> 32) as u32, 0);
+            let y = Element::unpack(k as u32, 0);
+            let (t1, t2, margin) = pair_tris(&at_reference, &mut s, x, y);
+            let d = triangle_triangle_exact(&t1, &t2).dist();
+            if d > (margin - slack) * (1.0 + 1e-5) + 1e-4 * margin {
+                return Err(format!(
+                    "held veto ({x:?}, {y:?}) at distance {d} is certified within {}",
+                    margin - slack
                 ));
             }
         }

@@ -4,7 +4,8 @@
 //! narrowing; see the parent module's docs). A widening/narrowing walk copies the
 //! subtrees that hold nothing to widen or narrow instead of regenerating them (`span.rs`).
 
-use super::certify::{certified, clearance_from, tight_clearance};
+use super::certify::{certified, clearance_from, slack, tight_clearance};
+use super::held::{self, Held};
 use super::kernel::{check_single, count, pair_tris};
 use msdem_geom::kernel::PairBatch;
 
@@ -52,6 +53,9 @@ struct Ctx<'s, 'g> {
     np: usize,
     memory: &'s mut Vec<u64>,
     vetoes: &'s mut Vec<u64>,
+    /// Narrowing vetoes held across steps (`held.rs`), used where `hold`.
+    held: &'s mut Held,
+    hold: bool,
     leaves: u32,
     rep: &'s mut IterationReport,
 }
@@ -289,10 +293,22 @@ fn unfolded(
     if !idle || !(all || any_new) || cx.vetoes.binary_search(&k).is_ok() {
         return false;
     }
-    let (o, (t1, t2, margin)) = check_single(cx.g, s, x, y, &mut cx.rep.stats);
-    if o != Outcome::Separated {
+    // A parent certainly still in contact is vetoed without its check (`held.rs`).
+    if cx.hold && held::holds(cx.held, k, cx.m) {
         insert_sorted(cx.vetoes, k);
         return false;
+    }
+    let (o, (t1, t2, margin), dist) = check_single(cx.g, s, x, y, &mut cx.rep.stats);
+    if o != Outcome::Separated {
+        insert_sorted(cx.vetoes, k);
+        if cx.hold {
+            let sl = slack(dist, cx.g.coord_bound, (&t1, &t2), margin, cx.m);
+            held::record(cx.held, k, sl);
+        }
+        return false;
+    }
+    if cx.hold {
+        held::forget(cx.held, k);
     }
     // The children are leaves: `k` is the last unfolded key written.
     buf.cut.pop();
@@ -350,7 +366,7 @@ impl ActiveSet {
             far: if self.keep_all {
                 f32::INFINITY
             } else {
-                g.skin() + self.shift
+                self.skin + self.shift
             },
             old: Old {
                 cut: &old_cut,
@@ -364,6 +380,8 @@ impl ActiveSet {
             np: 0,
             memory: &mut self.memory,
             vetoes: &mut self.vetoes,
+            held: &mut self.held,
+            hold: self.hold,
             leaves: 0,
             rep,
         };

@@ -233,8 +233,9 @@ pub fn process(
             kept.set
                 .iterate(&g, seed, recheck_all, &mut ts.active, hits, coarse_hits)
         }
-        KeptPass::Settle => {
-            let rep = kept.set.settle(&g, &mut ts.active, hits, coarse_hits);
+        KeptPass::Settle | KeptPass::SettleRecheck => {
+            let all = pass == KeptPass::SettleRecheck;
+            let rep = kept.set.settle(&g, all, &mut ts.active, hits, coarse_hits);
             // Estimates of surrogate pairs widened later in the same call.
             coarse_hits.clear();
             rep
