@@ -22,10 +22,18 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 /// Layout hashes of the single-record files (`run.msdem`, frames) per `FORMAT_VERSION`.
-const RECORD_LAYOUTS: &[(u32, &str)] = &[(
-    4,
-    "3a295760d66a1ee364e01ae2f0f2225e132357b9496fc81411838c7f0fb10f39",
-)];
+const RECORD_LAYOUTS: &[(u32, &str)] = &[
+    (
+        4,
+        "3a295760d66a1ee364e01ae2f0f2225e132357b9496fc81411838c7f0fb10f39",
+    ),
+    // 5: checkpoints carry the held narrowing vetoes and the skin; the frame and
+    // manifest records are unchanged.
+    (
+        5,
+        "3a295760d66a1ee364e01ae2f0f2225e132357b9496fc81411838c7f0fb10f39",
+    ),
+];
 
 /// Layout hashes of the streamed records (`stats.msdem`, `timings.msdem`, `lts.msdem`,
 /// `lts_timings.msdem`) per `STREAM_FORMAT_VERSION`.
