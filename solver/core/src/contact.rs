@@ -26,6 +26,7 @@ pub mod patch;
 pub mod rolling;
 pub mod smooth;
 pub mod stability;
+mod triangle_point;
 
 use crate::model::Other;
 use msdem_geom::math::Vec3;

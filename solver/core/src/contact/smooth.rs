@@ -259,7 +259,7 @@ pub fn searched_pair(pa: &PhongTri, pb: &PhongTri, r: &RawContact, margin: f64) 
     // (approximate gap, point on the searched side, its flat closest point on the other).
     let eval = |w: [f64; 3]| {
         let x = w[0] * ps.v[0] + w[1] * ps.v[1] + w[2] * ps.v[2];
-        let y = super::patch::closest_on_triangle(&x, &po.v[0], &po.v[1], &po.v[2]);
+        let y = super::triangle_point::closest_on_triangle(&x, &po.v[0], &po.v[1], &po.v[2]);
         let v = x - y;
         let d = v.norm();
         let dir = if d > TINY_DISTANCE * margin {
