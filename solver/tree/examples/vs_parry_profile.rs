@@ -2,8 +2,9 @@
 //! `cargo run --release -p msdem-tree --example vs_parry_profile -- POSE METHOD SECONDS`
 //! (`POSE`: a substring of `shapes pose`, e.g. `"noisy spheres 1,280 ax1 gap 3ε"`;
 //! `METHOD`: `hybrid`, `exact`, `boxed` (hybrid with node boxes), `pairs` (the pair-set
-//! query), `parry`), then prints the thread-CPU time per call.
-//! Spheres only, first approach axis (the bench's quick set).
+//! query), `grid` (the pair-set query on A's cell grid), `parry`), then prints the
+//! thread-CPU time per call. Spheres only, first approach axis (the bench's quick set),
+//! unless `VS_PARRY_FULL=1` (every axis and the shipped bunny: slower to prepare).
 
 #[allow(dead_code)]
 #[path = "../benches/vs_parry/mod.rs"]
@@ -11,7 +12,8 @@ mod vs_parry;
 
 use msdem_geom::kernel::KernelKind;
 use msdem_tree::{
-    find_contacts, find_contacts_boxed, find_pairs_boxed, LevelStats, Mode, NodeBoxes, Scratch,
+    find_contacts, find_contacts_boxed, find_pairs_boxed, find_pairs_grid, GridScratch, LevelStats,
+    Mode, NodeBoxes, Scratch,
 };
 
 fn main() {
@@ -21,7 +23,13 @@ fn main() {
         std::process::exit(2);
     }
     let secs: f64 = args[2].parse().unwrap_or(5.0);
-    let o = vs_parry::Options::parse(["--quick".to_string()].into_iter()).expect("options");
+    let full = std::env::var("VS_PARRY_FULL").is_ok_and(|v| v == "1");
+    let flags = if full {
+        vec![]
+    } else {
+        vec!["--quick".to_string()]
+    };
+    let o = vs_parry::Options::parse(flags.into_iter()).expect("options");
     let (cases, mut runs) = vs_parry::prepare(&o, &mut |_| {}).expect("cases");
     let Some(r) = runs
         .iter_mut()
@@ -31,12 +39,36 @@ fn main() {
         std::process::exit(2);
     };
     let c = &cases[r.case];
+    println!(
+        "{} {}: oracle misses / extras per variant {:?}; grid {:?} cells of {:.4} m, {} entries, {} KiB",
+        c.name,
+        r.label,
+        r.ours_wrong,
+        c.a.grid.cells(),
+        c.a.grid.cell_m(),
+        c.a.grid.entries(),
+        c.a.grid.heap_bytes() / 1024
+    );
     let eps = vs_parry::cases::EPS as f32;
     let (mut s, mut out, mut st) = (Scratch::new(), Vec::new(), LevelStats::default());
     let mut q = vs_parry::parry_side::Query::default();
     let (ba, bb) = (NodeBoxes::of(&c.a.tree), NodeBoxes::of(&c.b.tree));
     let mut pairs = Vec::new();
+    let mut gs = GridScratch::new();
     let mut f = || match args[1].as_str() {
+        "grid" => {
+            pairs.clear();
+            find_pairs_grid(
+                (&c.a.tree, &c.a.grid),
+                eps,
+                (&c.b.tree, &bb),
+                eps,
+                &r.iso,
+                &mut gs,
+                &mut pairs,
+                &mut st,
+            );
+        }
         "parry" => q.run(&r.pos12, &c.a.parry, &c.b.parry, 2.0 * eps, false),
         "pairs" => {
             pairs.clear();

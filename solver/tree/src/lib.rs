@@ -8,6 +8,8 @@
 //! * [`find_contacts`]: simultaneous descent of two trees (Alg. 5 / §5.4);
 //! * [`find_pairs_boxed`]: the pair-set query (the pairs within the margin, decided by
 //!   cheap bounds where they can, no closest points);
+//! * [`find_pairs_grid`]: the same pair set with A's triangles in a [`CellGrid`] and only
+//!   B's tree descended;
 //! * [`summary`]: per-level statistics printed by `treebuild`.
 //!
 //! Lengths in metres.
@@ -21,6 +23,7 @@ mod dist;
 pub mod error;
 mod fit;
 pub mod format;
+pub mod grid;
 mod kmeans;
 mod lanes;
 mod lbfgs;
@@ -41,6 +44,7 @@ pub mod validate;
 pub use build::{build_tree, build_tree_with_progress};
 pub use error::TreeError;
 pub use format::{decode_tree, encode_tree, load_tree, read_tree, write_tree};
+pub use grid::{find_pairs_grid, CellGrid, GridScratch};
 pub use node_box::NodeBoxes;
 pub use pairs::{find_pairs_boxed, TriPair};
 pub use params::BuildParams;

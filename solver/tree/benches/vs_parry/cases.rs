@@ -16,12 +16,17 @@ use super::oracle::{near_pairs, T64};
 use msdem_geom::math::{Iso3, Vec3};
 use msdem_mesh::generate::{icosphere, noise_sphere, NoiseSphere};
 use msdem_mesh::TriMesh;
-use msdem_tree::{build_tree, read_tree, write_tree, BuildParams, NodeBoxes, SurrogateTree};
+use msdem_tree::{
+    build_tree, read_tree, write_tree, BuildParams, CellGrid, NodeBoxes, SurrogateTree,
+};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// Halo width ε of both bodies \[m\].
 pub const EPS: f64 = 0.01;
+
+/// Cell edge of the bodies' grids, in mean triangle edges (`find_pairs_grid`).
+pub const GRID_CELL_EDGES: f32 = 1.0;
 
 /// One shape with everything each library precomputes.
 pub struct Body {
@@ -29,6 +34,8 @@ pub struct Body {
     pub tree: SurrogateTree,
     /// Its node boxes, axis-aligned and oriented (computed once, like parry's BVH).
     pub boxes: NodeBoxes,
+    /// Its cell grid (`find_pairs_grid`; computed once, like parry's BVH).
+    pub grid: CellGrid,
     /// parry's shape (BVH built).
     pub parry: parry3d::shape::TriMesh,
     /// Triangles in `f64` (the `f32` coordinates both libraries store, widened).
@@ -107,6 +114,7 @@ fn body(mesh: TriMesh, log: &mut dyn FnMut(String)) -> Result<Body, String> {
         .collect();
     Ok(Body {
         boxes: NodeBoxes::of(&tree),
+        grid: CellGrid::of(&tree, GRID_CELL_EDGES).map_err(|e| e.to_string())?,
         tree,
         parry,
         tris,
