@@ -114,7 +114,14 @@ fn body(mesh: TriMesh, log: &mut dyn FnMut(String)) -> Result<Body, String> {
         .collect();
     Ok(Body {
         boxes: NodeBoxes::of(&tree),
-        grid: CellGrid::of(&tree, GRID_CELL_EDGES).map_err(|e| e.to_string())?,
+        grid: CellGrid::of(
+            &tree,
+            std::env::var("GRID_CE")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(GRID_CELL_EDGES),
+        )
+        .map_err(|e| e.to_string())?,
         tree,
         parry,
         tris,

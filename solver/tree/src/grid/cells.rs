@@ -7,7 +7,7 @@
 //! would exceed the bound, the cells grow until it holds, so a 69,674-triangle scan costs
 //! a few MiB whatever is asked.
 //!
-//! **Exact indexing.** A coordinate's cell is `floor((x − lo) / h)` computed in `f32` and
+//! **Exact indexing.** A coordinate's cell is `⌊(x − lo)/h⌋` computed in `f32` and
 //! clamped into the grid: a monotone function of `x`, so two intervals that meet map to
 //! index ranges that meet, whatever the rounding. A triangle is listed in every cell of
 //! its box's index range; a query box meeting the triangle's box therefore shares a
@@ -48,6 +48,9 @@ pub struct CellGrid {
     pub(crate) sat: Vec<u32>,
     /// Box of each real triangle (soup order) \[m\]: lower, upper corner.
     pub(crate) tri_box: Vec<([f32; 3], [f32; 3])>,
+    /// Plane of each real triangle: unit normal and offset `n·c` \[m\] (`c` the
+    /// centroid); zero for a degenerate triangle (then it separates nothing).
+    pub(crate) plane: Vec<[f32; 4]>,
 }
 
 impl CellGrid {
@@ -121,7 +124,9 @@ impl CellGrid {
                     })
                     .sum();
                 if entries <= MAX_ENTRIES_PER_TRIANGLE * n_tri + 64 {
-                    return Ok(g.filled(tri_box, cells as usize, entries as usize));
+                    let mut g = g.filled(tri_box, cells as usize, entries as usize);
+                    g.plane = tris.iter().map(plane).collect();
+                    return Ok(g);
                 }
             }
             h *= 1.25;
@@ -146,6 +151,7 @@ impl CellGrid {
             tris: Vec::new(),
             sat: Vec::new(),
             tri_box: Vec::new(),
+            plane: Vec::new(),
         }
     }
 
@@ -220,8 +226,9 @@ impl CellGrid {
     #[inline]
     pub(crate) fn cell(&self, p: &[f32; 3]) -> [u32; 3] {
         [0, 1, 2].map(|k| {
-            let x = ((p[k] - self.lo[k]) * self.inv_h).floor();
-            // NaN and negative values go to cell 0 (`as` saturates), large ones to the last.
+            // Truncation is the floor for x ≥ 0; negative values and NaN go to cell 0
+            // (`as` saturates), large ones to the last: still monotone.
+            let x = (p[k] - self.lo[k]) * self.inv_h;
             (x as u32).min(self.n[k] - 1)
         })
     }
@@ -264,4 +271,24 @@ impl CellGrid {
     pub fn entries(&self) -> usize {
         self.tris.len()
     }
+}
+
+/// Unit normal and offset of a triangle's plane (computed in `f64`); zero when degenerate.
+fn plane(t: &msdem_geom::math::Tri) -> [f32; 4] {
+    let v = t.v.map(|p| p.map(f64::from));
+    let e1 = [0, 1, 2].map(|k| v[1][k] - v[0][k]);
+    let e2 = [0, 1, 2].map(|k| v[2][k] - v[0][k]);
+    let n = [
+        e1[1] * e2[2] - e1[2] * e2[1],
+        e1[2] * e2[0] - e1[0] * e2[2],
+        e1[0] * e2[1] - e1[1] * e2[0],
+    ];
+    let len = n.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if !(len > 0.0) {
+        return [0.0; 4];
+    }
+    let n = n.map(|x| x / len);
+    let c = [0, 1, 2].map(|k| (v[0][k] + v[1][k] + v[2][k]) / 3.0);
+    let d = n[0] * c[0] + n[1] * c[1] + n[2] * c[2];
+    [n[0] as f32, n[1] as f32, n[2] as f32, d as f32]
 }
