@@ -200,18 +200,34 @@ impl<T: Copy> PairBatch<T> {
     /// every pair; the pairs it cannot prove out are compacted into full lanes for the
     /// upper bounds.
     pub fn decide(&self, out: &mut Vec<Within>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            unsafe { self.decide_avx2(out) };
+            return;
+        }
+        self.decide_lanes(out);
+    }
+
+    /// [`PairBatch::decide`] compiled for AVX2: the same IEEE operations lane by lane (no
+    /// FMA contraction without fast-math), so bit-identical decisions.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    unsafe fn decide_avx2(&self, out: &mut Vec<Within>) {
+        self.decide_lanes(out);
+    }
+
+    /// The body of [`PairBatch::decide`].
+    #[inline(always)]
+    fn decide_lanes(&self, out: &mut Vec<Within>) {
         out.clear();
         let mut open = Lanes::<LANES>::zeroed();
         let mut index = [0usize; LANES];
         let mut n_open = 0;
-        let flush = |open: &Lanes<LANES>, index: &[usize], out: &mut Vec<Within>| {
-            let inn = upper_in(open);
-            for (l, &i) in index.iter().enumerate() {
-                if inn.0[l] {
-                    out[i] = Within::In;
-                }
-            }
-        };
         for (c, chunk) in self.lanes().iter().enumerate() {
             let n = (self.len() - c * LANES).min(LANES);
             let o = screen_lanes(chunk);
@@ -225,13 +241,24 @@ impl<T: Copy> PairBatch<T> {
                 index[n_open] = c * LANES + l;
                 n_open += 1;
                 if n_open == LANES {
-                    flush(&open, &index, out);
+                    flush_open(&open, &index, out);
                     n_open = 0;
                 }
             }
         }
         if n_open > 0 {
-            flush(&open, &index[..n_open], out);
+            flush_open(&open, &index[..n_open], out);
+        }
+    }
+}
+
+/// Marks "in" the open lanes whose upper bound proves it (`index`: their pairs).
+#[inline(always)]
+fn flush_open(open: &Lanes<LANES>, index: &[usize], out: &mut [Within]) {
+    let inn = upper_in(open);
+    for (l, &i) in index.iter().enumerate() {
+        if inn.0[l] {
+            out[i] = Within::In;
         }
     }
 }
