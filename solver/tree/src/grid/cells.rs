@@ -292,3 +292,50 @@ fn plane(t: &msdem_geom::math::Tri) -> [f32; 4] {
     let d = n[0] * c[0] + n[1] * c[1] + n[2] * c[2];
     [n[0] as f32, n[1] as f32, n[2] as f32, d as f32]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{build_tree, BuildParams};
+
+    /// The summed-volume table against summing the lists' lengths cell by cell, on every
+    /// block of a small grid; and every triangle listed in every cell its box meets.
+    #[test]
+    fn block_counts_equal_the_summed_list_lengths() {
+        let mesh = msdem_mesh::generate::icosphere(0.5, 2).expect("icosphere");
+        let t = build_tree(&mesh, [0; 32], &BuildParams::default()).expect("tree");
+        let g = CellGrid::of(&t, 1.5).expect("grid");
+        let [nx, ny, nz] = g.n;
+        assert!(nx > 2 && ny > 2 && nz > 2, "{:?}", g.n);
+        let len = |x: u32, y: u32, z: u32| {
+            let c = ((z * ny + y) * nx + x) as usize;
+            g.start[c + 1] - g.start[c]
+        };
+        for (x0, x1) in [(0, nx - 1), (1, 1), (0, 2), (nx - 2, nx - 1)] {
+            for (y0, y1) in [(0, ny - 1), (2, 2), (1, ny - 2)] {
+                for (z0, z1) in [(0, nz - 1), (0, 0), (1, 3)] {
+                    let mut sum = 0;
+                    for z in z0..=z1 {
+                        for y in y0..=y1 {
+                            for x in x0..=x1 {
+                                sum += len(x, y, z);
+                            }
+                        }
+                    }
+                    assert_eq!(g.block_count([x0, y0, z0], [x1, y1, z1]), sum);
+                }
+            }
+        }
+        for (i, b) in g.tri_box.iter().enumerate() {
+            let (i0, i1) = (g.cell(&b.0), g.cell(&b.1));
+            let mut seen = 0;
+            g.each_cell(i0, i1, |c| {
+                seen += usize::from(
+                    g.tris[g.start[c] as usize..g.start[c + 1] as usize].contains(&(i as u32)),
+                );
+            });
+            let want: u32 = (0..3).map(|k| i1[k] - i0[k] + 1).product();
+            assert_eq!(seen, want as usize, "triangle {i}");
+        }
+    }
+}
