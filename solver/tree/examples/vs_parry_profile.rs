@@ -1,7 +1,8 @@
 //! Loops one method of the `vs_parry` bench on one pose, for a profiler:
 //! `cargo run --release -p msdem-tree --example vs_parry_profile -- POSE METHOD SECONDS`
 //! (`POSE`: a substring of `shapes pose`, e.g. `"noisy spheres 1,280 ax1 gap 3ε"`;
-//! `METHOD`: `hybrid`, `exact`, `boxed` (hybrid with node boxes), `pairs` (the pair-set
+//! `METHOD`: one or several, comma-separated (interleaved, three rounds, medians):
+//! `hybrid`, `exact`, `boxed` (hybrid with node boxes), `pairs` (the pair-set
 //! query), `grid` (the pair-set query on A's cell grid), `parry`), then prints the
 //! thread-CPU time per call. Spheres only, first approach axis (the bench's quick set),
 //! unless `VS_PARRY_FULL=1` (every axis, and the shipped bunny for a `bunny` pose: slower
@@ -31,6 +32,7 @@ fn main() {
         vec!["--quick".to_string()]
     };
     let mut o = vs_parry::Options::parse(flags.into_iter()).expect("options");
+    o.reps = 0;
     if !args[0].contains("bunny") {
         o.mesh = None;
     }
@@ -54,93 +56,119 @@ fn main() {
         c.a.grid.heap_bytes() / 1024
     );
     let eps = vs_parry::cases::EPS as f32;
-    let (mut s, mut out, mut st) = (Scratch::new(), Vec::new(), LevelStats::default());
+    let (mut s, mut out) = (Scratch::new(), Vec::new());
     let mut q = vs_parry::parry_side::Query::default();
     let (ba, bb) = (NodeBoxes::of(&c.a.tree), NodeBoxes::of(&c.b.tree));
     let mut pairs = Vec::new();
     let mut gs = GridScratch::new();
-    let mut f = || match args[1].as_str() {
-        "grid" => {
-            pairs.clear();
-            find_pairs_grid(
-                (&c.a.tree, &c.a.grid),
-                eps,
-                (&c.b.tree, &bb),
-                eps,
-                &r.iso,
-                &mut gs,
-                &mut pairs,
-                &mut st,
-            );
-        }
-        "parry" => q.run(&r.pos12, &c.a.parry, &c.b.parry, 2.0 * eps, false),
-        "pairs" => {
-            pairs.clear();
-            find_pairs_boxed(
-                (&c.a.tree, &ba),
-                eps,
-                (&c.b.tree, &bb),
-                eps,
-                &r.iso,
-                &mut s,
-                &mut pairs,
-                &mut st,
-            );
-        }
-        "boxed" => {
-            out.clear();
-            find_contacts_boxed(
-                (&c.a.tree, &ba),
-                eps,
-                (&c.b.tree, &bb),
-                eps,
-                &r.iso,
-                KernelKind::Hybrid,
-                &mut s,
-                &mut out,
-                &mut st,
-            );
-        }
-        m => {
-            let k = if m == "exact" {
-                KernelKind::Exact
-            } else {
-                KernelKind::Hybrid
-            };
-            out.clear();
-            find_contacts(
-                &c.a.tree,
-                eps,
-                &c.b.tree,
-                eps,
-                &r.iso,
-                Mode::Hierarchy,
-                k,
-                &mut s,
-                &mut out,
-                &mut st,
-            );
-        }
+    // Runs one call; returns the number of pairs or contacts found.
+    let mut f = |method: &str, st: &mut LevelStats| -> usize {
+        pairs.clear();
+        out.clear();
+        match method {
+            "grid" => {
+                pairs.clear();
+                find_pairs_grid(
+                    (&c.a.tree, &c.a.grid),
+                    eps,
+                    (&c.b.tree, &bb),
+                    eps,
+                    &r.iso,
+                    &mut gs,
+                    &mut pairs,
+                    st,
+                );
+            }
+            "parry" => q.run(&r.pos12, &c.a.parry, &c.b.parry, 2.0 * eps, false),
+            "pairs" => {
+                pairs.clear();
+                find_pairs_boxed(
+                    (&c.a.tree, &ba),
+                    eps,
+                    (&c.b.tree, &bb),
+                    eps,
+                    &r.iso,
+                    &mut s,
+                    &mut pairs,
+                    st,
+                );
+            }
+            "boxed" => {
+                out.clear();
+                find_contacts_boxed(
+                    (&c.a.tree, &ba),
+                    eps,
+                    (&c.b.tree, &bb),
+                    eps,
+                    &r.iso,
+                    KernelKind::Hybrid,
+                    &mut s,
+                    &mut out,
+                    st,
+                );
+            }
+            m => {
+                let k = if m == "exact" {
+                    KernelKind::Exact
+                } else {
+                    KernelKind::Hybrid
+                };
+                out.clear();
+                find_contacts(
+                    &c.a.tree,
+                    eps,
+                    &c.b.tree,
+                    eps,
+                    &r.iso,
+                    Mode::Hierarchy,
+                    k,
+                    &mut s,
+                    &mut out,
+                    st,
+                );
+            }
+        };
+        out.len().max(pairs.len())
     };
-    let t0 = vs_parry::timing::thread_cpu_ns();
-    let mut n = 0u64;
-    // Calls in blocks of 64 between clock reads (a read costs ≈ 0.5 µs: far poses).
-    while (vs_parry::timing::thread_cpu_ns() - t0) as f64 * 1e-9 < secs {
-        for _ in 0..64 {
-            f();
+    // Methods interleaved: three rounds of each, `SECONDS / 3` per method and round.
+    let methods: Vec<&str> = args[1].split(',').collect();
+    let mut per_call = vec![Vec::new(); methods.len()];
+    for round in 0..3 {
+        for (i, m) in methods.iter().enumerate() {
+            let mut st = LevelStats::default();
+            let t = vs_parry::timing::thread_cpu_ns();
+            let found = f(m, &mut st);
+            // Calls in blocks between clock reads (a read costs ≈ 0.5 µs: far poses).
+            let block = if vs_parry::timing::thread_cpu_ns() - t < 10_000 {
+                64
+            } else {
+                1
+            };
+            let t0 = vs_parry::timing::thread_cpu_ns();
+            let mut n = 0u64;
+            while (vs_parry::timing::thread_cpu_ns() - t0) as f64 * 1e-9 < secs / 3.0 {
+                for _ in 0..block {
+                    f(m, &mut st);
+                }
+                n += block;
+            }
+            let per = (vs_parry::timing::thread_cpu_ns() - t0) as f64 / n as f64;
+            per_call[i].push(per);
+            println!("round {round} {m}: {n} calls, {:.3} µs per call", per / 1e3);
+            if *m != "parry" && round == 0 {
+                let k = |x: u64| x / (n + 1);
+                println!(
+                    "  per call: checks per level {:?}, fine {}, fallbacks {}, contacts {}",
+                    st.checks.map(k),
+                    k(st.fine),
+                    k(st.fallbacks),
+                    found
+                );
+            }
         }
-        n += 64;
     }
-    let per = (vs_parry::timing::thread_cpu_ns() - t0) as f64 / n as f64;
-    println!("{} calls, {:.3} µs per call", n, per / 1e3);
-    if args[1] != "parry" {
-        let k = |x: u64| x / n;
-        println!(
-            "per call: checks per level {:?}, fine {}, fallbacks {}, contacts {}",
-            st.checks.map(k),
-            k(st.fine),
-            k(st.fallbacks),
-            out.len().max(pairs.len())
-        );
+    for (m, v) in methods.iter().zip(&mut per_call) {
+        v.sort_by(f64::total_cmp);
+        println!("{m}: median {:.3} µs per call", v[1] / 1e3);
     }
 }

@@ -2,8 +2,9 @@
 //! within the margin `ε_a + ε_b`, with A's triangles indexed by a [`CellGrid`] built once
 //! per body instead of A's tree being descended.
 //!
-//! 1. Root test: B's root node box, posed into A's frame, against A's grid box (what a far
-//!    pose costs; nothing is cleared or allocated before it).
+//! 1. Root tests: B's root node box, posed into A's frame, against A's grid box, then the
+//!    two roots' spheres (`screen.rs`) — what a far pose costs; nothing is cleared or
+//!    allocated before them.
 //! 2. B's tree is descended top-down (node boxes, [`NodeBoxes`]); each node's box, posed
 //!    into A's frame (`|R|·extent`, `node_box.rs`) and grown by the margin, is dropped when
 //!    it misses A's box or when A's summed-volume table says its block of cells lists no
@@ -25,8 +26,9 @@
 //! is always a candidate, and the kernels decide it as the tree query does.
 
 use super::cells::CellGrid;
-use crate::node_box::{boxes_apart, posed_by, Aabb, NodeBoxes};
+use crate::node_box::{Aabb, NodeBoxes};
 use crate::pairs::TriPair;
+use crate::screen::roots_apart;
 use crate::traverse::LevelStats;
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{
@@ -163,18 +165,21 @@ pub fn find_pairs_grid(
 ) {
     let margin = eps_a + eps_b;
     let g_box: Aabb = (grid.lo, grid.hi);
-    let rot = b_to_a.rotation.to_rotation_matrix().into_inner();
     let boxed = boxes_b.boxes.len() == b.nodes.len() && !b.nodes.is_empty();
-    if boxed && boxes_apart(&g_box, &posed_by(&boxes_b.boxes[0], b_to_a, &rot), margin) {
-        return;
-    }
-    if grid.tri_box.is_empty() || b.nodes.is_empty() {
-        return;
-    }
     let slack = |m: f32| margin + 1e-5 * (margin + grid.mag.max(m));
+    let rot = b_to_a.rotation.to_rotation_matrix().into_inner();
     let rm = [0, 1, 2].map(|k| [rot[(k, 0)], rot[(k, 1)], rot[(k, 2)]]);
     let tv = b_to_a.translation.vector;
     let tr = [tv.x, tv.y, tv.z];
+    if boxed {
+        let bx = posed_m(&boxes_b.boxes[0], &rm, &tr);
+        if !meet(&grown(&bx, slack(mag(&bx))), &g_box) {
+            return;
+        }
+    }
+    if grid.tri_box.is_empty() || b.nodes.is_empty() || roots_apart(a, eps_a, b, eps_b, b_to_a) {
+        return;
+    }
     s.fine.clear();
     s.tags.clear();
     s.stack.clear();
