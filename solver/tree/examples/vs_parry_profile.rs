@@ -69,7 +69,7 @@ fn main() {
             "grid" => {
                 pairs.clear();
                 find_pairs_grid(
-                    (&c.a.tree, &c.a.grid),
+                    (&c.a.tree, &ba, &c.a.grid),
                     eps,
                     (&c.b.tree, &bb),
                     eps,

@@ -92,7 +92,7 @@ fn same_as_tree_query(
             &mut st,
         );
         find_pairs_grid(
-            (a, &grid),
+            (a, &ba, &grid),
             EPS,
             (b, &bb),
             EPS,
@@ -102,7 +102,7 @@ fn same_as_tree_query(
             &mut st,
         );
         find_pairs_grid(
-            (a, &grid),
+            (a, &ba, &grid),
             EPS,
             (b, &bb),
             EPS,
@@ -153,13 +153,13 @@ fn grid_query_equals_the_tree_query_on_icospheres_near_touching() {
 }
 
 /// Against every real pair's exact distance, for cell sizes from a quarter of the mean
-/// edge to one cell for the whole body (grids of other trees: none; boxes of another
-/// tree: ignored, every B triangle listed).
+/// edge to one cell for the whole body, with and without the node boxes (without B's,
+/// every B triangle is listed).
 #[test]
 fn grid_query_equals_brute_force_on_small_meshes_at_any_cell_size() {
     let (a, b) = (noisy(1, 7, 1.2), ico(1));
     let (ra, rb) = (a.real_count(), b.real_count());
-    let bb = NodeBoxes::of(&b);
+    let (ba, bb, none) = (NodeBoxes::of(&a), NodeBoxes::of(&b), NodeBoxes::default());
     let margin = f64::from(2.0 * EPS);
     let mut gs = GridScratch::new();
     let mut got = Vec::new();
@@ -184,10 +184,10 @@ fn grid_query_equals_brute_force_on_small_meshes_at_any_cell_size() {
         }
         touching += usize::from(!near.is_empty());
         for (g, grid) in grids.iter().enumerate() {
-            for boxes in [&bb, &NodeBoxes::default()] {
+            for (boxes_a, boxes) in [(&ba, &bb), (&none, &none), (&ba, &none)] {
                 got.clear();
                 find_pairs_grid(
-                    (&a, grid),
+                    (&a, boxes_a, grid),
                     EPS,
                     (&b, boxes),
                     EPS,

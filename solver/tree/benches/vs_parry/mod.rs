@@ -145,7 +145,7 @@ fn ours_grid(
     let mut st = LevelStats::default();
     let e = EPS as f32;
     out.clear();
-    let (a, b) = ((&c.a.tree, &c.a.grid), (&c.b.tree, &c.b.boxes));
+    let (a, b) = ((&c.a.tree, &c.a.boxes, &c.a.grid), (&c.b.tree, &c.b.boxes));
     find_pairs_grid(a, e, b, e, iso, s, out, &mut st);
     st.fine
 }

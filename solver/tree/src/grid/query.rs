@@ -4,7 +4,8 @@
 //!
 //! 1. Root tests: B's root node box, posed into A's frame, against A's grid box, then the
 //!    two roots' spheres (`screen.rs`) — what a far pose costs; nothing is cleared or
-//!    allocated before them.
+//!    allocated before them — and the support screen along the centre line
+//!    (`support.rs`, as the tree query: it proves most gap-3ε poses apart).
 //! 2. B's tree is descended top-down (node boxes, [`NodeBoxes`]); each node's box, posed
 //!    into A's frame (`|R|·extent`, `node_box.rs`) and grown by the margin, is dropped when
 //!    it misses A's box or when A's summed-volume table says its block of cells lists no
@@ -29,6 +30,7 @@ use super::cells::CellGrid;
 use crate::node_box::{Aabb, NodeBoxes};
 use crate::pairs::TriPair;
 use crate::screen::roots_apart;
+use crate::support::supports_apart;
 use crate::traverse::LevelStats;
 use crate::tree::SurrogateTree;
 use msdem_geom::kernel::{
@@ -45,6 +47,8 @@ pub struct GridScratch {
     stack: Vec<u32>,
     /// A's triangles near the current B leaf (or triangle).
     near: Vec<u32>,
+    /// Those of them whose box and plane pass against the current B triangle.
+    cand: Vec<u32>,
     stamp: Vec<u32>,
     cur: u32,
     fine: PairBatch<u32>,
@@ -146,15 +150,16 @@ fn posed_m(b: &Aabb, r: &[[f64; 3]; 3], t: &[f64; 3]) -> Aabb {
 /// Appends to `out` every pair of real triangles of `a` (halo `eps_a` \[m\]; `grid` must be
 /// [`CellGrid::of`] that tree) and `b` (halo `eps_b` \[m\]), B posed by `b_to_a` (B's mesh
 /// frame → A's), whose distance is at most `eps_a + eps_b`: the set
-/// [`crate::find_pairs_boxed`] returns (soup indices; another order). `boxes_b` should be
-/// [`NodeBoxes::of`] B's tree; boxes of another tree (a length mismatch) are ignored and
+/// [`crate::find_pairs_boxed`] returns (soup indices; another order). `boxes_a` and
+/// `boxes_b` should be [`NodeBoxes::of`] the two trees; boxes of another tree (a length
+/// mismatch) are ignored: without A's the root support screen is skipped, without B's
 /// every B triangle is listed against the grid (the same pairs, more work). Candidate
 /// pairs are counted in `stats.fine` and `stats.checks[0]`, those the decision kernel
 /// proves out in `stats.checks[1]`, those it leaves to the hybrid kernel in
 /// `stats.checks[2]`, hybrid fallbacks in `stats.fallbacks`.
 #[allow(clippy::too_many_arguments)]
 pub fn find_pairs_grid(
-    (a, grid): (&SurrogateTree, &CellGrid),
+    (a, boxes_a, grid): (&SurrogateTree, &NodeBoxes, &CellGrid),
     eps_a: f32,
     (b, boxes_b): (&SurrogateTree, &NodeBoxes),
     eps_b: f32,
@@ -179,6 +184,13 @@ pub fn find_pairs_grid(
     }
     if grid.tri_box.is_empty() || b.nodes.is_empty() || roots_apart(a, eps_a, b, eps_b, b_to_a) {
         return;
+    }
+    let a_boxed = boxes_a.boxes.len() == a.nodes.len() && !a.nodes.is_empty();
+    if boxed && a_boxed {
+        let st = &mut s.stack;
+        if supports_apart((a, boxes_a), eps_a, (b, boxes_b), eps_b, b_to_a, st) {
+            return;
+        }
     }
     s.fine.clear();
     s.tags.clear();
@@ -228,14 +240,19 @@ pub fn find_pairs_grid(
             let nb = plane_of(&t);
             // Slack of the plane tests: the box's (B's vertices lie in `q`).
             let mp = slack(mag(&q));
+            // Branch-free filter (box, A's plane) into `cand`, then B's plane on the few
+            // left: the outcomes vary pair by pair, so branches would be mispredicted.
+            s.cand.resize(s.near.len(), 0);
+            let mut k = 0;
             for j in 0..s.near.len() {
                 let ia = s.near[j];
-                if !meet(&grid.tri_box[ia as usize], &q) {
-                    continue;
-                }
-                if beyond(&grid.plane[ia as usize], &t, mp) {
-                    continue;
-                }
+                let keep = meet(&grid.tri_box[ia as usize], &q)
+                    & !beyond(&grid.plane[ia as usize], &t, mp);
+                s.cand[k] = ia;
+                k += usize::from(keep);
+            }
+            for j in 0..k {
+                let ia = s.cand[j];
                 let Some(ta) = a.soup.get(ia as usize) else {
                     continue;
                 };
@@ -280,15 +297,17 @@ fn plane_of(t: &Tri) -> [f32; 4] {
 fn beyond(plane: &[f32; 4], t: &Tri, m: f32) -> bool {
     let s =
         t.v.map(|v| plane[0] * v[0] + plane[1] * v[1] + plane[2] * v[2] - plane[3]);
-    (s[0] > m && s[1] > m && s[2] > m) || (s[0] < -m && s[1] < -m && s[2] < -m)
+    ((s[0] > m) & (s[1] > m) & (s[2] > m)) | ((s[0] < -m) & (s[1] < -m) & (s[2] < -m))
 }
 
 /// Lists into `s.near` A's triangles whose boxes meet box `q` (each once).
 fn list(grid: &CellGrid, q: &Aabb, s: &mut GridScratch) {
-    s.near.clear();
     let (i0, i1) = (grid.cell(&q.0), grid.cell(&q.1));
+    // At most the block's entries (the summed-volume table): written branch-free.
+    s.near.resize(grid.block_count(i0, i1) as usize, 0);
     let stamp = s.next_stamp(grid.tri_box.len());
     let [nx, ny, _] = grid.n.map(|x| x as usize);
+    let mut k = 0;
     for z in i0[2]..=i1[2] {
         for y in i0[1]..=i1[1] {
             let row = (z as usize * ny + y as usize) * nx;
@@ -296,15 +315,16 @@ fn list(grid: &CellGrid, q: &Aabb, s: &mut GridScratch) {
             let (l0, l1) = (grid.start[c0] as usize, grid.start[c1] as usize);
             for &ia in &grid.tris[l0..l1] {
                 let sa = &mut s.stamp[ia as usize];
-                if *sa != stamp {
-                    *sa = stamp;
-                    if meet(&grid.tri_box[ia as usize], q) {
-                        s.near.push(ia);
-                    }
+                let fresh = *sa != stamp;
+                *sa = stamp;
+                if let Some(slot) = s.near.get_mut(k) {
+                    *slot = ia;
                 }
+                k += usize::from(fresh & meet(&grid.tri_box[ia as usize], q));
             }
         }
     }
+    s.near.truncate(k);
 }
 
 /// Decides the queued candidates (decision kernel, then the hybrid kernel on the
