@@ -240,18 +240,23 @@ pub fn find_pairs_grid(
             let nb = plane_of(&t);
             // Slack of the plane tests: the box's (B's vertices lie in `q`).
             let mp = slack(mag(&q));
-            // Branch-free filter (box, A's plane) into `cand`, then B's plane on the few
-            // left: the outcomes vary pair by pair, so branches would be mispredicted.
+            // Branch-free filters (box, then A's plane on the survivors) compacting into
+            // `cand`, then B's plane on the few left: the outcomes vary pair by pair, so
+            // branches would be mispredicted.
             s.cand.resize(s.near.len(), 0);
             let mut k = 0;
             for j in 0..s.near.len() {
                 let ia = s.near[j];
-                let keep = meet(&grid.tri_box[ia as usize], &q)
-                    & !beyond(&grid.plane[ia as usize], &t, mp);
                 s.cand[k] = ia;
-                k += usize::from(keep);
+                k += usize::from(meet(&grid.tri_box[ia as usize], &q));
             }
+            let mut kept = 0;
             for j in 0..k {
+                let ia = s.cand[j];
+                s.cand[kept] = ia;
+                kept += usize::from(!beyond(&grid.plane[ia as usize], &t, mp));
+            }
+            for j in 0..kept {
                 let ia = s.cand[j];
                 let Some(ta) = a.soup.get(ia as usize) else {
                     continue;
