@@ -78,15 +78,15 @@ impl CellGrid {
         for (i, t) in tris.iter().enumerate() {
             let mut b = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
             for v in &t.v {
-                for k in 0..3 {
-                    if !v[k].is_finite() {
+                for (k, &x) in v.iter().enumerate() {
+                    if !x.is_finite() {
                         return Err(TreeError::NonFinite {
                             triangle: tree.source.get(i).map_or(i, |&s| s as usize),
-                            value: v[k].into(),
+                            value: x.into(),
                         });
                     }
-                    b.0[k] = b.0[k].min(v[k]);
-                    b.1[k] = b.1[k].max(v[k]);
+                    b.0[k] = b.0[k].min(x);
+                    b.1[k] = b.1[k].max(x);
                 }
             }
             for j in 0..3 {
@@ -284,7 +284,7 @@ fn plane(t: &msdem_geom::math::Tri) -> [f32; 4] {
         e1[0] * e2[1] - e1[1] * e2[0],
     ];
     let len = n.iter().map(|x| x * x).sum::<f64>().sqrt();
-    if !(len > 0.0) {
+    if len.is_nan() || len <= 0.0 {
         return [0.0; 4];
     }
     let n = n.map(|x| x / len);

@@ -287,7 +287,7 @@ fn plane_of(t: &Tri) -> [f32; 4] {
         e1[0] * e2[1] - e1[1] * e2[0],
     ];
     let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-    if !(len > 0.0) {
+    if len.is_nan() || len <= 0.0 {
         return [0.0; 4];
     }
     let n = n.map(|x| x / len);
