@@ -168,20 +168,69 @@ pub fn find_pairs_grid(
     out: &mut Vec<TriPair>,
     stats: &mut LevelStats,
 ) {
+    // The far pose's whole cost: the root box test, before anything else is set up.
     let margin = eps_a + eps_b;
-    let g_box: Aabb = (grid.lo, grid.hi);
-    let boxed = boxes_b.boxes.len() == b.nodes.len() && !b.nodes.is_empty();
-    let slack = |m: f32| margin + 1e-5 * (margin + grid.mag.max(m));
     let rot = b_to_a.rotation.to_rotation_matrix().into_inner();
     let rm = [0, 1, 2].map(|k| [rot[(k, 0)], rot[(k, 1)], rot[(k, 2)]]);
     let tv = b_to_a.translation.vector;
     let tr = [tv.x, tv.y, tv.z];
+    let boxed = boxes_b.boxes.len() == b.nodes.len() && !b.nodes.is_empty();
     if boxed {
         let bx = posed_m(&boxes_b.boxes[0], &rm, &tr);
-        if !meet(&grown(&bx, slack(mag(&bx))), &g_box) {
+        let m = margin + 1e-5 * (margin + grid.mag.max(mag(&bx)));
+        if !meet(&grown(&bx, m), &(grid.lo, grid.hi)) {
             return;
         }
     }
+    let pose = Posed {
+        b_to_a,
+        rm,
+        tr,
+        boxed,
+    };
+    near_b(
+        (a, boxes_a, grid),
+        eps_a,
+        (b, boxes_b),
+        eps_b,
+        &pose,
+        s,
+        out,
+        stats,
+    );
+}
+
+/// B's pose in A's frame: the isometry, its rotation matrix (rows) and translation, and
+/// whether B's node boxes are B's.
+struct Posed<'a> {
+    b_to_a: &'a Iso3,
+    rm: [[f64; 3]; 3],
+    tr: [f64; 3],
+    boxed: bool,
+}
+
+/// [`find_pairs_grid`] past the root box test.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn near_b(
+    (a, boxes_a, grid): (&SurrogateTree, &NodeBoxes, &CellGrid),
+    eps_a: f32,
+    (b, boxes_b): (&SurrogateTree, &NodeBoxes),
+    eps_b: f32,
+    pose: &Posed,
+    s: &mut GridScratch,
+    out: &mut Vec<TriPair>,
+    stats: &mut LevelStats,
+) {
+    let Posed {
+        b_to_a,
+        rm,
+        tr,
+        boxed,
+    } = *pose;
+    let margin = eps_a + eps_b;
+    let g_box: Aabb = (grid.lo, grid.hi);
+    let slack = |m: f32| margin + 1e-5 * (margin + grid.mag.max(m));
     if grid.tri_box.is_empty() || b.nodes.is_empty() || roots_apart(a, eps_a, b, eps_b, b_to_a) {
         return;
     }
