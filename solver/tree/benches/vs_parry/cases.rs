@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 /// Halo width ε of both bodies \[m\].
 pub const EPS: f64 = 0.01;
 
-/// Cell edge of the bodies' grids, in mean triangle edges (`find_pairs_grid`).
+/// Cell edge of the bodies' grids, in mean triangle edges (`find_pairs_grid`); the
+/// environment variable `VS_PARRY_GRID_CELL_EDGES` overrides it (to measure other sizes).
 pub const GRID_CELL_EDGES: f32 = 1.0;
 
 /// One shape with everything each library precomputes.
@@ -116,7 +117,7 @@ fn body(mesh: TriMesh, log: &mut dyn FnMut(String)) -> Result<Body, String> {
         boxes: NodeBoxes::of(&tree),
         grid: CellGrid::of(
             &tree,
-            std::env::var("GRID_CE")
+            std::env::var("VS_PARRY_GRID_CELL_EDGES")
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(GRID_CELL_EDGES),

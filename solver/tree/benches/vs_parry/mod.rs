@@ -10,7 +10,10 @@
 //!   shape like parry's BVH);
 //! * ours, pair-set query: [`find_pairs_boxed`] (hybrid kernel, node boxes, the decision
 //!   kernel first on every real–real pair): the question itself, the pairs within
-//!   the margin without closest points; the ratio of the last line uses it;
+//!   the margin without closest points;
+//! * ours, pair-set query on a cell grid: [`find_pairs_grid`] (A's triangles in a
+//!   [`msdem_tree::CellGrid`] built once per shape, only B's tree descended): the same
+//!   pairs by another route;
 //! * parry: `contact_manifolds` on prebuilt `TriMesh` shapes with a persistent workspace
 //!   and manifold vector per pose (and, for reference, fresh ones per call).
 //!

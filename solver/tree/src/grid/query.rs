@@ -156,7 +156,9 @@ fn posed_m(b: &Aabb, r: &[[f64; 3]; 3], t: &[f64; 3]) -> Aabb {
 /// every B triangle is listed against the grid (the same pairs, more work). Candidate
 /// pairs are counted in `stats.fine` and `stats.checks[0]`, those the decision kernel
 /// proves out in `stats.checks[1]`, those it leaves to the hybrid kernel in
-/// `stats.checks[2]`, hybrid fallbacks in `stats.fallbacks`.
+/// `stats.checks[2]`; B's nodes visited in `checks[3]`, B leaves listed in `checks[4]`,
+/// the A triangles listed for them in `checks[5]`, B triangles transformed in
+/// `checks[6]`; hybrid fallbacks in `stats.fallbacks`.
 #[allow(clippy::too_many_arguments)]
 pub fn find_pairs_grid(
     (a, boxes_a, grid): (&SurrogateTree, &NodeBoxes, &CellGrid),
