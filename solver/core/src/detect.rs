@@ -32,6 +32,7 @@ mod report;
 mod roots;
 mod sides;
 
+pub use active::BaseSkin;
 pub use mesh_mesh::{fine_contacts, kernel_kind, traverse_mode, tree_normals, PairSides};
 pub use report::{Detection, KeptPass, Search, UpdateCounts};
 
@@ -328,6 +329,19 @@ impl Detector {
     /// decides the outcome. The results are the same either way; only the counts differ.
     pub fn set_recheck_all(&mut self, on: bool) {
         self.kept.recheck_all = on;
+    }
+
+    /// Sets the base skin of the kept sets' certificates (the setting of the sets' user:
+    /// the explicit integrator sets [`BaseSkin::EXPLICIT`] before each detection; the
+    /// implicit detection keeps [`BaseSkin::DEFAULT`]). The contacts do not depend on it;
+    /// a set adopts it at its next refresh.
+    pub fn set_skin(&mut self, skin: BaseSkin) {
+        self.kept.set_skin(skin);
+    }
+
+    /// The base skin of the kept sets' certificates.
+    pub fn skin(&self) -> BaseSkin {
+        self.kept.skin()
     }
 
     /// Number of active element pairs of the kept sets, over all particle pairs.

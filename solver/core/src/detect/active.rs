@@ -25,7 +25,8 @@
 //! the computed distance with `M`. So such a pair is *skipped* — counted as skipped, not
 //! as a check — with exactly the outcome a re-check gives, and every iteration's contacts,
 //! coarse estimates, widenings and narrowings equal those of re-checking every active
-//! pair. Pairs whose clearance exceeds the *skin* `κ·(ε_a + ε_b)` at the reference pose
+//! pair. Pairs whose clearance exceeds the *skin* `κ·(ε_a + ε_b)` (κ the base skin chosen by
+//! the set's user, [`BaseSkin`]) at the reference pose
 //! are not stored at all ("far"); when `m` exceeds the skin, every active pair gets a new
 //! clearance at the current pose, which becomes the new reference (a refresh), and the
 //! skin is widened to the last step's motion (`skin.rs`). Real–real
@@ -98,6 +99,7 @@ use element::Leaf;
 pub use events::EventSet;
 pub use geometry::{CoarseHit, PairGeometry, Scratch};
 pub use set::{ActiveSet, IterationReport};
+pub use skin::BaseSkin;
 
 use certify::MOTION_SLACK;
 

@@ -5,6 +5,7 @@
 //! [`super::mesh_mesh`] and one arm per pair of kinds here; the existing pair code does
 //! not change.
 
+use super::active::BaseSkin;
 use super::broad::CandidatePair;
 use super::mesh_mesh::events::MeshEvents;
 use super::mesh_mesh::kept::{MeshPair, MeshScratch, TreeCache};
@@ -141,6 +142,17 @@ impl KeptCaches {
     /// Brings the caches in line with `model`.
     pub fn update(&mut self, model: &Model) {
         self.mesh.update(model);
+    }
+
+    /// Sets the base skin of the certificates of the sets processed with these caches
+    /// (the setting of the sets' user; [`BaseSkin::DEFAULT`] until set).
+    pub fn set_skin(&mut self, skin: BaseSkin) {
+        self.mesh.skin = skin;
+    }
+
+    /// The base skin of the certificates.
+    pub fn skin(&self) -> BaseSkin {
+        self.mesh.skin
     }
 }
 

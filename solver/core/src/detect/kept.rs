@@ -5,6 +5,7 @@
 //! counters are integer sums and contacts are read back in pair order: deterministic for
 //! any thread count).
 
+use super::active::BaseSkin;
 use super::broad::CandidatePair;
 use super::dispatch::{kept_pair, validate_pair, KeptCaches, KeptPair, KeptScratches};
 use super::report::{Detection, KeptPass};
@@ -262,6 +263,16 @@ impl KeptSets {
             coarse.extend_from_slice(&st.coarse);
         }
         out
+    }
+
+    /// Sets the base skin of the sets' certificates ([`super::Detector::set_skin`]).
+    pub fn set_skin(&mut self, skin: BaseSkin) {
+        self.caches.set_skin(skin);
+    }
+
+    /// The base skin of the sets' certificates.
+    pub fn skin(&self) -> BaseSkin {
+        self.caches.skin()
     }
 
     /// Lines the pair states up with the new candidate pairs, keeping the state of every

@@ -5,7 +5,7 @@
 use super::buffers::Buffers;
 use super::certify::motion;
 use super::element::Element;
-use super::set::SKIN;
+use super::skin::BaseSkin;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
 use msdem_tree::SurrogateTree;
@@ -48,6 +48,8 @@ pub struct PairGeometry<'a> {
     /// allowance of the certificates (`certify.rs`); infinite if unknown (each pair's own
     /// largest coordinate is used then).
     pub coord_bound: f32,
+    /// Base skin of the certificates, relative to `ε_a + ε_b` (chosen by the set's user).
+    pub skin: BaseSkin,
 }
 
 impl PairGeometry<'_> {
@@ -79,7 +81,7 @@ impl PairGeometry<'_> {
 
     /// Skin of the certificates \[m\].
     pub(super) fn skin(&self) -> f32 {
-        SKIN * (self.eps_a + self.eps_b)
+        self.skin.factor() * (self.eps_a + self.eps_b)
     }
 }
 

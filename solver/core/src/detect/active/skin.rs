@@ -4,9 +4,10 @@
 //! Pairs certified beyond the skin at the reference pose are not stored, and the set is
 //! refreshed — every active pair regenerated and screened at the current pose, then every
 //! idle sibling group offered for narrowing — once B moved more than the skin from the
-//! reference (see the parent module's docs). The base skin `κ·(ε_a + ε_b)`
-//! ([`super::set::SKIN`]) suits explicit steps, where B moves a small fraction of it per
-//! step. After a step ten times longer a moving pair has left its skin at every detection,
+//! reference (see the parent module's docs). The base skin `κ·(ε_a + ε_b)` is a setting
+//! of the set chosen by its user ([`BaseSkin`]): [`BaseSkin::DEFAULT`] (κ = 0.25) for the
+//! implicit detection and the pair-set queries, [`BaseSkin::EXPLICIT`] for the explicit
+//! step, where B moves a small fraction of it per step. After a step ten times longer a moving pair has left its skin at every detection,
 //! so every detection pays a refresh: on the hopper at 10× the explicit `dt` (midpoint
 //! rule, first second) 14 of 25 candidate pairs refreshed per detection, and the walks
 //! were 57 % of the implicit run's detection time against the kernel calls' 28 %.
@@ -21,6 +22,46 @@
 //! pose is checked): contacts, widenings and narrowings within a refresh period are those
 //! of checking every pair, and a refresh schedule changes only the cut's narrowings and
 //! the check counts, never a contact (Lemma 5.7).
+
+/// The base skin κ of a set's certificates, relative to the pair's margin `ε_a + ε_b`
+/// [-] (see the module docs): larger stores more certified pairs and refreshes less
+/// often; the contacts are the same for any value (Lemma 5.7).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BaseSkin(f32);
+
+impl BaseSkin {
+    /// κ = 0.25: the implicit detection (which widens it with the step, [`sized`]) and
+    /// the pair-set / trajectory queries (tuned there: wider skins cost more on the
+    /// `particle_pair` collision, docs/performance.md "Trajectory query").
+    pub const DEFAULT: BaseSkin = BaseSkin(0.25);
+
+    /// The explicit step's κ (docs/performance.md "Explicit step: certificate skin"):
+    /// fewer refreshes on the staircase and the hopper for a few more stored pairs.
+    pub const EXPLICIT: BaseSkin = BaseSkin(2.0);
+
+    /// κ = `factor` [-]; an error for a factor that is not finite and positive.
+    pub fn relative(factor: f64) -> Result<BaseSkin, String> {
+        let k = factor as f32;
+        if factor.is_finite() && k.is_finite() && k > 0.0 {
+            Ok(BaseSkin(k))
+        } else {
+            Err(format!(
+                "certificate skin {factor}: must be a finite factor > 0 of the pair's margin"
+            ))
+        }
+    }
+
+    /// κ [-].
+    pub fn factor(self) -> f32 {
+        self.0
+    }
+}
+
+impl Default for BaseSkin {
+    fn default() -> Self {
+        BaseSkin::DEFAULT
+    }
+}
 
 /// Refresh period sought, in steps of the last step's motion [-].
 pub(super) const STEP_SKINS: f64 = 10.0;
@@ -51,5 +92,15 @@ mod tests {
         assert_eq!(sized(0.01, 1.0), 0.64);
         assert_eq!(sized(0.01, f64::INFINITY), 0.01);
         assert_eq!(sized(0.01, f64::NAN), 0.01);
+    }
+
+    /// Only finite positive factors are skins.
+    #[test]
+    fn a_skin_is_finite_and_positive() {
+        assert_eq!(BaseSkin::relative(1.5).map(BaseSkin::factor), Ok(1.5));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e300] {
+            assert!(BaseSkin::relative(bad).is_err(), "{bad}");
+        }
+        assert_eq!(BaseSkin::default(), BaseSkin::DEFAULT);
     }
 }
