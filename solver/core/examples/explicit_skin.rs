@@ -1,4 +1,5 @@
-//! The base skin of the kept active sets' certificates (`detect::BaseSkin`) on the
+//! The certificate skin of the kept active sets (`detect::CertificateSkin`: base skin κ
+//! relative to the pair's margin, refresh period of a moving pair in steps) on the
 //! pipelines' scenes: explicit runs (or implicit ones, `--implicit-factor`) at several
 //! skins, interleaved (`--reps` rounds over the skins), each on its own one-thread rayon
 //! pool timed by that thread's CPU time; per skin the median / min / max solver CPU, the
@@ -12,7 +13,7 @@
 //!
 //! ```text
 //! cargo run --release -p msdem-solver --example explicit_skin -- \
-//!     [--scenes staircase,hopper] [--end-s 4,2] [--skins 0.25,0.5,1,2,4,8] [--reps 3] \
+//!     [--scenes staircase,hopper] [--end-s 4,2] [--skins 0.25:10,0.25:100,2:10] [--reps 3] \
 //!     [--implicit-factor 10]
 //! ```
 //!
@@ -28,7 +29,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use msdem_solver::detect::{BaseSkin, Detector};
+use msdem_solver::detect::{CertificateSkin, Detector};
 use msdem_solver::integrator::explicit::ExplicitEuler;
 use msdem_solver::integrator::for_params;
 use msdem_solver::params::{IntegratorChoice, PicardAcceleration, PicardScheme, PicardVariant};
@@ -45,9 +46,14 @@ struct Args {
     /// End time per scene \[s\] (the scenario's where left out).
     #[arg(long, value_delimiter = ',')]
     end_s: Vec<f64>,
-    /// Base skins, relative to the pair's margin \[-\].
-    #[arg(long, value_delimiter = ',', default_value = "0.25,0.5,1,2,4,8")]
-    skins: Vec<f64>,
+    /// Certificate skins, `κ:steps` (base skin relative to the pair's margin, refresh
+    /// period of a moving pair in steps) or `κ` (10 steps).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0.25:10,0.25:100,0.25:1000,2:10"
+    )]
+    skins: Vec<CertificateSkin>,
     /// Rounds over the skins.
     #[arg(long, default_value_t = 3)]
     reps: usize,
@@ -74,7 +80,12 @@ fn fnv(hash: &mut u64, x: f64) {
     }
 }
 
-fn run_one(world: &World, skin: BaseSkin, end: f64, implicit: Option<u32>) -> Result<Measured> {
+fn run_one(
+    world: &World,
+    skin: CertificateSkin,
+    end: f64,
+    implicit: Option<u32>,
+) -> Result<Measured> {
     let mut w = world.clone();
     if let Some(f) = implicit {
         w.params.dt *= f64::from(f);
@@ -129,11 +140,7 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() -> Result<()> {
     let args = Args::parse();
-    let skins: Vec<BaseSkin> = args
-        .skins
-        .iter()
-        .map(|&k| BaseSkin::relative(k).map_err(anyhow::Error::msg))
-        .collect::<Result<_>>()?;
+    let skins = args.skins.clone();
     if args.reps == 0 {
         bail!("--reps must be at least 1");
     }
@@ -149,7 +156,7 @@ fn main() -> Result<()> {
         for _ in 0..args.reps {
             for (k, &skin) in skins.iter().enumerate() {
                 let m = run_one(&world, skin, end, args.implicit_factor)?;
-                eprintln!("{name} skin {}: {:.2} s", skin.factor(), m.cpu_s);
+                eprintln!("{name} skin {skin}: {:.2} s", m.cpu_s);
                 runs[k].push(m);
             }
         }
@@ -162,7 +169,7 @@ fn main() -> Result<()> {
             world.state.bodies.len(),
             args.reps
         );
-        println!("| skin κ | solver CPU median [min … max] | checks | contacts | kept sets' peak | active pairs peak | state hash |");
+        println!("| skin κ:steps | solver CPU median [min … max] | checks | contacts | kept sets' peak | active pairs peak | state hash |");
         println!("|---|---|---|---|---|---|---|");
         for (k, skin) in skins.iter().enumerate() {
             let mut cpu: Vec<f64> = runs[k].iter().map(|m| m.cpu_s).collect();
@@ -172,8 +179,7 @@ fn main() -> Result<()> {
             );
             let m = &runs[k][0];
             println!(
-                "| {} | {:.2} s [{lo:.2} … {hi:.2}] | {:.3e} | {} | {:.1} MiB | {} | {:016x} |",
-                skin.factor(),
+                "| {skin} | {:.2} s [{lo:.2} … {hi:.2}] | {:.3e} | {} | {:.1} MiB | {} | {:016x} |",
                 median(&mut cpu),
                 m.checks as f64,
                 m.contacts,

@@ -32,7 +32,7 @@ mod report;
 mod roots;
 mod sides;
 
-pub use active::BaseSkin;
+pub use active::CertificateSkin;
 pub use mesh_mesh::{fine_contacts, kernel_kind, traverse_mode, tree_normals, PairSides};
 pub use report::{Detection, KeptPass, Search, UpdateCounts};
 
@@ -332,15 +332,15 @@ impl Detector {
     }
 
     /// Sets the base skin of the kept sets' certificates (the setting of the sets' user:
-    /// the explicit integrator sets [`BaseSkin::EXPLICIT`] before each detection; the
-    /// implicit detection keeps [`BaseSkin::DEFAULT`]). The contacts do not depend on it;
+    /// the explicit integrator sets [`CertificateSkin::EXPLICIT`] before each detection; the
+    /// implicit detection keeps [`CertificateSkin::DEFAULT`]). The contacts do not depend on it;
     /// a set adopts it at its next refresh.
-    pub fn set_skin(&mut self, skin: BaseSkin) {
+    pub fn set_skin(&mut self, skin: CertificateSkin) {
         self.kept.set_skin(skin);
     }
 
     /// The base skin of the kept sets' certificates.
-    pub fn skin(&self) -> BaseSkin {
+    pub fn skin(&self) -> CertificateSkin {
         self.kept.skin()
     }
 

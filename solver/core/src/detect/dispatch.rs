@@ -5,7 +5,7 @@
 //! [`super::mesh_mesh`] and one arm per pair of kinds here; the existing pair code does
 //! not change.
 
-use super::active::BaseSkin;
+use super::active::CertificateSkin;
 use super::broad::CandidatePair;
 use super::mesh_mesh::events::MeshEvents;
 use super::mesh_mesh::kept::{MeshPair, MeshScratch, TreeCache};
@@ -145,13 +145,13 @@ impl KeptCaches {
     }
 
     /// Sets the base skin of the certificates of the sets processed with these caches
-    /// (the setting of the sets' user; [`BaseSkin::DEFAULT`] until set).
-    pub fn set_skin(&mut self, skin: BaseSkin) {
+    /// (the setting of the sets' user; [`CertificateSkin::DEFAULT`] until set).
+    pub fn set_skin(&mut self, skin: CertificateSkin) {
         self.mesh.skin = skin;
     }
 
     /// The base skin of the certificates.
-    pub fn skin(&self) -> BaseSkin {
+    pub fn skin(&self) -> CertificateSkin {
         self.mesh.skin
     }
 }

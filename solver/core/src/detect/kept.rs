@@ -5,7 +5,7 @@
 //! counters are integer sums and contacts are read back in pair order: deterministic for
 //! any thread count).
 
-use super::active::BaseSkin;
+use super::active::CertificateSkin;
 use super::broad::CandidatePair;
 use super::dispatch::{kept_pair, validate_pair, KeptCaches, KeptPair, KeptScratches};
 use super::report::{Detection, KeptPass};
@@ -266,12 +266,12 @@ impl KeptSets {
     }
 
     /// Sets the base skin of the sets' certificates ([`super::Detector::set_skin`]).
-    pub fn set_skin(&mut self, skin: BaseSkin) {
+    pub fn set_skin(&mut self, skin: CertificateSkin) {
         self.caches.set_skin(skin);
     }
 
     /// The base skin of the sets' certificates.
-    pub fn skin(&self) -> BaseSkin {
+    pub fn skin(&self) -> CertificateSkin {
         self.caches.skin()
     }
 

@@ -12,7 +12,7 @@ use std::time::Instant;
 use super::{check_finite, Integrator, Stepped};
 use crate::contact::force::{accumulate_forces, Wrench};
 use crate::contact::Contact;
-use crate::detect::{checks_per_level, stats_levels, BaseSkin, Detector, Search};
+use crate::detect::{checks_per_level, stats_levels, CertificateSkin, Detector, Search};
 use crate::error::StepError;
 use crate::frames::{ContactRecord, PhaseTimes, StepStats};
 use crate::model::Model;
@@ -28,7 +28,7 @@ pub struct ExplicitEuler {
     dt: f64,
     gravity: Vec3,
     search: Search,
-    skin: BaseSkin,
+    skin: CertificateSkin,
     contacts: Vec<Contact>,
     wrenches: Vec<Wrench>,
 }
@@ -67,7 +67,7 @@ impl ExplicitEuler {
             dt,
             gravity,
             search,
-            skin: BaseSkin::EXPLICIT,
+            skin: CertificateSkin::EXPLICIT,
             contacts: Vec::new(),
             wrenches: Vec::new(),
         }
@@ -80,10 +80,10 @@ impl ExplicitEuler {
         self.search = search;
     }
 
-    /// Selects the base skin of the kept sets' certificates ([`BaseSkin::EXPLICIT`] unless
+    /// Selects the base skin of the kept sets' certificates ([`CertificateSkin::EXPLICIT`] unless
     /// set): it decides how many certified pairs are stored and how often the sets are
     /// refreshed, never a contact.
-    pub fn set_skin(&mut self, skin: BaseSkin) {
+    pub fn set_skin(&mut self, skin: CertificateSkin) {
         self.skin = skin;
     }
 

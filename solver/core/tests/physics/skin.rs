@@ -1,15 +1,15 @@
-//! The base skin of the kept sets' certificates (`detect::BaseSkin`) decides which
+//! The certificate skin of the kept sets (`detect::CertificateSkin`) decides which
 //! certified pairs are stored and when the sets are refreshed, never a contact (seed 000
 //! Lemma 5.7; `detect/active/skin.rs`): explicit runs of a dense heap (four noisy spheres
 //! dropped onto a plane and onto each other) at the implicit detection's skin, the
-//! explicit step's and a wide one give the same contacts (the same triangle pairs, hence
+//! explicit step's, a wide base and a long refresh period give the same contacts (the same triangle pairs, hence
 //! the same merged contacts and forces) and the same states in every step, bit for bit, as
 //! the descent from the roots does — while the wide skin stores more pairs.
 
 use crate::common::world::*;
 use msdem_geom::math::Iso3;
 use msdem_mesh::generate::plane;
-use msdem_solver::detect::{BaseSkin, Search};
+use msdem_solver::detect::{CertificateSkin, Search};
 use msdem_solver::params::{DetectionMode, KernelChoice};
 use msdem_solver::world::World;
 
@@ -39,9 +39,10 @@ fn heap() -> World {
 fn the_skin_changes_no_contact_and_no_state() {
     let base = heap();
     let skins = [
-        BaseSkin::DEFAULT,
-        BaseSkin::EXPLICIT,
-        BaseSkin::relative(16.0).expect("skin"),
+        CertificateSkin::DEFAULT,
+        CertificateSkin::EXPLICIT,
+        CertificateSkin::new(16.0, 10.0).expect("skin"),
+        CertificateSkin::new(0.25, 1000.0).expect("skin"),
     ];
     let mut runs: Vec<_> = skins
         .iter()
@@ -94,7 +95,7 @@ fn the_skin_changes_no_contact_and_no_state() {
 fn the_explicit_step_sets_its_skin() {
     let mut w = heap();
     let (mut ex, mut det) = explicit(&w);
-    assert_eq!(det.skin(), BaseSkin::DEFAULT);
+    assert_eq!(det.skin(), CertificateSkin::DEFAULT);
     ex.advance(&w.model, &mut w.state, &mut det, false).unwrap();
-    assert_eq!(det.skin(), BaseSkin::EXPLICIT);
+    assert_eq!(det.skin(), CertificateSkin::EXPLICIT);
 }

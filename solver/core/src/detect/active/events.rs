@@ -63,7 +63,7 @@
 //! reported set are rebuilt after it, so a step with a walk costs several steps without.
 //! When a walk is due anyway (a surrogate pair came into contact), every idle surrogate
 //! pair whose isotropic expiry *and* directional room are both within the skin
-//! (the base skin, `BaseSkin::DEFAULT` = 0.25 of the margin) of further motion is widened in the same walk, and its
+//! (the base skin, `CertificateSkin::DEFAULT` = 0.25 of the margin) of further motion is widened in the same walk, and its
 //! narrowing vetoed for the query: the pairs that the approach would bring into contact
 //! in the next steps are split now, one walk instead of one each. Widening a separated
 //! pair is always allowed (any cut covers every real pair, Lemma 5.7 of seed 000; its

@@ -5,7 +5,7 @@
 use super::buffers::Buffers;
 use super::certify::motion;
 use super::element::Element;
-use super::skin::BaseSkin;
+use super::skin::CertificateSkin;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
 use msdem_tree::SurrogateTree;
@@ -49,7 +49,7 @@ pub struct PairGeometry<'a> {
     /// largest coordinate is used then).
     pub coord_bound: f32,
     /// Base skin of the certificates, relative to `ε_a + ε_b` (chosen by the set's user).
-    pub skin: BaseSkin,
+    pub skin: CertificateSkin,
 }
 
 impl PairGeometry<'_> {
@@ -81,7 +81,7 @@ impl PairGeometry<'_> {
 
     /// Skin of the certificates \[m\].
     pub(super) fn skin(&self) -> f32 {
-        self.skin.factor() * (self.eps_a + self.eps_b)
+        self.skin.relative() * (self.eps_a + self.eps_b)
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::{coarse_contacts, fine_contacts_with, kernel_kind, tree_normals, PairSides};
 use crate::contact::RawContact;
 use crate::detect::active::{
-    soup_sphere, ActiveSet, BaseSkin, CoarseHit, IterationReport, PairGeometry, Scratch,
+    soup_sphere, ActiveSet, CertificateSkin, CoarseHit, IterationReport, PairGeometry, Scratch,
 };
 use crate::detect::broad::CandidatePair;
 use crate::detect::report::{Detection, KeptPass};
@@ -96,7 +96,7 @@ pub struct TreeCache {
     shapes: Vec<Option<TreeData>>,
     obstacles: Vec<Option<TreeData>>,
     /// Base skin of the sets' certificates.
-    pub(crate) skin: BaseSkin,
+    pub(crate) skin: CertificateSkin,
 }
 
 /// Brings `cache` in line with `trees` (`None`: not a mesh).
@@ -159,7 +159,7 @@ fn geometry<'a>(
     kernel: KernelChoice,
     s: &PairSides<'a>,
     spheres: [[f64; 4]; 2],
-    skin: BaseSkin,
+    skin: CertificateSkin,
 ) -> PairGeometry<'a> {
     let b_to_a = s.b_to_a();
     let [a, b] = spheres;
