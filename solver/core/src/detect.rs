@@ -331,7 +331,7 @@ impl Detector {
         self.kept.recheck_all = on;
     }
 
-    /// Sets the base skin of the kept sets' certificates (the setting of the sets' user:
+    /// Sets the certificate skin of the kept sets (base skin and refresh period; the setting of the sets' user:
     /// the explicit integrator sets [`CertificateSkin::EXPLICIT`] before each detection; the
     /// implicit detection keeps [`CertificateSkin::DEFAULT`]). The contacts do not depend on it;
     /// a set adopts it at its next refresh.
@@ -339,7 +339,7 @@ impl Detector {
         self.kept.set_skin(skin);
     }
 
-    /// The base skin of the kept sets' certificates.
+    /// The certificate skin of the kept sets.
     pub fn skin(&self) -> CertificateSkin {
         self.kept.skin()
     }

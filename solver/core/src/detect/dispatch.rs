@@ -144,13 +144,13 @@ impl KeptCaches {
         self.mesh.update(model);
     }
 
-    /// Sets the base skin of the certificates of the sets processed with these caches
+    /// Sets the certificate skin (base skin and refresh period) of the sets processed with these caches
     /// (the setting of the sets' user; [`CertificateSkin::DEFAULT`] until set).
     pub fn set_skin(&mut self, skin: CertificateSkin) {
         self.mesh.skin = skin;
     }
 
-    /// The base skin of the certificates.
+    /// The certificate skin of the sets.
     pub fn skin(&self) -> CertificateSkin {
         self.mesh.skin
     }

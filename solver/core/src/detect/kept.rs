@@ -265,12 +265,12 @@ impl KeptSets {
         out
     }
 
-    /// Sets the base skin of the sets' certificates ([`super::Detector::set_skin`]).
+    /// Sets the certificate skin of the sets ([`super::Detector::set_skin`]).
     pub fn set_skin(&mut self, skin: CertificateSkin) {
         self.caches.set_skin(skin);
     }
 
-    /// The base skin of the sets' certificates.
+    /// The certificate skin of the sets.
     pub fn skin(&self) -> CertificateSkin {
         self.caches.skin()
     }

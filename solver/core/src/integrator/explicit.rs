@@ -80,9 +80,10 @@ impl ExplicitEuler {
         self.search = search;
     }
 
-    /// Selects the base skin of the kept sets' certificates ([`CertificateSkin::EXPLICIT`] unless
-    /// set): it decides how many certified pairs are stored and how often the sets are
-    /// refreshed, never a contact.
+    /// Selects the certificate skin of the kept sets (base skin and refresh period;
+    /// [`CertificateSkin::EXPLICIT`] unless set), handed to the detector before each
+    /// detection: it decides how many certified pairs are stored and how often the sets
+    /// are refreshed, never a contact.
     pub fn set_skin(&mut self, skin: CertificateSkin) {
         self.skin = skin;
     }

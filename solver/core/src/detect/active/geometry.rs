@@ -48,7 +48,8 @@ pub struct PairGeometry<'a> {
     /// allowance of the certificates (`certify.rs`); infinite if unknown (each pair's own
     /// largest coordinate is used then).
     pub coord_bound: f32,
-    /// Base skin of the certificates, relative to `ε_a + ε_b` (chosen by the set's user).
+    /// Skin setting of the certificates: base skin relative to `ε_a + ε_b` and refresh
+    /// period (chosen by the set's user, `skin.rs`).
     pub skin: CertificateSkin,
 }
 
