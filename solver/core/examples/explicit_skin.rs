@@ -169,7 +169,10 @@ fn main() -> Result<()> {
             world.state.bodies.len(),
             args.reps
         );
-        println!("| skin κ:steps | solver CPU median [min … max] | checks | contacts | kept sets' peak | active pairs peak | state hash |");
+        println!(
+            "| skin κ:steps | solver CPU median [min … max] | checks | contacts \
+             | kept sets' peak | active pairs peak | state hash |"
+        );
         println!("|---|---|---|---|---|---|---|");
         for (k, skin) in skins.iter().enumerate() {
             let mut cpu: Vec<f64> = runs[k].iter().map(|m| m.cpu_s).collect();
@@ -179,7 +182,8 @@ fn main() -> Result<()> {
             );
             let m = &runs[k][0];
             println!(
-                "| {skin} | {:.2} s [{lo:.2} … {hi:.2}] | {:.3e} | {} | {:.1} MiB | {} | {:016x} |",
+                "| {skin} | {:.2} s [{lo:.2} … {hi:.2}] | {:.3e} | {} | {:.1} MiB | {} \
+                 | {:016x} |",
                 median(&mut cpu),
                 m.checks as f64,
                 m.contacts,

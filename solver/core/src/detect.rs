@@ -331,10 +331,10 @@ impl Detector {
         self.kept.recheck_all = on;
     }
 
-    /// Sets the certificate skin of the kept sets (base skin and refresh period; the setting of the sets' user:
-    /// the explicit integrator sets [`CertificateSkin::EXPLICIT`] before each detection; the
-    /// implicit detection keeps [`CertificateSkin::DEFAULT`]). The contacts do not depend on it;
-    /// a set adopts it at its next refresh.
+    /// Sets the certificate skin of the kept sets (base skin and refresh period; the
+    /// setting of the sets' user: the explicit integrator sets
+    /// [`CertificateSkin::EXPLICIT`] before each detection; the implicit detection keeps
+    /// [`CertificateSkin::DEFAULT`]). The contacts do not depend on it.
     pub fn set_skin(&mut self, skin: CertificateSkin) {
         self.kept.set_skin(skin);
     }

@@ -144,8 +144,8 @@ impl KeptCaches {
         self.mesh.update(model);
     }
 
-    /// Sets the certificate skin (base skin and refresh period) of the sets processed with these caches
-    /// (the setting of the sets' user; [`CertificateSkin::DEFAULT`] until set).
+    /// Sets the certificate skin (base skin and refresh period) of the sets processed with
+    /// these caches (the setting of the sets' user; [`CertificateSkin::DEFAULT`] until set).
     pub fn set_skin(&mut self, skin: CertificateSkin) {
         self.mesh.skin = skin;
     }

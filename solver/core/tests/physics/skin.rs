@@ -2,9 +2,10 @@
 //! certified pairs are stored and when the sets are refreshed, never a contact (seed 000
 //! Lemma 5.7; `detect/active/skin.rs`): explicit runs of a dense heap (four noisy spheres
 //! dropped onto a plane and onto each other) at the implicit detection's skin, the
-//! explicit step's, a wide base and a long refresh period give the same contacts (the same triangle pairs, hence
-//! the same merged contacts and forces) and the same states in every step, bit for bit, as
-//! the descent from the roots does — while the wide skin stores more pairs.
+//! explicit step's, a wide base and a long refresh period give the same contacts (the same
+//! triangle pairs, hence the same merged contacts and forces) and the same states in every
+//! step, bit for bit, as the descent from the roots does — while the wide skin stores more
+//! pairs.
 
 use crate::common::world::*;
 use msdem_geom::math::Iso3;

@@ -66,7 +66,8 @@ impl CertificateSkin {
         }
         if !(refresh_steps > 0.0 && refresh_steps <= MAX_REFRESH_STEPS) {
             return Err(format!(
-                "certificate skin refresh period {refresh_steps}: must be a number of steps in (0, {MAX_REFRESH_STEPS:e}]"
+                "certificate skin refresh period {refresh_steps}: \
+                 must be a number of steps in (0, {MAX_REFRESH_STEPS:e}]"
             ));
         }
         Ok(CertificateSkin {
