@@ -40,7 +40,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::{Parser, ValueEnum};
 use grid_world::{build_grid, Grid, GridSpec};
-use msdem_solver::detect::Detector;
+use msdem_solver::detect::{CertificateSkin, Detector};
 use msdem_solver::frames::StepStats;
 use msdem_solver::integrator::explicit::ExplicitEuler;
 use msdem_solver::integrator::implicit::{ImplicitEuler, PicardParams, PicardVariant};
@@ -127,6 +127,11 @@ struct Args {
     /// default: the solver's.
     #[arg(long)]
     min_relaxation: Option<f64>,
+    /// Certificate skin of the explicit steps' kept sets, `κ` or `κ:steps` (base skin
+    /// relative to the pair's margin, refresh period; `detect::CertificateSkin`); default:
+    /// the explicit integrator's.
+    #[arg(long)]
+    explicit_skin: Option<CertificateSkin>,
     /// Relax every particle in every Picard iteration and detect every pair again
     /// (`picard.local_updates: false`).
     #[arg(long)]
@@ -185,6 +190,9 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
     match variant {
         Variant::Explicit => {
             let mut ex = ExplicitEuler::new(&world.params);
+            if let Some(skin) = args.explicit_skin {
+                ex.set_skin(skin);
+            }
             for k in 1..=steps {
                 let (o, wall, cpu) =
                     timed(|| Ok(ex.advance(&world.model, &mut world.state, &mut det, false)?))?;

@@ -32,6 +32,7 @@ mod report;
 mod roots;
 mod sides;
 
+pub use active::CertificateSkin;
 pub use mesh_mesh::{fine_contacts, kernel_kind, traverse_mode, tree_normals, PairSides};
 pub use report::{Detection, KeptPass, Search, UpdateCounts};
 
@@ -328,6 +329,19 @@ impl Detector {
     /// decides the outcome. The results are the same either way; only the counts differ.
     pub fn set_recheck_all(&mut self, on: bool) {
         self.kept.recheck_all = on;
+    }
+
+    /// Sets the certificate skin of the kept sets (base skin and refresh period; the
+    /// setting of the sets' user: the explicit integrator sets
+    /// [`CertificateSkin::EXPLICIT`] before each detection; the implicit detection keeps
+    /// [`CertificateSkin::DEFAULT`]). The contacts do not depend on it.
+    pub fn set_skin(&mut self, skin: CertificateSkin) {
+        self.kept.set_skin(skin);
+    }
+
+    /// The certificate skin of the kept sets.
+    pub fn skin(&self) -> CertificateSkin {
+        self.kept.skin()
     }
 
     /// Number of active element pairs of the kept sets, over all particle pairs.

@@ -25,7 +25,8 @@
 //! the computed distance with `M`. So such a pair is *skipped* — counted as skipped, not
 //! as a check — with exactly the outcome a re-check gives, and every iteration's contacts,
 //! coarse estimates, widenings and narrowings equal those of re-checking every active
-//! pair. Pairs whose clearance exceeds the *skin* `κ·(ε_a + ε_b)` at the reference pose
+//! pair. Pairs whose clearance exceeds the *skin* `κ·(ε_a + ε_b)` (κ the base skin chosen by
+//! the set's user, [`CertificateSkin`]) at the reference pose
 //! are not stored at all ("far"); when `m` exceeds the skin, every active pair gets a new
 //! clearance at the current pose, which becomes the new reference (a refresh), and the
 //! skin is widened to the last step's motion (`skin.rs`). Real–real
@@ -98,6 +99,7 @@ use element::Leaf;
 pub use events::EventSet;
 pub use geometry::{CoarseHit, PairGeometry, Scratch};
 pub use set::{ActiveSet, IterationReport};
+pub use skin::CertificateSkin;
 
 use certify::MOTION_SLACK;
 
@@ -216,7 +218,7 @@ impl ActiveSet {
                 let delta = step * (1.0 + 2.0 * MOTION_SLACK);
                 let d = (delta as f32) * (1.0 + REBASE_ROUNDING);
                 held::rebase(&mut self.held, d, REBASE_ROUNDING);
-                self.skin = skin::sized(g.skin(), step);
+                self.skin = skin::sized(g.skin(), step, g.skin.refresh_steps());
                 self.reference = g.b_to_a;
                 self.base = g.b_to_a;
                 self.shift = 0.0;

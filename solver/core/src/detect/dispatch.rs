@@ -5,6 +5,7 @@
 //! [`super::mesh_mesh`] and one arm per pair of kinds here; the existing pair code does
 //! not change.
 
+use super::active::CertificateSkin;
 use super::broad::CandidatePair;
 use super::mesh_mesh::events::MeshEvents;
 use super::mesh_mesh::kept::{MeshPair, MeshScratch, TreeCache};
@@ -141,6 +142,17 @@ impl KeptCaches {
     /// Brings the caches in line with `model`.
     pub fn update(&mut self, model: &Model) {
         self.mesh.update(model);
+    }
+
+    /// Sets the certificate skin (base skin and refresh period) of the sets processed with
+    /// these caches (the setting of the sets' user; [`CertificateSkin::DEFAULT`] until set).
+    pub fn set_skin(&mut self, skin: CertificateSkin) {
+        self.mesh.skin = skin;
+    }
+
+    /// The certificate skin of the sets.
+    pub fn skin(&self) -> CertificateSkin {
+        self.mesh.skin
     }
 }
 

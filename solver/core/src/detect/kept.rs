@@ -5,6 +5,7 @@
 //! counters are integer sums and contacts are read back in pair order: deterministic for
 //! any thread count).
 
+use super::active::CertificateSkin;
 use super::broad::CandidatePair;
 use super::dispatch::{kept_pair, validate_pair, KeptCaches, KeptPair, KeptScratches};
 use super::report::{Detection, KeptPass};
@@ -262,6 +263,16 @@ impl KeptSets {
             coarse.extend_from_slice(&st.coarse);
         }
         out
+    }
+
+    /// Sets the certificate skin of the sets ([`super::Detector::set_skin`]).
+    pub fn set_skin(&mut self, skin: CertificateSkin) {
+        self.caches.set_skin(skin);
+    }
+
+    /// The certificate skin of the sets.
+    pub fn skin(&self) -> CertificateSkin {
+        self.caches.skin()
     }
 
     /// Lines the pair states up with the new candidate pairs, keeping the state of every

@@ -67,7 +67,7 @@ use crate::contact::Contact;
 use crate::detect::broad::{
     bounding_sphere, outer_radius, sphere_touches_aabb, surface_reach, CandidatePair,
 };
-use crate::detect::{checks_per_level, stats_levels, Detector, Search};
+use crate::detect::{checks_per_level, stats_levels, CertificateSkin, Detector, Search};
 use crate::error::StepError;
 use crate::frames::{ContactRecord, PhaseTimes, StepStats};
 use crate::integrator::explicit::search_for;
@@ -829,6 +829,8 @@ impl DistributedExplicit {
         let pairs = self.owned_pairs(model, state, &ghosts)?;
         wall.broad += t0.elapsed().as_secs_f64();
         if self.search == Search::Kept {
+            // The one-process explicit step's skin (`ExplicitEuler`): the same sets.
+            detector.set_skin(CertificateSkin::EXPLICIT);
             detector.begin_step(false);
         }
         let d = detector.detect_candidates(

@@ -12,7 +12,7 @@ use std::time::Instant;
 use super::{check_finite, Integrator, Stepped};
 use crate::contact::force::{accumulate_forces, Wrench};
 use crate::contact::Contact;
-use crate::detect::{checks_per_level, stats_levels, Detector, Search};
+use crate::detect::{checks_per_level, stats_levels, CertificateSkin, Detector, Search};
 use crate::error::StepError;
 use crate::frames::{ContactRecord, PhaseTimes, StepStats};
 use crate::model::Model;
@@ -28,6 +28,7 @@ pub struct ExplicitEuler {
     dt: f64,
     gravity: Vec3,
     search: Search,
+    skin: CertificateSkin,
     contacts: Vec<Contact>,
     wrenches: Vec<Wrench>,
 }
@@ -66,6 +67,7 @@ impl ExplicitEuler {
             dt,
             gravity,
             search,
+            skin: CertificateSkin::EXPLICIT,
             contacts: Vec::new(),
             wrenches: Vec::new(),
         }
@@ -76,6 +78,14 @@ impl ExplicitEuler {
     /// read literally; the contacts are the same as with [`Search::Kept`]).
     pub fn set_search(&mut self, search: Search) {
         self.search = search;
+    }
+
+    /// Selects the certificate skin of the kept sets (base skin and refresh period;
+    /// [`CertificateSkin::EXPLICIT`] unless set), handed to the detector before each
+    /// detection: it decides how many certified pairs are stored and how often the sets
+    /// are refreshed, never a contact.
+    pub fn set_skin(&mut self, skin: CertificateSkin) {
+        self.skin = skin;
     }
 
     /// Merged contacts of the last step's detection (at its start state).
@@ -99,6 +109,7 @@ impl ExplicitEuler {
         check_finite(state)?;
         let mut wall = PhaseTimes::default();
         if self.search == Search::Kept {
+            detector.set_skin(self.skin);
             detector.begin_step(false);
         }
         let d = detector.detect(model, state, self.search, &mut self.contacts, &mut wall)?;

@@ -16,6 +16,7 @@ mod motion;
 mod pair_set;
 mod patches;
 mod rolling;
+mod skin;
 mod smooth;
 mod smooth_closest;
 mod smooth_continuity;

@@ -62,10 +62,11 @@
 //! **Widening ahead.** A walk rewrites the cut (O(set)) and the leaves' expiries and
 //! reported set are rebuilt after it, so a step with a walk costs several steps without.
 //! When a walk is due anyway (a surrogate pair came into contact), every idle surrogate
-//! pair whose isotropic expiry *and* directional room are both within the skin
-//! (`SKIN` = 0.25 of the margin) of further motion is widened in the same walk, and its
-//! narrowing vetoed for the query: the pairs that the approach would bring into contact
-//! in the next steps are split now, one walk instead of one each. Widening a separated
+//! pair whose isotropic expiry *and* directional room are both within the skin (the base
+//! skin, `CertificateSkin::DEFAULT`: 0.25 of the margin) of further motion is widened in
+//! the same walk, and its narrowing vetoed for the query: the pairs that the approach
+//! would bring into contact in the next steps are split now, one walk instead of one
+//! each. Widening a separated
 //! pair is always allowed (any cut covers every real pair, Lemma 5.7 of seed 000; its
 //! children are checked by the same settle loop), so the reported set is unchanged; only
 //! the set's size, checks and walks are. Along the `particle_pair` trajectory: walks in
@@ -204,7 +205,7 @@ impl EventSet {
     }
 
     /// Marks for widening, along with a walk that is due anyway, every idle surrogate pair
-    /// whose certificates both expire within the skin (`SKIN` of the margin) of further
+    /// whose certificates both expire within the base skin (`g.skin`) of further
     /// motion, and vetoes their narrowing in this query (see the module docs).
     fn prewiden(&mut self, g: &PairGeometry, s: &mut Scratch) -> u64 {
         let h = f64::from(g.skin());

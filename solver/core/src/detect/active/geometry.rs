@@ -5,7 +5,7 @@
 use super::buffers::Buffers;
 use super::certify::motion;
 use super::element::Element;
-use super::set::SKIN;
+use super::skin::CertificateSkin;
 use msdem_geom::kernel::{KernelKind, PairBatch, PairOutcome};
 use msdem_geom::math::{Iso3, Tri, P32};
 use msdem_tree::SurrogateTree;
@@ -48,6 +48,9 @@ pub struct PairGeometry<'a> {
     /// allowance of the certificates (`certify.rs`); infinite if unknown (each pair's own
     /// largest coordinate is used then).
     pub coord_bound: f32,
+    /// Skin setting of the certificates: base skin relative to `ε_a + ε_b` and refresh
+    /// period (chosen by the set's user, `skin.rs`).
+    pub skin: CertificateSkin,
 }
 
 impl PairGeometry<'_> {
@@ -79,7 +82,7 @@ impl PairGeometry<'_> {
 
     /// Skin of the certificates \[m\].
     pub(super) fn skin(&self) -> f32 {
-        SKIN * (self.eps_a + self.eps_b)
+        self.skin.relative() * (self.eps_a + self.eps_b)
     }
 }
 

@@ -10,10 +10,6 @@ use crate::detect::report::UpdateCounts;
 use msdem_geom::math::Iso3;
 use msdem_tree::LevelStats;
 
-/// Skin κ of the certificates, relative to the pair's margin `ε_a + ε_b` (see the module
-/// docs): larger keeps more pairs stored, smaller refreshes more often.
-pub const SKIN: f32 = 0.25;
-
 /// What one `ActiveSet::iterate` did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct IterationReport {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::{coarse_contacts, fine_contacts_with, kernel_kind, tree_normals, PairSides};
 use crate::contact::RawContact;
 use crate::detect::active::{
-    soup_sphere, ActiveSet, CoarseHit, IterationReport, PairGeometry, Scratch,
+    soup_sphere, ActiveSet, CertificateSkin, CoarseHit, IterationReport, PairGeometry, Scratch,
 };
 use crate::detect::broad::CandidatePair;
 use crate::detect::report::{Detection, KeptPass};
@@ -88,11 +88,15 @@ struct TreeData {
     normals: Vec<Vec3>,
 }
 
-/// `TreeData` of every mesh shape and obstacle, refreshed when a tree changes.
+/// `TreeData` of every mesh shape and obstacle, refreshed when a tree changes, and the
+/// base skin of the certificates of the sets processed with it (the setting of the sets'
+/// user: `Detector::set_skin`).
 #[derive(Debug, Default)]
 pub struct TreeCache {
     shapes: Vec<Option<TreeData>>,
     obstacles: Vec<Option<TreeData>>,
+    /// Base skin of the sets' certificates.
+    pub(crate) skin: CertificateSkin,
 }
 
 /// Brings `cache` in line with `trees` (`None`: not a mesh).
@@ -155,6 +159,7 @@ fn geometry<'a>(
     kernel: KernelChoice,
     s: &PairSides<'a>,
     spheres: [[f64; 4]; 2],
+    skin: CertificateSkin,
 ) -> PairGeometry<'a> {
     let b_to_a = s.b_to_a();
     let [a, b] = spheres;
@@ -173,6 +178,7 @@ fn geometry<'a>(
         a_to_b: b_to_a.inverse(),
         // Rounded up well past the f64 → f32 conversion.
         coord_bound: (bound * (1.0 + 1e-6)) as f32,
+        skin,
     }
 }
 
@@ -185,7 +191,12 @@ pub(super) fn pair_geometry<'a>(
     bodies: &[Body],
     sides: &PairSides<'a>,
 ) -> PairGeometry<'a> {
-    geometry(kernel, sides, spheres_of(cache.of(pair, bodies)))
+    geometry(
+        kernel,
+        sides,
+        spheres_of(cache.of(pair, bodies)),
+        cache.skin,
+    )
 }
 
 /// Checks the structural invariants of the active set of `pair` (complete cut of the
@@ -199,7 +210,7 @@ pub fn validate(
     kept: &mut MeshPair,
 ) -> Result<(), String> {
     let s = PairSides::of(model, bodies, pair).ok_or("not a mesh–mesh pair")?;
-    let g = geometry(kernel, &s, spheres_of(cache.of(pair, bodies)));
+    let g = geometry(kernel, &s, spheres_of(cache.of(pair, bodies)), cache.skin);
     kept.set.validate(&g)
 }
 
@@ -224,7 +235,7 @@ pub fn process(
     };
     kept.adopt(&sides);
     let data = cache.of(pair, bodies);
-    let g = geometry(kernel, &sides, spheres_of(data));
+    let g = geometry(kernel, &sides, spheres_of(data), cache.skin);
     ts.hits.clear();
     ts.coarse_hits.clear();
     let (hits, coarse_hits) = (&mut ts.hits, &mut ts.coarse_hits);
@@ -270,7 +281,12 @@ pub fn pair_set(
         return Detection::default();
     };
     kept.adopt(&sides);
-    let g = geometry(kernel, &sides, spheres_of(cache.of(pair, bodies)));
+    let g = geometry(
+        kernel,
+        &sides,
+        spheres_of(cache.of(pair, bodies)),
+        cache.skin,
+    );
     ts.hits.clear();
     let rep = kept.set.settle_pairs(&g, &mut ts.active, &mut ts.hits);
     out.extend(ts.hits.iter().map(|h| (h.tri_a, h.tri_b)));
