@@ -299,13 +299,18 @@ impl Frozen {
 
     /// The acceptance check (module docs) of the end state `end` reached from `start`
     /// against its real contacts `real`; the contacts no candidate predicted are carried
-    /// back to the start and remembered for a re-solve.
+    /// back to the start and remembered for a re-solve. With `strict` (the split scheme,
+    /// [`super::split`]) a real contact that no candidate predicted is revealed at any
+    /// overlap, not only beyond [`DEPTH_FRACTION`] of the margin: its spring energy would
+    /// otherwise enter the next step unpaid, which the split scheme's conservative
+    /// spring returns in full (a resting box then hops on its own).
     pub(super) fn check(
         &mut self,
         model: &Model,
         start: &[Body],
         end: &[Body],
         real: &[Contact],
+        strict: bool,
     ) -> Verdict {
         let mut predicted = std::mem::take(&mut self.predicted);
         carry(&self.base, start, end, &mut predicted);
@@ -324,7 +329,8 @@ impl Frozen {
                 .filter(|(d, _)| *d <= reach)
                 .min_by(|x, y| x.0.total_cmp(&y.0));
             let excess = overlap(r.dist) - nearest.map_or(0.0, |(_, p)| overlap(p.dist));
-            if excess.abs() <= DEPTH_FRACTION * margin {
+            let unpredicted = strict && nearest.is_none() && excess > 0.0;
+            if excess.abs() <= DEPTH_FRACTION * margin && !unpredicted {
                 continue;
             }
             if nearest.is_some() {
