@@ -377,6 +377,51 @@ mod tests {
         }
     }
 
+    /// The check's `strict` mode (the split scheme): a real contact no candidate
+    /// predicted is revealed even below [`DEPTH_FRACTION`] of the margin; otherwise it is
+    /// accepted there. Above the fraction both reveal it.
+    #[test]
+    fn strict_checks_reveal_every_unpredicted_contact() {
+        let model = Model {
+            materials: vec![crate::model::Material {
+                name: "m".into(),
+                density: 1000.0,
+                halo: Default::default(),
+                spring: 1000.0,
+                friction: 0.0,
+                restitution: 0.5,
+                law: Default::default(),
+                surface: Default::default(),
+            }],
+            ..Model::default()
+        };
+        let bodies = [
+            body(Vec3::zeros(), Quat::identity()),
+            body(Vec3::new(0.0, 0.0, 1.0), Quat::identity()),
+        ];
+        let margin = 2.0 * bodies[0].epsilon;
+        let real = |overlap: f64| Contact {
+            a: 0,
+            b: Other::Particle(1),
+            point: Vec3::new(0.0, 0.0, 0.5),
+            normal: -Vec3::z(),
+            dist: margin - overlap,
+            weight: 1.0,
+            depth: overlap,
+        };
+        for (overlap, strict, want) in [
+            (0.5 * DEPTH_FRACTION * margin, false, Verdict::Accept),
+            (0.5 * DEPTH_FRACTION * margin, true, Verdict::Reveal),
+            (2.0 * DEPTH_FRACTION * margin, false, Verdict::Reveal),
+            (2.0 * DEPTH_FRACTION * margin, true, Verdict::Reveal),
+        ] {
+            let mut frozen = Frozen::default();
+            frozen.begin(&[], &[], 0);
+            let got = frozen.check(&model, &bodies, &bodies, &[real(overlap)], strict);
+            assert_eq!(got, want, "overlap {overlap}, strict {strict}");
+        }
+    }
+
     /// A step split down to the deepest substep by the acceptance check is reported as
     /// such; one whose iterations did not converge keeps the Picard message.
     #[test]
