@@ -68,6 +68,7 @@
 //! ([`IterationStats::reused`]). An integrator assumes that the model does not change
 //! between the steps it serves (true within a run).
 
+mod calibration;
 mod linearised;
 mod newton;
 mod output;
@@ -75,10 +76,9 @@ mod pwl;
 pub(crate) mod relax;
 mod reuse;
 pub(crate) mod scheme;
+mod split;
 pub(crate) mod substeps;
 mod tangent;
-mod calibration;
-mod split;
 mod theta;
 
 pub use crate::params::{
@@ -465,14 +465,8 @@ impl ImplicitEuler {
                     );
                     self.jacobian
                         .assemble(model, &state.bodies, &self.contacts, dt, im);
-                    self.jacobian.predict(
-                        &self.rhs,
-                        &gravity,
-                        dt,
-                        im,
-                        &self.free,
-                        &mut self.delta,
-                    );
+                    self.jacobian
+                        .predict(&self.rhs, &gravity, dt, im, &self.free, &mut self.delta);
                     for (w, f) in self.applied.iter_mut().zip(&self.delta) {
                         w.force = f.fixed_rows::<3>(0).into_owned();
                         w.torque = f.fixed_rows::<3>(3).into_owned();
@@ -647,9 +641,7 @@ impl ImplicitEuler {
         let evaluated = match self.params.scheme {
             _ if self.params.acceleration == PicardAcceleration::Linearised => &state.bodies,
             PicardScheme::Euler => &state.bodies,
-            PicardScheme::Midpoint | PicardScheme::Theta | PicardScheme::Split => {
-                &self.mid.bodies
-            }
+            PicardScheme::Midpoint | PicardScheme::Theta | PicardScheme::Split => &self.mid.bodies,
         };
         let mut records = Vec::new();
         if record_contacts {
@@ -745,7 +737,9 @@ impl ImplicitEuler {
             )?;
             tally.total += &d.stats;
             let strict = self.params.scheme == PicardScheme::Split;
-            let verdict = self.frozen.check(model, &self.start, &state.bodies, &real, strict);
+            let verdict = self
+                .frozen
+                .check(model, &self.start, &state.bodies, &real, strict);
             match verdict {
                 linearised::Verdict::Accept => {
                     // The end state's evaluation: the step's contacts, and the next

@@ -31,9 +31,9 @@
 //! linearised: its regularisation already bounds its Picard contraction by ½ (see
 //! [`crate::contact::force`]).
 
+use super::scheme::Implicitness;
 use crate::contact::force::{pair_damping, point_velocity};
 use crate::contact::pair::{PairParams, DAMPING_CAP};
-use super::scheme::Implicitness;
 use crate::contact::Contact;
 use crate::model::{Model, Other};
 use crate::state::Body;
