@@ -182,7 +182,10 @@ pub struct PicardParams {
     pub local_updates: bool,
     /// Time discretisation ([`PicardScheme`]).
     pub scheme: PicardScheme,
-    /// θ of [`PicardScheme::Theta`], in `(½, 1]` (other schemes ignore it) [-].
+    /// θ of [`PicardScheme::Theta`], in `(½, 1]` [-]. A scenario may write it only with
+    /// `scheme: theta` (other schemes ignore it); written out only where it is not the
+    /// default [`THETA`], so that a scenario written from these parameters reads back.
+    #[serde(skip_serializing_if = "is_default_theta")]
     pub theta: f64,
     /// Update of the wrench between iterations ([`PicardAcceleration`]).
     pub acceleration: PicardAcceleration,
@@ -191,6 +194,11 @@ pub struct PicardParams {
     /// Most halvings of Δt for one step under [`NoConvergence::Substep`] (4: down to
     /// Δt/16) [-].
     pub max_substep_levels: u32,
+}
+
+/// Whether `theta` is the default [`THETA`] (not written out, [`PicardParams::theta`]).
+fn is_default_theta(theta: &f64) -> bool {
+    *theta == THETA
 }
 
 /// Largest [`PicardParams::max_substep_levels`] (Δt/2²⁰) [-].
