@@ -129,7 +129,8 @@ static TABLES: Mutex<Vec<(u64, [f64; H_GRID.len()])>> = Mutex::new(Vec::new());
 /// linear between the [`H_GRID`] points, constant beyond the last. Deterministic (the
 /// tables depend on `e` only).
 pub fn split_damping_scale(e: f64, h: f64) -> f64 {
-    if !(e > 0.0 && e < 1.0) || !(h > 0.0) {
+    let valid = e > 0.0 && e < 1.0 && h > 0.0;
+    if !valid {
         return 1.0;
     }
     let key = e.to_bits();
