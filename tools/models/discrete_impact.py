@@ -22,7 +22,11 @@ then BDF2 with the end-state law). For each: rebound mean [min … max] over 20 
 phases for e = 0.1, 0.4, 0.7, 0.9 at 1×, 5×, 10×, 20× the explicit step, and whether a
 contact under gravity comes to rest (largest |u| over the last 50 of 400 steps at 10×).
 
-Figures of docs/performance.md ("Restitution at 10×", "θ-method"):
+The split scheme (`picard.scheme: split`, tenth session): midpoint motion, the spring's
+discrete gradient, the dashpot at the end speed u₁ (backward Euler on the damping alone);
+with the law's ζ and with a dashpot ζ' calibrated per ωΔt so that the mean rebound is e.
+
+Figures of docs/performance.md ("Restitution at 10×", "θ-method", "Split scheme"):
   python3 tools/models/discrete_impact.py
 """
 import math
@@ -143,6 +147,14 @@ def step(scheme, d0, u0, h, z, g=0.0, th=0.5):
         return d0 + h * ((1 - th) * u0 + th * u1), u1
     if scheme == "midpoint":
         return step("theta", d0, u0, h, z, g, 0.5)
+    if scheme == "split":
+        # Midpoint motion and discrete-gradient spring, dashpot at the end speed u₁
+        # (`picard.scheme: split`, solver/core/src/integrator/implicit/split.rs).
+        def force(u1):
+            d1 = d0 + h * (u0 + u1) / 2
+            return law(discrete_gradient(d0, d1), u1, z)
+        u1 = solve(lambda u1: u1 - u0 - h * g + h * force(u1), u0)
+        return d0 + h * (u0 + u1) / 2, u1
     if scheme == "euler":
         return step("theta_plain", d0, u0, h, z, g, 1.0)
     if scheme == "trbdf2":
@@ -176,7 +188,7 @@ def candidates():
     phases = [p / 20 for p in range(20)]
     explicit = 2 * math.pi / 20
     for scheme, th in [("midpoint", 0.5), ("euler", 1.0), ("trbdf2", 0.0),
-                       ("theta_plain", 0.55), ("theta", 0.55), ("theta", 0.6)]:
+                       ("theta_plain", 0.55), ("theta", 0.55), ("theta", 0.6), ("split", 0.5)]:
         print(f"{scheme}" + (f", θ = {th}" if scheme.startswith("theta") else "")
               + ": rebound mean [min … max] over the entry phase")
         for e in [0.1, 0.4, 0.7, 0.9]:
@@ -189,6 +201,38 @@ def candidates():
         rest = [comes_to_rest(scheme, zeta_for(e), H10, th) for e in [0.1, 0.4, 0.9]]
         print("  at rest under gravity at 10× (max |u|, e = 0.1, 0.4, 0.9): "
               + ", ".join(f"{r:.1e}" for r in rest))
+
+
+def mean_rebound(scheme, z, h, th=0.5, phases=20):
+    return statistics.mean(rebound_of(scheme, z, h, p / phases, th) for p in range(phases))
+
+
+def calibrated_zeta(e, h, scheme="split"):
+    """The dashpot ζ' whose mean rebound over the entry phase is e at ωΔt = h (bisection:
+    the split scheme's mean rebound falls monotonically with ζ')."""
+    lo, hi = 0.0, 30.0
+    if mean_rebound(scheme, hi, h) > e:
+        return hi
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if mean_rebound(scheme, mid, h) > e else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def calibration():
+    """The split scheme with the law's ζ and with a calibrated ζ' (issue 19, tenth session)."""
+    phases = [p / 20 for p in range(20)]
+    explicit = 2 * math.pi / 20
+    print("split, calibrated dashpot ζ'(e, ωΔt): ζ'/ζ, rebound mean [min … max] over the entry phase")
+    for e in [0.1, 0.2, 0.4, 0.5, 0.8, 0.95]:
+        z = zeta_for(e)
+        cells = []
+        for f in [1, 5, 10, 20]:
+            h = explicit * f
+            zc = calibrated_zeta(e, h)
+            r = [rebound_of("split", zc, h, p) for p in phases]
+            cells.append(f"{f}×: {zc / z:.2f}, {statistics.mean(r):.3f} [{min(r):.2f} … {max(r):.2f}]")
+        print(f"  e = {e}: " + "  ".join(cells))
 
 
 def trapezoid_2x2(z, h):
@@ -230,6 +274,8 @@ def main():
           spread([rebound(zeta_for(0.4), H10 / 10, p) for p in phases]))
     print()
     candidates()
+    print()
+    calibration()
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@
 //! ```text
 //! cargo run --release -p msdem-solver --example implicit_vs_explicit -- \
 //!     [--end-s 4] [--scenes staircase,hopper] [--factors 1,5,10,20] [--seeds 1] \
-//!     [--schemes euler,midpoint,theta] [--theta 0.55] [--acceleration newton|aitken|piecewise_linear|linearised] [--max-iterations 50] \
+//!     [--schemes euler,midpoint,theta,split] [--theta 0.55] [--acceleration newton|aitken|piecewise_linear|linearised] [--max-iterations 50] \
 //!     [--max-substep-levels 4] [--contact-points seed|patches] [--surface facets|smooth]
 //!     [--jobs 1]
 //! ```
@@ -118,6 +118,7 @@ fn parse_args() -> Result<Options> {
                         "euler" => Ok(PicardScheme::Euler),
                         "midpoint" => Ok(PicardScheme::Midpoint),
                         "theta" => Ok(PicardScheme::Theta),
+                        "split" => Ok(PicardScheme::Split),
                         other => bail!("--schemes: unknown scheme {other}"),
                     })
                     .collect::<Result<_>>()?
@@ -175,6 +176,7 @@ impl Config {
             Some((f, PicardScheme::Euler)) => format!("implicit Euler, {f}×"),
             Some((f, PicardScheme::Midpoint)) => format!("implicit midpoint, {f}×"),
             Some((f, PicardScheme::Theta)) => format!("implicit θ-method, {f}×"),
+            Some((f, PicardScheme::Split)) => format!("implicit split, {f}×"),
         }
     }
 }

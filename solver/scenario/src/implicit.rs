@@ -41,8 +41,9 @@ fn default_keep_active_sets() -> bool {
 fn default_local_updates() -> bool {
     PicardParams::default().local_updates
 }
-fn default_theta() -> f64 {
-    PicardParams::default().theta
+/// `picard.theta` where written (only `scheme: theta` takes it).
+fn some_theta<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    values::theta(d).map(Some)
 }
 fn default_max_substep_levels() -> u32 {
     PicardParams::default().max_substep_levels
@@ -84,8 +85,8 @@ struct PicardFields {
     local_updates: bool,
     #[serde(default)]
     scheme: PicardScheme,
-    #[serde(default = "default_theta", deserialize_with = "values::theta")]
-    theta: f64,
+    #[serde(default, deserialize_with = "some_theta")]
+    theta: Option<f64>,
     #[serde(default)]
     acceleration: PicardAcceleration,
     #[serde(default)]
@@ -117,6 +118,13 @@ pub(crate) fn picard<'de, D: Deserializer<'de>>(d: D) -> Result<PicardParams, D:
                 }
             }
             let f = PicardFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
+            if f.theta.is_some() && f.scheme != PicardScheme::Theta {
+                return Err(de::Error::custom(format_args!(
+                    "`theta` is the implicitness of `scheme: theta`; `scheme: {}` does \
+                     not use it — remove it or write `scheme: theta`",
+                    scheme_key(f.scheme)
+                )));
+            }
             let p = PicardParams {
                 tolerance: f.tolerance,
                 max_iterations: f.max_iterations,
@@ -128,7 +136,7 @@ pub(crate) fn picard<'de, D: Deserializer<'de>>(d: D) -> Result<PicardParams, D:
                 keep_active_sets: f.keep_active_sets,
                 local_updates: f.local_updates,
                 scheme: f.scheme,
-                theta: f.theta,
+                theta: f.theta.unwrap_or(PicardParams::default().theta),
                 acceleration: f.acceleration,
                 on_no_convergence: f.on_no_convergence,
                 max_substep_levels: f.max_substep_levels,
@@ -141,6 +149,16 @@ pub(crate) fn picard<'de, D: Deserializer<'de>>(d: D) -> Result<PicardParams, D:
     }
 
     d.deserialize_map(PicardVisitor)
+}
+
+/// The scenario's spelling of `scheme`.
+fn scheme_key(scheme: PicardScheme) -> &'static str {
+    match scheme {
+        PicardScheme::Euler => "euler",
+        PicardScheme::Midpoint => "midpoint",
+        PicardScheme::Theta => "theta",
+        PicardScheme::Split => "split",
+    }
 }
 
 /// `detection.mode`: refused where it contradicts the implicit variant chosen by

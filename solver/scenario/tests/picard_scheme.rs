@@ -1,6 +1,7 @@
 //! `picard.scheme`: the θ-method (`theta`) is accepted beside `euler` and `midpoint`, and
 //! an unknown value is refused in one line located at the value (file:line:column) with
-//! the values it may take; `picard.theta` likewise for a θ outside `(0.5, 1]`.
+//! the values it may take; `picard.theta` likewise for a θ outside `(0.5, 1]`, and with a
+//! scheme other than `theta`. `split` is a scheme too.
 
 use std::path::Path;
 
@@ -27,6 +28,7 @@ fn theta_is_a_scheme_and_a_misspelt_one_is_refused_where_it_stands() {
         ("euler", PicardScheme::Euler, 1.0),
         ("midpoint", PicardScheme::Midpoint, 0.5),
         ("theta", PicardScheme::Theta, THETA),
+        ("split", PicardScheme::Split, 0.5),
     ] {
         let s = parse_scenario(&scenario(name), Path::new("s.yaml")).unwrap();
         assert_eq!(s.picard.scheme, want);
@@ -60,4 +62,27 @@ fn theta_takes_its_value_and_refuses_one_outside_the_open_half_to_one() {
         assert!(e.starts_with("s.yaml:5:33"), "{e}");
         assert!(e.contains("(0.5, 1]"), "{e}");
     }
+}
+
+/// `picard.theta` belongs to `scheme: theta`: with any other scheme (written or the
+/// default) it is refused in one located line instead of being silently ignored.
+#[test]
+fn theta_with_another_scheme_is_refused_where_the_section_stands() {
+    for scheme in ["euler", "midpoint", "split"] {
+        let text = scenario(&format!("{scheme}, theta: 0.6"));
+        let e = parse_scenario(&text, Path::new("s.yaml"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.starts_with("s.yaml:5:"), "{e}");
+        assert!(
+            e.contains("`theta`") && e.contains(&format!("`scheme: {scheme}` does not use it")),
+            "{e}"
+        );
+    }
+    let text = scenario("euler").replace("scheme: euler", "theta: 0.6");
+    let e = parse_scenario(&text, Path::new("s.yaml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`scheme: euler` does not use it"), "{e}");
 }

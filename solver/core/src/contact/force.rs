@@ -153,11 +153,60 @@ pub fn accumulate_forces(
     contacts: &[Contact],
     dt: f64,
     wrenches: &mut [Wrench],
+    records: Option<&mut Vec<ContactRecord>>,
+) -> f64 {
+    accumulate_forces_calibrated(model, bodies, contacts, dt, wrenches, records, None)
+}
+
+/// A time integrator's correction of the linear law's dashpot for its own step: each
+/// body pair's damping ratio is multiplied by `scale(e, ω·dt)` for its restitution `e` and
+/// its contact frequency `ω = sqrt(k·Σw/m_eff)` (the pair's stiffness over all its
+/// contacts) at the step `dt` \[s\] ([`PairParams::damping_scale`]). Hertz pairs are left
+/// as they are. The split implicit scheme's calibration:
+/// `crate::integrator::implicit` (`calibration.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct DampingCalibration {
+    /// The step \[s\].
+    pub dt: f64,
+    /// `scale(e, ωΔt)` [-].
+    pub scale: fn(f64, f64) -> f64,
+}
+
+impl DampingCalibration {
+    /// `pp` with the damping scale for the pair's `contacts` (one pair's run).
+    fn apply(&self, mut pp: PairParams, group: &[Contact]) -> PairParams {
+        if pp.hertz.is_some() || pp.restitution >= 1.0 {
+            return pp;
+        }
+        let weight: f64 = group.iter().map(|c| c.weight).sum();
+        let omega = (pp.stiffness() * weight.max(0.0) / pp.effective_mass).sqrt();
+        pp.damping_scale = (self.scale)(pp.restitution, omega * self.dt);
+        pp
+    }
+}
+
+/// [`accumulate_forces`] with the dashpot corrected by `calibration` (`None`: the law as
+/// it is, bit for bit).
+pub fn accumulate_forces_calibrated(
+    model: &Model,
+    bodies: &[Body],
+    contacts: &[Contact],
+    dt: f64,
+    wrenches: &mut [Wrench],
     mut records: Option<&mut Vec<ContactRecord>>,
+    calibration: Option<DampingCalibration>,
 ) -> f64 {
     let mut prepared = Vec::with_capacity(contacts.len());
     let mut rolling = Vec::new();
-    let energy = prepare_forces(model, bodies, contacts, dt, &mut prepared, &mut rolling);
+    let energy = prepare_forces_calibrated(
+        model,
+        bodies,
+        contacts,
+        dt,
+        &mut prepared,
+        &mut rolling,
+        calibration,
+    );
     for r in &rolling {
         let c = &contacts[r.first as usize];
         wrenches[c.a as usize].torque += r.torque;
@@ -236,6 +285,20 @@ pub fn prepare_forces(
     prepared: &mut Vec<PreparedContact>,
     rolling: &mut Vec<RollingTorque>,
 ) -> f64 {
+    prepare_forces_calibrated(model, bodies, contacts, dt, prepared, rolling, None)
+}
+
+/// [`prepare_forces`] with the dashpot corrected by `calibration` (`None`: the law as it
+/// is, bit for bit).
+pub fn prepare_forces_calibrated(
+    model: &Model,
+    bodies: &[Body],
+    contacts: &[Contact],
+    dt: f64,
+    prepared: &mut Vec<PreparedContact>,
+    rolling: &mut Vec<RollingTorque>,
+    calibration: Option<DampingCalibration>,
+) -> f64 {
     prepared.clear();
     rolling.clear();
     let mut energy = 0.0;
@@ -244,6 +307,10 @@ pub fn prepare_forces(
         let group = &contacts[run];
         let (a, b) = (group[0].a, group[0].b);
         let pp = PairParams::of(model, bodies, a, b);
+        let pp = match &calibration {
+            Some(cal) => cal.apply(pp, group),
+            None => pp,
+        };
         let ba = &bodies[a as usize];
         let bb = match b {
             Other::Particle(j) => Some(&bodies[j as usize]),
@@ -367,7 +434,7 @@ pub fn pair_damping(pp: &PairParams, group: &[Contact], rel: &dyn Fn(&Vec3) -> V
     centre /= spring;
     let stiffness = k * weight;
     let p = depth * stiffness / spring;
-    let zeta = damping_ratio_power(pp.restitution, p);
+    let zeta = damping_ratio_power(pp.restitution, p) * pp.damping_scale;
     let c = 2.0 * zeta * (stiffness * pp.effective_mass).sqrt();
     let approach = -rel(&centre).dot(&n);
     (c * approach).min(DAMPING_CAP * spring) / spring
@@ -404,6 +471,7 @@ mod tests {
             friction: mu,
             restitution: e,
             hertz: None,
+            damping_scale: 1.0,
         }
     }
 

@@ -134,6 +134,7 @@ mod tests {
             friction: 0.0,
             restitution: e,
             hertz: Some(hz),
+            damping_scale: 1.0,
         };
         (pp, hz)
     }

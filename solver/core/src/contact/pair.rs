@@ -53,6 +53,11 @@ pub struct PairParams {
     /// Hertz–Mindlin parameters when both sides use that law (a particle–obstacle pair:
     /// the particle), else `None`: the seed's spring ([`super::hertz`]).
     pub hertz: Option<HertzPair>,
+    /// Factor on the dashpot's damping ratio [-]: 1 from [`PairParams::of`] (the law as
+    /// calibrated for a resolved impact); the split implicit scheme sets the factor that
+    /// makes its discrete impact rebound with `e` at its step
+    /// ([`super::force::DampingCalibration`]).
+    pub damping_scale: f64,
 }
 
 impl PairParams {
@@ -91,6 +96,7 @@ impl PairParams {
                         .and_then(|p| p.restitution)
                         .unwrap_or(0.5 * (ma.restitution + mb.restitution)),
                     hertz,
+                    damping_scale: 1.0,
                 }
             }
             Other::Obstacle(o) => {
@@ -109,6 +115,7 @@ impl PairParams {
                         }),
                         ContactLaw::Seed => None,
                     },
+                    damping_scale: 1.0,
                 }
             }
         }
@@ -131,9 +138,9 @@ impl PairParams {
     /// the pair's restitution `e` ([`impact_restitution`] inverted by bisection) [-].
     /// 0 for `e = 1`; restitutions below `impact_restitution(MAX_DAMPING_RATIO,
     /// DAMPING_CAP)` ≈ 0.109 are realised with ζ = [`MAX_DAMPING_RATIO`], i.e. rebound
-    /// with ≈ 0.109.
+    /// with ≈ 0.109. Times [`PairParams::damping_scale`].
     pub fn damping_ratio(&self) -> f64 {
-        damping_ratio_for(self.restitution)
+        damping_ratio_for(self.restitution) * self.damping_scale
     }
 
     /// Normal damping coefficient `c = 2ζ·sqrt(k·m_eff)` [N·s/m].

@@ -571,7 +571,7 @@ impl DistributedImplicit {
             // or the midpoint state (midpoint rule).
             let (w, r) = match self.params.scheme {
                 PicardScheme::Euler => self.forces(model, state, false, tally.dt, true)?,
-                PicardScheme::Midpoint | PicardScheme::Theta => {
+                PicardScheme::Midpoint | PicardScheme::Theta | PicardScheme::Split => {
                     let eval = std::mem::take(&mut self.mid);
                     let got = self.forces(model, &eval, false, tally.dt, true);
                     self.mid = eval;

@@ -68,6 +68,7 @@
 //! ([`IterationStats::reused`]). An integrator assumes that the model does not change
 //! between the steps it serves (true within a run).
 
+mod calibration;
 mod linearised;
 mod newton;
 mod output;
@@ -75,6 +76,7 @@ mod pwl;
 pub(crate) mod relax;
 mod reuse;
 pub(crate) mod scheme;
+mod split;
 pub(crate) mod substeps;
 mod tangent;
 mod theta;
@@ -86,7 +88,7 @@ pub use newton::{ContactJacobian, Vec6};
 pub use output::{ImplicitOutput, IterationStats};
 
 use super::{check_finite, Integrator, Stepped};
-use crate::contact::force::{accumulate_forces, Wrench};
+use crate::contact::force::{accumulate_forces_calibrated, DampingCalibration, Wrench};
 use crate::contact::pair::PairParams;
 use crate::contact::Contact;
 use crate::detect::{checks_per_level, stats_levels, Detection, Detector, Search};
@@ -315,6 +317,7 @@ impl ImplicitEuler {
         };
         let scheme = params.scheme;
         let theta = params.implicitness();
+        let im = scheme::Implicitness::of(scheme, theta, dt);
         let newton = params.acceleration == PicardAcceleration::Newton;
         // Linearised contacts (`linearised.rs`): detected once, at the start; the
         // piecewise-linear update solves the step's system.
@@ -429,6 +432,7 @@ impl ImplicitEuler {
                     dt,
                     &mut self.computed,
                     &mut self.coarse_wrenches,
+                    im.damping,
                 );
             }
             if linearised && k == 0 {
@@ -446,7 +450,7 @@ impl ImplicitEuler {
                         &self.computed,
                         &gravity,
                         dt,
-                        theta,
+                        im,
                         &mut self.applied,
                     );
                 } else if newton {
@@ -460,15 +464,9 @@ impl ImplicitEuler {
                             .map(|w| newton::join(&w.force, &w.torque)),
                     );
                     self.jacobian
-                        .assemble(model, &state.bodies, &self.contacts, dt, theta);
-                    self.jacobian.predict(
-                        &self.rhs,
-                        &gravity,
-                        dt,
-                        theta,
-                        &self.free,
-                        &mut self.delta,
-                    );
+                        .assemble(model, &state.bodies, &self.contacts, dt, im);
+                    self.jacobian
+                        .predict(&self.rhs, &gravity, dt, im, &self.free, &mut self.delta);
                     for (w, f) in self.applied.iter_mut().zip(&self.delta) {
                         w.force = f.fixed_rows::<3>(0).into_owned();
                         w.torque = f.fixed_rows::<3>(3).into_owned();
@@ -539,7 +537,7 @@ impl ImplicitEuler {
                         &mut self.applied,
                         &self.free,
                         dt,
-                        theta,
+                        im,
                     )
                     .bisected;
             }
@@ -556,7 +554,7 @@ impl ImplicitEuler {
                         .map(|(f, w)| newton::join(&(f.force - w.force), &(f.torque - w.torque))),
                 );
                 self.jacobian
-                    .assemble(model, &eval.bodies, &self.contacts, dt, theta);
+                    .assemble(model, &eval.bodies, &self.contacts, dt, im);
                 self.jacobian.solve(&self.rhs, &self.free, &mut self.delta);
                 // Damped Newton: the step weight halves when the residual grew since the
                 // last iteration (a contact that opens and closes between guesses makes the
@@ -643,7 +641,7 @@ impl ImplicitEuler {
         let evaluated = match self.params.scheme {
             _ if self.params.acceleration == PicardAcceleration::Linearised => &state.bodies,
             PicardScheme::Euler => &state.bodies,
-            PicardScheme::Midpoint | PicardScheme::Theta => &self.mid.bodies,
+            PicardScheme::Midpoint | PicardScheme::Theta | PicardScheme::Split => &self.mid.bodies,
         };
         let mut records = Vec::new();
         if record_contacts {
@@ -651,13 +649,15 @@ impl ImplicitEuler {
             // `step` hands these wrenches of the recorded contacts to the run loop.
             self.coarse_wrenches.clear();
             self.coarse_wrenches.resize(n, Wrench::default());
-            out.contact_energy = accumulate_forces(
+            let calibration = self.calibration(dt);
+            out.contact_energy = accumulate_forces_calibrated(
                 model,
                 evaluated,
                 &self.contacts,
                 dt,
                 &mut self.coarse_wrenches,
                 Some(&mut records),
+                calibration,
             );
         } else {
             out.contact_energy = self
@@ -736,7 +736,10 @@ impl ImplicitEuler {
                 &mut tally.wall,
             )?;
             tally.total += &d.stats;
-            let verdict = self.frozen.check(model, &self.start, &state.bodies, &real);
+            let strict = self.params.scheme == PicardScheme::Split;
+            let verdict = self
+                .frozen
+                .check(model, &self.start, &state.bodies, &real, strict);
             match verdict {
                 linearised::Verdict::Accept => {
                     // The end state's evaluation: the step's contacts, and the next
@@ -744,6 +747,7 @@ impl ImplicitEuler {
                     std::mem::swap(&mut self.contacts, &mut real);
                     self.frozen.real = real;
                     self.coarse.clear();
+                    let calibration = self.calibration(dt);
                     compute_forces(
                         model,
                         &state.bodies,
@@ -753,6 +757,7 @@ impl ImplicitEuler {
                         dt,
                         &mut self.computed,
                         &mut self.coarse_wrenches,
+                        calibration,
                     );
                     tally.pairs = d.pairs;
                     self.set_last(state, d.pairs, dt);
@@ -816,6 +821,12 @@ impl ImplicitEuler {
             },
             (e, _) => e,
         }
+    }
+
+    /// The dashpot's correction for a step of `dt` \[s\]: the split scheme's
+    /// (`calibration.rs`), none for the others.
+    fn calibration(&self, dt: f64) -> Option<DampingCalibration> {
+        (self.params.scheme == PicardScheme::Split).then(|| calibration::split(dt))
     }
 
     /// Re-solves of (sub)steps with contacts their check revealed, and (sub)steps the

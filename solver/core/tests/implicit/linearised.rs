@@ -258,6 +258,7 @@ fn linearised_steps_are_deterministic_across_thread_counts() {
         PicardScheme::Euler,
         PicardScheme::Midpoint,
         PicardScheme::Theta,
+        PicardScheme::Split,
     ] {
         let go = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()

@@ -10,6 +10,7 @@ mod certificates;
 mod linearised;
 mod piecewise;
 mod rolling;
+mod split;
 mod stability;
 mod substep;
 mod theta;

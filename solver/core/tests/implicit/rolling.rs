@@ -153,6 +153,7 @@ fn a_smooth_sphere_rolls_at_five_sevenths_g_sin_theta_at_ten_times_the_step() {
         PicardScheme::Euler,
         PicardScheme::Midpoint,
         PicardScheme::Theta,
+        PicardScheme::Split,
     ] {
         let r = roll(Some(scheme), 10.0, Surface::Smooth, ContactPoints::Patches);
         println!("{scheme:?}: {r:?}, 5/7·g·sinθ = {want}");
@@ -191,6 +192,7 @@ fn rolling_table() {
                     PicardScheme::Euler,
                     PicardScheme::Midpoint,
                     PicardScheme::Theta,
+                    PicardScheme::Split,
                 ] {
                     runs.push((Some(scheme), factor));
                 }

@@ -60,7 +60,7 @@ picard:
   coarse_force_damping: 1
   keep_active_sets: false
   local_updates: false
-  scheme: midpoint
+  scheme: theta
   theta: 0.7
   acceleration: aitken
   on_no_convergence: stop
@@ -76,7 +76,7 @@ picard:
         coarse_force_damping: 1.0,
         keep_active_sets: false,
         local_updates: false,
-        scheme: PicardScheme::Midpoint,
+        scheme: PicardScheme::Theta,
         theta: 0.7,
         acceleration: PicardAcceleration::Aitken,
         on_no_convergence: NoConvergence::Stop,

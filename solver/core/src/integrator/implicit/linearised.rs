@@ -299,13 +299,18 @@ impl Frozen {
 
     /// The acceptance check (module docs) of the end state `end` reached from `start`
     /// against its real contacts `real`; the contacts no candidate predicted are carried
-    /// back to the start and remembered for a re-solve.
+    /// back to the start and remembered for a re-solve. With `strict` (the split scheme,
+    /// [`super::split`]) a real contact that no candidate predicted is revealed at any
+    /// overlap, not only beyond [`DEPTH_FRACTION`] of the margin: its spring energy would
+    /// otherwise enter the next step unpaid, which the split scheme's conservative
+    /// spring returns in full (a resting box then hops on its own).
     pub(super) fn check(
         &mut self,
         model: &Model,
         start: &[Body],
         end: &[Body],
         real: &[Contact],
+        strict: bool,
     ) -> Verdict {
         let mut predicted = std::mem::take(&mut self.predicted);
         carry(&self.base, start, end, &mut predicted);
@@ -324,7 +329,8 @@ impl Frozen {
                 .filter(|(d, _)| *d <= reach)
                 .min_by(|x, y| x.0.total_cmp(&y.0));
             let excess = overlap(r.dist) - nearest.map_or(0.0, |(_, p)| overlap(p.dist));
-            if excess.abs() <= DEPTH_FRACTION * margin {
+            let unpredicted = strict && nearest.is_none() && excess > 0.0;
+            if excess.abs() <= DEPTH_FRACTION * margin && !unpredicted {
                 continue;
             }
             if nearest.is_some() {
@@ -368,6 +374,51 @@ mod tests {
             orientation: q,
             velocity: Vec3::zeros(),
             angular_velocity: Vec3::zeros(),
+        }
+    }
+
+    /// The check's `strict` mode (the split scheme): a real contact no candidate
+    /// predicted is revealed even below [`DEPTH_FRACTION`] of the margin; otherwise it is
+    /// accepted there. Above the fraction both reveal it.
+    #[test]
+    fn strict_checks_reveal_every_unpredicted_contact() {
+        let model = Model {
+            materials: vec![crate::model::Material {
+                name: "m".into(),
+                density: 1000.0,
+                halo: Default::default(),
+                spring: 1000.0,
+                friction: 0.0,
+                restitution: 0.5,
+                law: Default::default(),
+                surface: Default::default(),
+            }],
+            ..Model::default()
+        };
+        let bodies = [
+            body(Vec3::zeros(), Quat::identity()),
+            body(Vec3::new(0.0, 0.0, 1.0), Quat::identity()),
+        ];
+        let margin = 2.0 * bodies[0].epsilon;
+        let real = |overlap: f64| Contact {
+            a: 0,
+            b: Other::Particle(1),
+            point: Vec3::new(0.0, 0.0, 0.5),
+            normal: -Vec3::z(),
+            dist: margin - overlap,
+            weight: 1.0,
+            depth: overlap,
+        };
+        for (overlap, strict, want) in [
+            (0.5 * DEPTH_FRACTION * margin, false, Verdict::Accept),
+            (0.5 * DEPTH_FRACTION * margin, true, Verdict::Reveal),
+            (2.0 * DEPTH_FRACTION * margin, false, Verdict::Reveal),
+            (2.0 * DEPTH_FRACTION * margin, true, Verdict::Reveal),
+        ] {
+            let mut frozen = Frozen::default();
+            frozen.begin(&[], &[], 0);
+            let got = frozen.check(&model, &bodies, &bodies, &[real(overlap)], strict);
+            assert_eq!(got, want, "overlap {overlap}, strict {strict}");
         }
     }
 

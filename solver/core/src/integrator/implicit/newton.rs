@@ -31,6 +31,7 @@
 //! linearised: its regularisation already bounds its Picard contraction by ½ (see
 //! [`crate::contact::force`]).
 
+use super::scheme::Implicitness;
 use crate::contact::force::{pair_damping, point_velocity};
 use crate::contact::pair::{PairParams, DAMPING_CAP};
 use crate::contact::Contact;
@@ -205,19 +206,19 @@ pub(super) struct Row {
 
 /// Calls `f` with every fine contact of `contacts` (merged, grouped by body pair) and its
 /// linearisation at the guess `bodies` for the time step `dt` \[s\] and implicitness
-/// `theta` (contacts of unknown bodies are skipped; a contact whose force the dashpot
+/// `im` (contacts of unknown bodies are skipped; a contact whose force the dashpot
 /// clamps to zero comes with `s = 0` and the slopes of its linear law).
 pub(super) fn linearise(
     model: &Model,
     bodies: &[Body],
     contacts: &[Contact],
     dt: f64,
-    theta: f64,
+    im: Implicitness,
     mut f: impl FnMut(&Contact, Row),
 ) {
     let n = bodies.len();
     let mut coefficients = Vec::new();
-    let (pos, vel) = (theta * theta * dt * dt, theta * dt);
+    let (pos, vel) = (im.position * dt * dt, im.velocity * dt);
     for run in crate::contact::pair_runs(contacts) {
         let first = run.start;
         let group = &contacts[run];
@@ -277,18 +278,18 @@ pub(super) fn linearise(
 
 impl ContactJacobian {
     /// Assembles the Jacobian of the fine `contacts` at the guess `bodies` for the time
-    /// step `dt` \[s\] and implicitness `theta` (see the module docs).
+    /// step `dt` \[s\] and implicitness `im` (see the module docs).
     pub fn assemble(
         &mut self,
         model: &Model,
         bodies: &[Body],
         contacts: &[Contact],
         dt: f64,
-        theta: f64,
+        im: Implicitness,
     ) {
         self.begin(bodies);
         let mut rows = Vec::new();
-        linearise(model, bodies, contacts, dt, theta, |_, row| rows.push(row));
+        linearise(model, bodies, contacts, dt, im, |_, row| rows.push(row));
         for row in rows {
             if !(row.s.is_finite() && row.s > 0.0) {
                 // No force at this guess: the semi-smooth Jacobian is zero.
@@ -419,7 +420,7 @@ impl ContactJacobian {
         start: &[Vec6],
         gravity: &Vec3,
         dt: f64,
-        theta: f64,
+        im: Implicitness,
         free: &[bool],
         wrenches: &mut Vec<Vec6>,
     ) -> usize {
@@ -430,8 +431,8 @@ impl ContactJacobian {
             } else {
                 t.normal.dot(gravity)
             };
-            let push = t.stiffness * theta * dt * t.approach
-                + (theta * theta * dt * dt * t.stiffness + theta * dt * t.damping) * g_rel;
+            let push = t.stiffness * im.drift * dt * t.approach
+                + (im.position * dt * dt * t.stiffness + im.velocity * dt * t.damping) * g_rel;
             rhs[t.a] -= push * blk.ja;
             if let Some(j) = t.b {
                 rhs[j] += push * blk.jb;

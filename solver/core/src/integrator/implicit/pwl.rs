@@ -51,8 +51,9 @@
 //! the same at any thread count.
 
 use super::newton::{linearise, ContactJacobian, Row, Vec6};
+use super::scheme::Implicitness;
 use super::tangent::friction_rows;
-use crate::contact::force::{point_velocity, prepare_forces, Wrench};
+use crate::contact::force::{point_velocity, prepare_forces_calibrated, Wrench};
 use crate::contact::Contact;
 use crate::model::{Model, Other};
 use crate::state::Body;
@@ -213,13 +214,13 @@ impl PiecewiseLinear {
         bodies: &[Body],
         contacts: &[Contact],
         dt: f64,
-        theta: f64,
+        im: Implicitness,
     ) {
-        let h = theta * theta * dt * dt;
+        let h = im.position * dt * dt;
         let pose = |i: usize| (bodies[i].position, bodies[i].orientation);
         let mut own = std::mem::take(&mut self.own);
         own.clear();
-        linearise(model, bodies, contacts, dt, theta, |c, row| {
+        linearise(model, bodies, contacts, dt, im, |c, row| {
             own.push(Own {
                 dist: c.dist,
                 seen: usize::MAX,
@@ -231,7 +232,7 @@ impl PiecewiseLinear {
                     normal: c.normal,
                     dist: c.dist,
                     margin: row.margin,
-                    s: weight(&row, h, theta * dt),
+                    s: weight(&row, h, im.velocity * dt),
                     slope: row.slope,
                     slope_damping: row.slope_damping,
                     pose_a: pose(row.a),
@@ -310,14 +311,22 @@ impl PiecewiseLinear {
         contacts: &[Contact],
         free: &[bool],
         dt: f64,
-        theta: f64,
+        im: Implicitness,
         predict: Option<&Vec3>,
     ) {
         self.candidates.clear();
-        let h = theta * theta * dt * dt;
+        let h = im.position * dt * dt;
         // The exact normal forces of the guess (and what friction needs).
         let (mut prepared, mut rolling) = (Vec::new(), Vec::new());
-        prepare_forces(model, bodies, contacts, dt, &mut prepared, &mut rolling);
+        prepare_forces_calibrated(
+            model,
+            bodies,
+            contacts,
+            dt,
+            &mut prepared,
+            &mut rolling,
+            im.damping,
+        );
         let mut covered = vec![false; self.seen.len()];
         let fixed = |a: usize, b: Option<usize>| {
             !free.get(a).copied().unwrap_or(false)
@@ -333,7 +342,7 @@ impl PiecewiseLinear {
                 continue;
             }
             let f0 = prepared.get(row.index).map_or(0.0, |p| p.normal);
-            let s = weight(row, h, theta * dt);
+            let s = weight(row, h, im.velocity * dt);
             // Where the force is clamped to zero (a dashpot of a separating contact), the
             // linear law's negative value: how far the contact is from pushing again.
             let depth = (row.margin - dist).clamp(0.0, row.margin);
@@ -348,7 +357,7 @@ impl PiecewiseLinear {
                     } else {
                         row.normal.dot(g)
                     };
-                    f_lin - row.slope * theta * dt * row.approach - s * g_rel
+                    f_lin - row.slope * im.drift * dt * row.approach - s * g_rel
                 }
                 None => f_lin,
             };
@@ -371,7 +380,7 @@ impl PiecewiseLinear {
         }
         self.known = self.seen.len();
         let mut rows = Vec::new();
-        friction_rows(bodies, contacts, &prepared, dt, theta, &mut rows);
+        friction_rows(bodies, contacts, &prepared, dt, im, &mut rows);
         for row in rows.into_iter().filter(|r| !fixed(r.a, r.b)) {
             // The first guess: gravity slides a particle along an obstacle over the step.
             let phi = match (predict, row.b) {
@@ -507,13 +516,13 @@ impl PiecewiseLinear {
         start: &[Wrench],
         gravity: &Vec3,
         dt: f64,
-        theta: f64,
+        im: Implicitness,
         applied: &mut [Wrench],
     ) -> usize {
         self.begin_step();
-        self.record(model, bodies, contacts, dt, theta);
+        self.record(model, bodies, contacts, dt, im);
         let free = vec![true; bodies.len()];
-        self.build(model, bodies, contacts, &free, dt, theta, Some(gravity));
+        self.build(model, bodies, contacts, &free, dt, im, Some(gravity));
         let r: Vec<Vec6> = start
             .iter()
             .map(|w| super::newton::join(&w.force, &w.torque))
@@ -539,9 +548,9 @@ impl PiecewiseLinear {
         applied: &mut [Wrench],
         free: &[bool],
         dt: f64,
-        theta: f64,
+        im: Implicitness,
     ) -> PwlUpdate {
-        self.record(model, bodies, contacts, dt, theta);
+        self.record(model, bodies, contacts, dt, im);
         let r: Vec<Vec6> = computed
             .iter()
             .zip(applied.iter())
@@ -609,7 +618,7 @@ impl PiecewiseLinear {
         self.base_free.extend_from_slice(free);
         self.base_merit = value;
         self.weight = 1.0;
-        self.build(model, bodies, contacts, free, dt, theta, None);
+        self.build(model, bodies, contacts, free, dt, im, None);
         let inner = self.solve(bodies, &r, free);
         self.base_residual = r;
         for ((w, d), &f) in applied.iter_mut().zip(&self.step).zip(free) {

@@ -1,7 +1,7 @@
 //! Reuse of the accepted state's evaluation in the next step's first Picard iteration
 //! (see the parent module's docs), and the force evaluation of one iteration.
 
-use crate::contact::force::{accumulate_forces, Wrench};
+use crate::contact::force::{accumulate_forces_calibrated, DampingCalibration, Wrench};
 use crate::contact::Contact;
 use crate::model::Model;
 use crate::state::{Body, State};
@@ -47,7 +47,8 @@ impl LastEvaluation {
 }
 
 /// Forces of `contacts` at the state `bodies` into `computed`, plus the coarse estimates
-/// `coarse` damped by `damping` (remark 5; `scratch` holds their wrenches).
+/// `coarse` damped by `damping` (remark 5; `scratch` holds their wrenches), the dashpot
+/// corrected by `calibration` (the split scheme, `calibration.rs`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn compute_forces(
     model: &Model,
@@ -58,15 +59,16 @@ pub(super) fn compute_forces(
     dt: f64,
     computed: &mut Vec<Wrench>,
     scratch: &mut Vec<Wrench>,
+    calibration: Option<DampingCalibration>,
 ) {
     let n = bodies.len();
     computed.clear();
     computed.resize(n, Wrench::default());
-    accumulate_forces(model, bodies, contacts, dt, computed, None);
+    accumulate_forces_calibrated(model, bodies, contacts, dt, computed, None, calibration);
     if !coarse.is_empty() && damping > 0.0 {
         scratch.clear();
         scratch.resize(n, Wrench::default());
-        accumulate_forces(model, bodies, coarse, dt, scratch, None);
+        accumulate_forces_calibrated(model, bodies, coarse, dt, scratch, None, calibration);
         for (w, e) in computed.iter_mut().zip(scratch.iter()) {
             w.force += damping * e.force;
             w.torque += damping * e.torque;

@@ -2,9 +2,11 @@
 //! scheme evaluates forces: implicit Euler moves with [`advance_body`] itself (bit for
 //! bit) and evaluates at the end of the step; the implicit midpoint rule moves positions
 //! with the average of the start and end velocities and evaluates at the midpoint state;
-//! the θ-method ([`super::theta`]) lies between the two.
+//! the θ-method ([`super::theta`]) lies between the two; the split scheme
+//! ([`super::split`]) moves as the midpoint rule and evaluates the law at the midpoint pose
+//! with the end velocities.
 
-use crate::contact::force::Wrench;
+use crate::contact::force::{DampingCalibration, Wrench};
 use crate::motion::advance_body;
 use crate::params::PicardScheme;
 use crate::state::Body;
@@ -33,7 +35,7 @@ pub fn advance(scheme: PicardScheme, theta: f64, body: &mut Body, w: &Wrench, g:
             super::theta::advance(theta, body, w, g, dt);
             return;
         }
-        PicardScheme::Midpoint => {}
+        PicardScheme::Midpoint | PicardScheme::Split => {}
     }
     let (v0, omega0) = (body.velocity, body.angular_velocity);
     body.velocity += dt * (w.force / body.mass + g);
@@ -50,12 +52,51 @@ pub fn advance(scheme: PicardScheme, theta: f64, body: &mut Body, w: &Wrench, g:
 }
 
 /// The state between `start` and `end` where `scheme` evaluates forces (not implicit
-/// Euler's: it evaluates `end` itself): [`midpoint`] or the θ-state
-/// ([`super::theta::state`] with `theta`).
+/// Euler's: it evaluates `end` itself): [`midpoint`], the θ-state
+/// ([`super::theta::state`] with `theta`) or the split state ([`super::split::state`]).
 pub fn evaluated(scheme: PicardScheme, theta: f64, start: &Body, end: &Body, dt: f64) -> Body {
     match scheme {
         PicardScheme::Theta => super::theta::state(theta, start, end, dt),
+        PicardScheme::Split => super::split::state(start, end, dt),
         PicardScheme::Midpoint | PicardScheme::Euler => midpoint(start, end, dt),
+    }
+}
+
+/// How far a wrench change `δW` moves the state where a scheme evaluates forces — its pose
+/// by `position·Δt²·δW/M`, its velocities by `velocity·Δt·δW/M` — and how far that pose
+/// drifts with the start velocity `v`, `drift·Δt·v`: the factors of the Newton-type
+/// updates and of their linearly implicit first guess.
+#[derive(Clone, Copy, Debug)]
+pub struct Implicitness {
+    /// `θ²` for the θ-family (1 Euler, ¼ midpoint), ¼ for the split scheme [-].
+    pub position: f64,
+    /// `θ` for the θ-family, 1 for the split scheme [-].
+    pub velocity: f64,
+    /// How far the evaluated pose drifts with the start velocity, per `Δt` (`θ` for the
+    /// θ-family, ½ for the split scheme: the midpoint pose) [-].
+    pub drift: f64,
+    /// The dashpot's correction for the step (the split scheme's, `calibration.rs`).
+    pub damping: Option<DampingCalibration>,
+}
+
+impl Implicitness {
+    /// Of `scheme` with the θ-method's implicitness `theta` (others ignore it) at the
+    /// step `dt` \[s\].
+    pub fn of(scheme: PicardScheme, theta: f64, dt: f64) -> Implicitness {
+        match scheme {
+            PicardScheme::Split => Implicitness {
+                position: 0.25,
+                velocity: 1.0,
+                drift: 0.5,
+                damping: Some(super::calibration::split(dt)),
+            },
+            _ => Implicitness {
+                position: theta * theta,
+                velocity: theta,
+                drift: theta,
+                damping: None,
+            },
+        }
     }
 }
 

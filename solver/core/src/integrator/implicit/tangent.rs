@@ -20,6 +20,7 @@
 //! iteration.
 
 use super::newton::{join, Vec6};
+use super::scheme::Implicitness;
 use crate::contact::force::{friction_regularisation, inverse_mass_along, PreparedContact};
 use crate::contact::Contact;
 use crate::model::Other;
@@ -47,7 +48,7 @@ fn perpendicular(n: &Vec3) -> Vec3 {
 }
 
 /// Appends the friction rows of `contacts` at the evaluated state `bodies` for the step
-/// `dt` \[s\] and implicitness `theta` to `out` (see the module docs), in contact order;
+/// `dt` \[s\] and implicitness `im` to `out` (see the module docs), in contact order;
 /// `prepared` are the contacts' normal forces there
 /// ([`crate::contact::force::prepare_forces`]).
 pub(super) fn friction_rows(
@@ -55,7 +56,7 @@ pub(super) fn friction_rows(
     contacts: &[Contact],
     prepared: &[PreparedContact],
     dt: f64,
-    theta: f64,
+    im: Implicitness,
     out: &mut Vec<TangentRow>,
 ) {
     let n = bodies.len();
@@ -106,7 +107,7 @@ pub(super) fn friction_rows(
             }
         };
         if slip < v_reg {
-            let s = theta * dt * p.limit / v_reg;
+            let s = im.velocity * dt * p.limit / v_reg;
             if s.is_finite() && s > 0.0 {
                 let t1 = perpendicular(&c.normal);
                 let t2 = c.normal.cross(&t1);
@@ -114,7 +115,7 @@ pub(super) fn friction_rows(
                 out.push(row(t2, s));
             }
         } else {
-            let s = theta * dt * p.limit / slip;
+            let s = im.velocity * dt * p.limit / slip;
             if s.is_finite() && s > 0.0 {
                 out.push(row(c.normal.cross(&t), s));
             }
