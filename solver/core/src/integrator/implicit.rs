@@ -91,7 +91,7 @@ use super::{check_finite, Integrator, Stepped};
 use crate::contact::force::{accumulate_forces_calibrated, DampingCalibration, Wrench};
 use crate::contact::pair::PairParams;
 use crate::contact::Contact;
-use crate::detect::{checks_per_level, stats_levels, Detection, Detector, Search};
+use crate::detect::{checks_per_level, stats_levels, CertificateSkin, Detection, Detector, Search};
 use crate::error::StepError;
 use crate::frames::{PhaseTimes, StepStats};
 use crate::model::Model;
@@ -330,6 +330,7 @@ impl ImplicitEuler {
         self.applied.resize(n, Wrench::default());
         self.moved.clear();
         self.moved.resize(n, true);
+        detector.set_skin(CertificateSkin::IMPLICIT);
         if variant == PicardVariant::Multiscale && !linearised {
             detector.begin_step(!params.keep_active_sets);
         }
