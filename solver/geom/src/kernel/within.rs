@@ -30,7 +30,7 @@
 use super::batch::{PairBatch, LANES};
 use super::iterative::Lanes;
 use super::lane::{dot, sub, Lane, Mask, V3};
-use super::screen::screen_lanes;
+use super::screen::{screen_centroid_lanes, screen_lanes};
 use crate::math::Tri;
 
 /// Relative slack of the "in" answer (see the module docs).
@@ -203,34 +203,55 @@ impl<T: Copy> PairBatch<T> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { self.decide_avx2(out) };
+            unsafe { self.decide_avx2::<true>(out) };
             return;
         }
-        self.decide_lanes(out);
+        self.decide_lanes::<true>(out);
     }
 
-    /// [`PairBatch::decide`] compiled for AVX2: the same IEEE operations lane by lane (no
-    /// FMA contraction without fast-math), so bit-identical decisions.
+    /// [`PairBatch::decide`] for pairs already filtered by the caller with the coordinate
+    /// axes (bounding boxes grown by at least the screen's slack) and both face planes
+    /// (each triangle's vertices beyond the other's plane by at least that slack): of the
+    /// screen only its centroid axis runs, the other five would repeat those filters. The
+    /// answers are those of [`PairBatch::decide`] except that a pair the full screen
+    /// would prove out may be "unknown" (never a wrong "in" or "out").
+    pub fn decide_prefiltered(&self, out: &mut Vec<Within>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            unsafe { self.decide_avx2::<false>(out) };
+            return;
+        }
+        self.decide_lanes::<false>(out);
+    }
+
+    /// [`PairBatch::decide`] (`FULL`) or [`PairBatch::decide_prefiltered`] compiled for
+    /// AVX2: the same IEEE operations lane by lane (no FMA contraction without fast-math),
+    /// so bit-identical decisions.
     ///
     /// # Safety
     /// The CPU must support AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline(never)]
-    unsafe fn decide_avx2(&self, out: &mut Vec<Within>) {
-        self.decide_lanes(out);
+    unsafe fn decide_avx2<const FULL: bool>(&self, out: &mut Vec<Within>) {
+        self.decide_lanes::<FULL>(out);
     }
 
     /// The body of [`PairBatch::decide`].
     #[inline(always)]
-    fn decide_lanes(&self, out: &mut Vec<Within>) {
+    fn decide_lanes<const FULL: bool>(&self, out: &mut Vec<Within>) {
         out.clear();
         let mut open = Lanes::<LANES>::zeroed();
         let mut index = [0usize; LANES];
         let mut n_open = 0;
         for (c, chunk) in self.lanes().iter().enumerate() {
             let n = (self.len() - c * LANES).min(LANES);
-            let o = screen_lanes(chunk);
+            let o = if FULL {
+                screen_lanes(chunk)
+            } else {
+                screen_centroid_lanes(chunk)
+            };
             for l in 0..n {
                 if o.0[l] {
                     out.push(Within::Out);
