@@ -92,6 +92,38 @@ fn decisions_match_the_exact_distance_on_random_and_adversarial_pairs() {
         "only {clear_in_decided} of {clear_in} clear contacts decided"
     );
     assert!(out_decided > 20_000, "only {out_decided} pairs proven out");
+
+    // The prefiltered variant (centroid axis only): right against the exact distance, "in"
+    // wherever the full decision is, "out" only where it is.
+    let mut pre = Vec::new();
+    batch.decide_prefiltered(&mut pre);
+    assert_eq!(pre.len(), pairs.len());
+    let mut pre_out = 0u64;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x15_2026);
+    for (i, (&p, &f)) in pre.iter().zip(&pairs).enumerate() {
+        let cat = i % CATEGORIES.len();
+        let (t1, t2) = pair(&mut rng, cat, EPS);
+        let d = triangle_triangle_exact(&t1, &t2).dist() as f64;
+        let mg = match i % 8 {
+            3 => (d * (1.0 - 3e-6)) as f32,
+            7 => (d * (1.0 + 3e-6)) as f32,
+            _ => margin,
+        };
+        assert!(
+            agrees(p, d, mg, mag(&t1, &t2)),
+            "prefiltered pair {i}: {p:?} at distance {d}, margin {mg}: {t1:?} {t2:?}"
+        );
+        assert!(
+            (f != Within::In || p == Within::In) && (p != Within::Out || f == Within::Out),
+            "prefiltered pair {i}: {p:?} where the full decision is {f:?}"
+        );
+        pre_out += u64::from(p == Within::Out);
+    }
+    eprintln!("prefiltered: {pre_out} of {out_decided} \"out\" pairs proven by the centroid axis");
+    assert!(
+        pre_out > 10_000,
+        "only {pre_out} pairs proven out by the centroid axis"
+    );
 }
 
 #[test]

@@ -108,3 +108,32 @@ pub(crate) fn screen_lanes_bound<const L: usize>(x: &Lanes<L>) -> (Mask<L>, Lane
     }
     (out, best)
 }
+
+/// The screen's centroid axis alone (with the same slack), for candidates that were
+/// already filtered by the coordinate axes and both face planes with a slack at least the
+/// screen's (the grid pair-set query, `msdem-tree`'s `grid/query.rs`): the other five axes
+/// would repeat those tests. `true` where the pair is proven separated; any subset of the
+/// axes is as conservative as the whole screen.
+#[inline(always)]
+pub(crate) fn screen_centroid_lanes<const L: usize>(x: &Lanes<L>) -> Mask<L> {
+    let vk = |v: &[[[f32; L]; 3]; 3], k: usize| [Lane(v[k][0]), Lane(v[k][1]), Lane(v[k][2])];
+    let a: [V3<L>; 3] = [vk(&x.v1, 0), vk(&x.v1, 1), vk(&x.v1, 2)];
+    let b: [V3<L>; 3] = [vk(&x.v2, 0), vk(&x.v2, 1), vk(&x.v2, 2)];
+    let margin = Lane(x.margin);
+    let mut extent = Lane::splat(0.0);
+    let mut wc = [Lane::splat(0.0); 3];
+    for k in 0..3 {
+        let lo = a[0][k].min(a[1][k]).min(a[2][k]);
+        let lo = lo.min(b[0][k]).min(b[1][k]).min(b[2][k]);
+        let hi = a[0][k].max(a[1][k]).max(a[2][k]);
+        let hi = hi.max(b[0][k]).max(b[1][k]).max(b[2][k]);
+        extent += hi - lo;
+        wc[k] = (b[0][k] + b[1][k] + b[2][k]) - (a[0][k] + a[1][k] + a[2][k]);
+    }
+    let bound = margin + Lane::splat(SLACK) * (margin + extent);
+    let r = a[0];
+    let da = [sub(&a[1], &r), sub(&a[2], &r)];
+    let db = [sub(&b[0], &r), sub(&b[1], &r), sub(&b[2], &r)];
+    let s = separation(&da, &db, &wc);
+    s.gt(dot(&wc, &wc).sqrt() * bound)
+}

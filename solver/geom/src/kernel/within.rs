@@ -30,7 +30,7 @@
 use super::batch::{PairBatch, LANES};
 use super::iterative::Lanes;
 use super::lane::{dot, sub, Lane, Mask, V3};
-use super::screen::screen_lanes;
+use super::screen::{screen_centroid_lanes, screen_lanes};
 use crate::math::Tri;
 
 /// Relative slack of the "in" answer (see the module docs).
@@ -154,9 +154,22 @@ pub(crate) fn decide_lanes<const L: usize>(x: &Lanes<L>) -> (Mask<L>, Mask<L>) {
     (upper_in(x), screen_lanes(x))
 }
 
-/// Where the upper bound of the distance proves the pair within its margin.
+/// Where the upper bound of the distance proves the pair within its margin: the vertex
+/// candidates first, the edge crossings only where a lane is still open.
 #[inline(always)]
 fn upper_in<const L: usize>(x: &Lanes<L>) -> Mask<L> {
+    let inn = upper_in_stage::<L, false>(x);
+    if inn.all() {
+        return inn;
+    }
+    inn.or(upper_in_stage::<L, true>(x))
+}
+
+/// One stage of the upper bound: the six vertex candidates (`EDGES` false) or the six
+/// edge crossings (`EDGES` true). A pair is "in" when either stage proves it (the bound
+/// is the smaller of the two stages' smallest candidates).
+#[inline(always)]
+fn upper_in_stage<const L: usize, const EDGES: bool>(x: &Lanes<L>) -> Mask<L> {
     let vk = |v: &[[[f32; L]; 3]; 3], k: usize| [Lane(v[k][0]), Lane(v[k][1]), Lane(v[k][2])];
     let a: [V3<L>; 3] = [vk(&x.v1, 0), vk(&x.v1, 1), vk(&x.v1, 2)];
     let b: [V3<L>; 3] = [vk(&x.v2, 0), vk(&x.v2, 1), vk(&x.v2, 2)];
@@ -174,22 +187,20 @@ fn upper_in<const L: usize>(x: &Lanes<L>) -> Mask<L> {
     let reach_sq = reach
         .ge(Lane::splat(0.0))
         .select(reach * reach, Lane::splat(-1.0));
-    // The vertex candidates first; the edge crossings only where a lane is still open.
-    let mut best = Lane::splat(f32::INFINITY);
     // `candidate.min(best)`: a NaN candidate (non-finite input) never replaces the best.
-    for i in 0..3 {
-        best = pb.dist_sq(&a[i]).min(best);
-        best = pa.dist_sq(&b[i]).min(best);
-    }
-    let inn = best.le(reach_sq);
-    if inn.0.iter().all(|&d| d) {
-        return inn;
-    }
-    let (na, nb) = (pa.normal(), pb.normal());
-    for i in 0..3 {
-        let j = (i + 1) % 3;
-        best = pb.edge_dist_sq(&nb, &a[i], &a[j]).min(best);
-        best = pa.edge_dist_sq(&na, &b[i], &b[j]).min(best);
+    let mut best = Lane::splat(f32::INFINITY);
+    if EDGES {
+        let (na, nb) = (pa.normal(), pb.normal());
+        for i in 0..3 {
+            let j = (i + 1) % 3;
+            best = pb.edge_dist_sq(&nb, &a[i], &a[j]).min(best);
+            best = pa.edge_dist_sq(&na, &b[i], &b[j]).min(best);
+        }
+    } else {
+        for i in 0..3 {
+            best = pb.dist_sq(&a[i]).min(best);
+            best = pa.dist_sq(&b[i]).min(best);
+        }
     }
     best.le(reach_sq)
 }
@@ -203,62 +214,120 @@ impl<T: Copy> PairBatch<T> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { self.decide_avx2(out) };
+            unsafe { self.decide_avx2::<true>(out) };
             return;
         }
-        self.decide_lanes(out);
+        self.decide_lanes::<true>(out);
     }
 
-    /// [`PairBatch::decide`] compiled for AVX2: the same IEEE operations lane by lane (no
-    /// FMA contraction without fast-math), so bit-identical decisions.
+    /// [`PairBatch::decide`] for pairs already filtered by the caller with the coordinate
+    /// axes (bounding boxes grown by at least the screen's slack) and both face planes
+    /// (each triangle's vertices beyond the other's plane by at least that slack): of the
+    /// screen only its centroid axis runs, the other five would repeat those filters. The
+    /// answers are those of [`PairBatch::decide`] except that a pair the full screen
+    /// would prove out may be "unknown" (never a wrong "in" or "out").
+    pub fn decide_prefiltered(&self, out: &mut Vec<Within>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            unsafe { self.decide_avx2::<false>(out) };
+            return;
+        }
+        self.decide_lanes::<false>(out);
+    }
+
+    /// [`PairBatch::decide`] (`FULL`) or [`PairBatch::decide_prefiltered`] compiled for
+    /// AVX2: the same IEEE operations lane by lane (no FMA contraction without fast-math),
+    /// so bit-identical decisions.
     ///
     /// # Safety
     /// The CPU must support AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline(never)]
-    unsafe fn decide_avx2(&self, out: &mut Vec<Within>) {
-        self.decide_lanes(out);
+    unsafe fn decide_avx2<const FULL: bool>(&self, out: &mut Vec<Within>) {
+        self.decide_lanes::<FULL>(out);
     }
 
-    /// The body of [`PairBatch::decide`].
+    /// The body of [`PairBatch::decide`]: the screen on every pair, the vertex candidates
+    /// on the pairs it leaves (compacted into full lanes), the edge crossings on those the
+    /// vertices leave (compacted again).
     #[inline(always)]
-    fn decide_lanes(&self, out: &mut Vec<Within>) {
+    fn decide_lanes<const FULL: bool>(&self, out: &mut Vec<Within>) {
         out.clear();
-        let mut open = Lanes::<LANES>::zeroed();
-        let mut index = [0usize; LANES];
-        let mut n_open = 0;
+        let mut open = Open::new();
+        let mut edges = Open::new();
         for (c, chunk) in self.lanes().iter().enumerate() {
             let n = (self.len() - c * LANES).min(LANES);
-            let o = screen_lanes(chunk);
+            let o = if FULL {
+                screen_lanes(chunk)
+            } else {
+                screen_centroid_lanes(chunk)
+            };
             for l in 0..n {
                 if o.0[l] {
                     out.push(Within::Out);
                     continue;
                 }
                 out.push(Within::Unknown);
-                open.copy_lane(n_open, chunk, l);
-                index[n_open] = c * LANES + l;
-                n_open += 1;
-                if n_open == LANES {
-                    flush_open(&open, &index, out);
-                    n_open = 0;
+                if open.push(chunk, l, c * LANES + l) {
+                    flush_stage::<false>(&mut open, Some(&mut edges), out);
                 }
             }
         }
-        if n_open > 0 {
-            flush_open(&open, &index[..n_open], out);
-        }
+        flush_stage::<false>(&mut open, Some(&mut edges), out);
+        flush_stage::<true>(&mut edges, None, out);
     }
 }
 
-/// Marks "in" the open lanes whose upper bound proves it (`index`: their pairs).
-#[inline(always)]
-fn flush_open(open: &Lanes<LANES>, index: &[usize], out: &mut [Within]) {
-    let inn = upper_in(open);
-    for (l, &i) in index.iter().enumerate() {
-        if inn.0[l] {
-            out[i] = Within::In;
+/// Pairs compacted into full lanes, with their indices in the output.
+struct Open {
+    lanes: Lanes<LANES>,
+    index: [usize; LANES],
+    n: usize,
+}
+
+impl Open {
+    #[inline(always)]
+    fn new() -> Self {
+        Open {
+            lanes: Lanes::zeroed(),
+            index: [0; LANES],
+            n: 0,
         }
     }
+
+    /// Appends lane `l` of `src` (pair `i`); `true` when the lanes are full.
+    #[inline(always)]
+    fn push(&mut self, src: &Lanes<LANES>, l: usize, i: usize) -> bool {
+        self.lanes.copy_lane(self.n, src, l);
+        self.index[self.n] = i;
+        self.n += 1;
+        self.n == LANES
+    }
+}
+
+/// Runs one stage of the upper bound on the pending lanes of `open`: marks "in" those it
+/// proves and passes the rest to `next` (the edge stage) when there is one.
+#[inline(always)]
+fn flush_stage<const EDGES: bool>(
+    open: &mut Open,
+    mut next: Option<&mut Open>,
+    out: &mut [Within],
+) {
+    if open.n == 0 {
+        return;
+    }
+    let inn = upper_in_stage::<LANES, EDGES>(&open.lanes);
+    for l in 0..open.n {
+        let i = open.index[l];
+        if inn.0[l] {
+            out[i] = Within::In;
+        } else if let Some(next) = next.as_deref_mut() {
+            if next.push(&open.lanes, l, i) {
+                flush_stage::<true>(next, None, out);
+            }
+        }
+    }
+    open.n = 0;
 }

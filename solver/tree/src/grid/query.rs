@@ -391,7 +391,7 @@ fn flush(s: &mut GridScratch, out: &mut Vec<TriPair>, stats: &mut LevelStats) {
     }
     stats.fine += s.tags.len() as u64;
     stats.checks[0] += s.tags.len() as u64;
-    s.fine.decide(&mut s.within);
+    s.fine.decide_prefiltered(&mut s.within);
     s.batch.clear();
     for (i, w) in s.within.iter().enumerate() {
         match w {
