@@ -9,6 +9,7 @@ mod contact;
 mod detection;
 mod ellipsoid;
 mod explicit_kept;
+mod kept_memory;
 mod hertz;
 mod kernels;
 mod large_steps;

@@ -32,13 +32,11 @@ use super::element::{Leaf, Outcome};
 pub(super) const MIN_CUT: u32 = 8;
 
 /// [`MIN_CUT`] of the event-driven pair-set query's set (`keep_all`, one per thread's
-/// query, not one per pair of a large scene): its walks run as fast as with a span for
-/// every inner pair.
-pub(super) const MIN_CUT_EVENTS: u32 = 4;
+/// query, not one per pair of a large scene): a span for every unfolded pair, as before.
+pub(super) const MIN_CUT_EVENTS: u32 = 1;
 
 /// The fewest cut entries of a subtree with a span in a set that keeps every pair
-/// (`keep_all`) or not. At least 2: a narrowed pair, a bottom one, never has a span
-/// (`walk.rs` relies on it).
+/// (`keep_all`) or not.
 pub(super) fn min_cut(keep_all: bool) -> u32 {
     if keep_all {
         MIN_CUT_EVENTS
@@ -208,7 +206,7 @@ pub(super) fn open(buf: &mut Buffers, k: u64, leaves: u32) -> (usize, u32) {
 pub(super) fn close(buf: &mut Buffers, (idx, before): (usize, u32), leaves: u32) {
     let (cut_end, near_end) = (buf.cut.len() as u32, buf.near.len() as u32);
     if let Some(s) = buf.spans.get_mut(idx) {
-        if cut_end - s.at < buf.span_min.max(2) {
+        if cut_end - s.at < buf.span_min {
             buf.spans.truncate(idx);
             return;
         }

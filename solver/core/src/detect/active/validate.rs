@@ -192,7 +192,7 @@ fn walk(g: &PairGeometry, c: &mut Check, a: Element, b: Element, root: bool) {
                     ..Span::default()
                 });
                 walk(g, c, x, y, false);
-                if (c.pos as u32) - c.spans[at].at < c.span_min.max(2) {
+                if (c.pos as u32) - c.spans[at].at < c.span_min {
                     // A small subtree: no span (`span.rs`).
                     c.spans.truncate(at);
                     continue;

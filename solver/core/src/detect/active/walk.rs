@@ -311,8 +311,11 @@ fn unfolded(
         held::forget(cx.held, k);
     }
     // The children are leaves: `k` is the last unfolded key written.
-    // Its span was dropped when it was closed (a bottom pair, `span::close`).
     buf.cut.pop();
+    // Its span, if its (one-entry) subtree kept one (`span::min_cut`).
+    if buf.spans.last().is_some_and(|s| s.at as usize == buf.cut.len()) {
+        buf.spans.pop();
+    }
     buf.near.truncate(mark_near);
     buf.expiry.truncate(mark_near);
     cx.leaves = mark_leaves;
