@@ -215,3 +215,17 @@ pub(super) fn close(buf: &mut Buffers, (idx, before): (usize, u32), leaves: u32)
         s.leaves = leaves - before;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The records kept per unfolded pair with a span and per stored leaf: a field added to
+    /// either grows every large scene's kept sets (the §6.7 grid: 11 million spans at
+    /// [`MIN_CUT`] 1, 7.5 million leaves; `tests/physics/kept_memory.rs` bounds the whole).
+    #[test]
+    fn span_and_leaf_records_stay_20_bytes() {
+        assert_eq!(std::mem::size_of::<Span>(), 20);
+        assert_eq!(std::mem::size_of::<Leaf>(), 20);
+    }
+}
