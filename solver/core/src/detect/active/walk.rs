@@ -313,7 +313,11 @@ fn unfolded(
     // The children are leaves: `k` is the last unfolded key written.
     buf.cut.pop();
     // Its span, if its (one-entry) subtree kept one (`span::min_cut`).
-    if buf.spans.last().is_some_and(|s| s.at as usize == buf.cut.len()) {
+    if buf
+        .spans
+        .last()
+        .is_some_and(|s| s.at as usize == buf.cut.len())
+    {
         buf.spans.pop();
     }
     buf.near.truncate(mark_near);
