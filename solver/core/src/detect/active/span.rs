@@ -27,8 +27,8 @@ use super::element::{Leaf, Outcome};
 /// Fewest cut entries (the unfolded pair and those below it) of a subtree that keeps a
 /// span in a kept set of a scene, one per particle pair: smaller subtrees are regenerated.
 /// 8 brings the §6.7 grid's peak from 787 to 478 MiB (explicit) at the same step time;
-/// the pair-set query of `trajectory_vs_parry` walks 6 % slower than with a span for every
-/// inner pair (`docs/performance.md`, "§6.7 grid").
+/// the pair-set query of `trajectory_vs_parry` runs 5 % slower than with a span for every
+/// unfolded pair (`docs/performance.md`, "§6.7 grid").
 pub(super) const MIN_CUT: u32 = 8;
 
 /// [`MIN_CUT`] of the event-driven pair-set query's set (`keep_all`, one per thread's
@@ -45,7 +45,7 @@ pub(super) fn min_cut(keep_all: bool) -> u32 {
     }
 }
 
-/// Extent of the subtree of the inner unfolded pair at one position of the stored cut.
+/// Extent of the subtree of the unfolded pair at one position of the stored cut.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Span {
     /// Cut position of the unfolded pair.
@@ -96,7 +96,7 @@ pub(super) struct Old<'s> {
 impl Old<'_> {
     /// The span of the stored unfolded pair at cut position `p` when its subtree can be
     /// copied: it holds no hot leaf and its leaves start at `np`, the next stored leaf.
-    /// A bottom pair (no span) is not copyable. Positions `p` must not decrease from
+    /// A pair without a span (a small subtree) is not copyable. Positions `p` must not decrease from
     /// one call to the next.
     pub(super) fn copyable(&mut self, p: usize, np: usize) -> Option<Span> {
         if self.hot.is_empty() {
