@@ -264,6 +264,21 @@ fn run_variant(base: &World, variant: Variant, steps: u32, args: &Args) -> Resul
         .map(|b| b.velocity.norm())
         .fold(0.0, f64::max);
     eprintln!("  {label}: largest speed after the steps {speed:.3e} m/s");
+    // FNV-1a over the bits of every body's pose and velocities: equal hashes, same state.
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    for b in &world.state.bodies {
+        let q = b.orientation.coords;
+        let values = [&b.position, &b.velocity, &b.angular_velocity]
+            .into_iter()
+            .flat_map(|v| [v.x, v.y, v.z])
+            .chain([q.x, q.y, q.z, q.w]);
+        for v in values {
+            for byte in v.to_bits().to_le_bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    eprintln!("  {label}: final state hash {hash:016x}");
     Ok(out)
 }
 

@@ -10,6 +10,7 @@ mod detection;
 mod ellipsoid;
 mod explicit_kept;
 mod hertz;
+mod kept_memory;
 mod kernels;
 mod large_steps;
 mod motion;

@@ -26,4 +26,7 @@ pub(super) struct Buffers {
     pub(super) hot: Vec<u32>,
     /// Expiries of the new leaves where the set keeps them (`ActiveSet::expiry`).
     pub(super) expiry: Vec<Expiry>,
+    /// Fewest cut entries of a subtree that keeps a span in this walk
+    /// ([`super::span::min_cut`]).
+    pub(super) span_min: u32,
 }

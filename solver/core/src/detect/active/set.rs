@@ -40,8 +40,9 @@ pub struct IterationReport {
 pub struct ActiveSet {
     /// Unfolded pairs in depth-first preorder of the descent (packed keys).
     pub(super) cut: Vec<u64>,
-    /// Subtree extents of the `cut` entries (parallel to it) for incremental walks;
-    /// not serialised (see `span.rs`).
+    /// Subtree extents of the inner `cut` entries (those with an unfolded pair below
+    /// them), sorted by cut position, for incremental walks; not serialised (see
+    /// `span.rs`).
     #[serde(skip)]
     pub(super) spans: Vec<Span>,
     /// Active pairs within the skin, in the preorder of the walk.

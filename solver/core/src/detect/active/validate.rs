@@ -6,7 +6,7 @@ use super::expand::{expand, roots};
 use super::geometry::{PairGeometry, Scratch};
 use super::kernel::pair_tris;
 use super::set::ActiveSet;
-use super::span::Span;
+use super::span::{min_cut, Span};
 use msdem_geom::kernel::triangle_triangle_exact;
 use msdem_tree::SurrogateTree;
 
@@ -20,8 +20,10 @@ struct Check<'s> {
     /// Active pairs with their clearance (`None`: not stored, beyond the skin) and
     /// in-margin slack.
     active: Vec<(Element, Element, Option<f32>, f32)>,
-    /// Subtree extents of the cut entries, recomputed.
+    /// Subtree extents of the cut entries with a span, recomputed.
     spans: Vec<Span>,
+    /// Fewest cut entries of a subtree with a span ([`min_cut`]).
+    span_min: u32,
 }
 
 impl ActiveSet {
@@ -48,6 +50,7 @@ impl ActiveSet {
             leaves: 0,
             active: Vec::new(),
             spans: Vec::new(),
+            span_min: min_cut(self.keep_all),
         };
         if !(g.a.nodes.is_empty() || g.b.nodes.is_empty()) {
             let none = Element {
@@ -71,19 +74,18 @@ impl ActiveSet {
         }
         // A set without spans (read back from a checkpoint) walks in full next time.
         if !self.spans.is_empty() {
-            if let Some(p) = (0..self.cut.len()).find(|&p| self.spans.get(p) != c.spans.get(p)) {
+            if let Some(i) = (0..self.spans.len()).find(|&i| self.spans.get(i) != c.spans.get(i)) {
                 return Err(format!(
-                    "span of unfolded pair {:#x} (preorder position {p}) is {:?}, want {:?}",
-                    self.cut[p],
-                    self.spans.get(p),
-                    c.spans.get(p)
+                    "span {i} (of an inner unfolded pair) is {:?}, want {:?}",
+                    self.spans.get(i),
+                    c.spans.get(i)
                 ));
             }
-            if self.spans.len() != self.cut.len() {
+            if self.spans.len() != c.spans.len() {
                 return Err(format!(
-                    "{} spans for {} unfolded pairs",
+                    "{} spans for {} inner unfolded pairs",
                     self.spans.len(),
-                    self.cut.len()
+                    c.spans.len()
                 ));
             }
         }
@@ -185,10 +187,16 @@ fn walk(g: &PairGeometry, c: &mut Check, a: Element, b: Element, root: bool) {
                 c.pos += 1;
                 let (at, before) = (c.spans.len(), c.leaves);
                 c.spans.push(Span {
+                    at: (c.pos - 1) as u32,
                     near_start: c.np as u32,
                     ..Span::default()
                 });
                 walk(g, c, x, y, false);
+                if (c.pos as u32) - c.spans[at].at < c.span_min {
+                    // A small subtree: no span (`span.rs`).
+                    c.spans.truncate(at);
+                    continue;
+                }
                 c.spans[at] = Span {
                     cut_end: c.pos as u32,
                     near_end: c.np as u32,

@@ -15,7 +15,7 @@ use super::element::{key, Element, Leaf, Outcome};
 use super::expand::{expand, roots};
 use super::geometry::{PairGeometry, Scratch};
 use super::set::{store, ActiveSet, IterationReport};
-use super::span::{close, copy, hot_prefix, open, Old};
+use super::span::{close, copy, hot_prefix, min_cut, open, Old};
 
 /// What a walk does at the leaves of the cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,7 +312,14 @@ fn unfolded(
     }
     // The children are leaves: `k` is the last unfolded key written.
     buf.cut.pop();
-    buf.spans.pop();
+    // Its span, if its (one-entry) subtree kept one (`span::min_cut`).
+    if buf
+        .spans
+        .last()
+        .is_some_and(|s| s.at as usize == buf.cut.len())
+    {
+        buf.spans.pop();
+    }
     buf.near.truncate(mark_near);
     buf.expiry.truncate(mark_near);
     cx.leaves = mark_leaves;
@@ -343,6 +350,7 @@ impl ActiveSet {
         buf.near.clear();
         buf.expiry.clear();
         buf.spans.clear();
+        buf.span_min = min_cut(self.keep_all);
         let mut old_cut = std::mem::take(&mut self.cut);
         let mut old_near = std::mem::take(&mut self.near);
         let mut old_spans = std::mem::take(&mut self.spans);
@@ -355,7 +363,7 @@ impl ActiveSet {
         // rewrite every pair.
         let mut hot = std::mem::take(&mut buf.hot);
         hot.clear();
-        if mode == (Mode::Update { all: false }) && old_spans.len() == old_cut.len() {
+        if mode == (Mode::Update { all: false }) && !old_spans.is_empty() {
             hot_prefix(&old_near, &mut hot);
         }
         let mut cx = Ctx {
@@ -374,6 +382,7 @@ impl ActiveSet {
                 spans: &old_spans,
                 hot: &hot,
                 expiry: &old_expiry,
+                next: 0,
             },
             track,
             pos: 0,
