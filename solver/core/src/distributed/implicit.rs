@@ -52,7 +52,7 @@ use super::explicit::{
 use super::rcb::RcbError;
 use crate::contact::force::{prepare_forces, Wrench};
 use crate::contact::Contact;
-use crate::detect::{checks_per_level, stats_levels, Detection, Detector, Search};
+use crate::detect::{checks_per_level, stats_levels, CertificateSkin, Detection, Detector, Search};
 use crate::error::StepError;
 use crate::frames::PhaseTimes;
 use crate::integrator::implicit::relax::Relaxation;
@@ -398,6 +398,9 @@ impl DistributedImplicit {
         self.moved.clear();
         self.moved.resize(n, true);
         let multiscale = variant == PicardVariant::Multiscale;
+        // The one-process implicit step's skin (`integrator/implicit.rs`): the same sets,
+        // so the same check counts in the statistics.
+        detector.set_skin(CertificateSkin::IMPLICIT);
         if multiscale {
             detector.begin_step(!params.keep_active_sets);
         }
