@@ -31,6 +31,25 @@ pub struct Body {
 }
 
 impl Body {
+    /// A unit tests' body: 2 kg, unit inertia, ε = 0.01 m, bounding radius 1 m, at rest at
+    /// the origin in the identity orientation.
+    #[cfg(test)]
+    pub(crate) fn test_body() -> Body {
+        Body {
+            shape: 0,
+            material: 0,
+            mass: 2.0,
+            inertia: Mat3::identity(),
+            inv_inertia: Mat3::identity(),
+            epsilon: 0.01,
+            radius: 1.0,
+            position: Vec3::zeros(),
+            orientation: Quat::identity(),
+            velocity: Vec3::zeros(),
+            angular_velocity: Vec3::zeros(),
+        }
+    }
+
     /// Shape frame → world: `x ↦ position + R·(x − com)`.
     pub fn mesh_to_world(&self, com: &Vec3) -> Iso3 {
         let rot = self.orientation;

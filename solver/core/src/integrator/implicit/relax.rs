@@ -317,22 +317,9 @@ impl Relaxation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use msdem_geom::math::{Mat3, Quat};
 
     fn body() -> Body {
-        Body {
-            shape: 0,
-            material: 0,
-            mass: 2.0,
-            inertia: Mat3::identity(),
-            inv_inertia: Mat3::identity(),
-            epsilon: 0.01,
-            radius: 1.0,
-            position: Vec3::zeros(),
-            orientation: Quat::identity(),
-            velocity: Vec3::zeros(),
-            angular_velocity: Vec3::zeros(),
-        }
+        Body::test_body()
     }
 
     /// Aitken-relaxed iteration of the linear map `F(W) = c − λ·W` (contraction factor

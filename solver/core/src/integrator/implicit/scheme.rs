@@ -116,22 +116,9 @@ pub fn midpoint(start: &Body, end: &Body, dt: f64) -> Body {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use msdem_geom::math::Mat3;
 
     fn body() -> Body {
-        Body {
-            shape: 0,
-            material: 0,
-            mass: 2.0,
-            inertia: Mat3::identity(),
-            inv_inertia: Mat3::identity(),
-            epsilon: 0.01,
-            radius: 1.0,
-            position: Vec3::zeros(),
-            orientation: Quat::identity(),
-            velocity: Vec3::zeros(),
-            angular_velocity: Vec3::zeros(),
-        }
+        Body::test_body()
     }
 
     /// A linear spring `F = −k·x` solved exactly per step (the fixed point of the

@@ -41,23 +41,15 @@ pub fn state(start: &Body, end: &Body, dt: f64) -> Body {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use msdem_geom::math::{Mat3, Quat, Vec3};
+    use msdem_geom::math::Vec3;
 
     /// The pose is the midpoint's, the velocities the end's.
     #[test]
     fn the_split_state_has_the_midpoint_pose_and_the_end_velocities() {
         let start = Body {
-            shape: 0,
-            material: 0,
-            mass: 2.0,
-            inertia: Mat3::identity(),
-            inv_inertia: Mat3::identity(),
-            epsilon: 0.01,
-            radius: 1.0,
-            position: Vec3::zeros(),
-            orientation: Quat::identity(),
             velocity: Vec3::new(1.0, 0.0, 0.0),
             angular_velocity: Vec3::new(0.0, 0.0, 1.0),
+            ..Body::test_body()
         };
         let mut end = start.clone();
         end.position = Vec3::new(0.2, 0.0, 0.0);
